@@ -1,0 +1,69 @@
+/* known_loop: a program whose loop retires a known number of user-space
+ * instructions per iteration, used by `workgate probe` and by the tests.
+ *
+ *   known_loop N            run the loop N times
+ *   known_loop --fork N     run it N times in a child process, then wait
+ *   known_loop --crash      die by SIGSEGV
+ *   known_loop --exit CODE  exit with CODE
+ *
+ * The loop is two instructions per iteration on every supported
+ * architecture (decrement-and-set-flags, branch-if-not-zero), written in
+ * assembly so no compiler can change it. Everything else the program does is
+ * the same for every N, so the count difference between two sizes is exactly
+ * 2 * (N2 - N1).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define KNOWN_LOOP_INSTRUCTIONS_PER_ITERATION 2
+
+static void run_loop(unsigned long n) {
+  if (n == 0) return;
+#if defined(__x86_64__)
+  __asm__ volatile("1: dec %0\n\tjnz 1b\n" : "+r"(n) : : "cc");
+#elif defined(__aarch64__)
+  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b\n" : "+r"(n) : : "cc");
+#else
+#error "known_loop: add the two-instruction loop for this architecture"
+#endif
+}
+
+static unsigned long parse_count(const char *text) {
+  char *end = NULL;
+  unsigned long n = strtoul(text, &end, 10);
+  if (end == text || *end != '\0') {
+    fprintf(stderr, "known_loop: not a count: %s\n", text);
+    exit(2);
+  }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--crash") == 0) {
+    raise(SIGSEGV);
+    return 1;
+  }
+  if (argc == 3 && strcmp(argv[1], "--exit") == 0) return (int)parse_count(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--fork") == 0) {
+    unsigned long n = parse_count(argv[2]);
+    pid_t pid = fork();
+    if (pid < 0) return 1;
+    if (pid == 0) {
+      run_loop(n);
+      _exit(0);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "usage: known_loop N | --fork N | --crash | --exit CODE\n");
+    return 2;
+  }
+  run_loop(parse_count(argv[1]));
+  return 0;
+}

@@ -1,0 +1,118 @@
+#pragma once
+// The result model of a comparison: what the gate decides and every figure
+// the three renderers (terminal, Markdown, JSON) show. One model, three views.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace workgate {
+
+/// Exit codes, stable and documented (README, design.md).
+enum ExitCode : int {
+  kExitPass = 0,
+  kExitWorkAdded = 1,
+  kExitUsage = 2,
+  kExitInvalid = 3,
+  kExitInconclusive = 4,
+  kExitEnvironment = 5,
+};
+
+enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid };
+
+/// "ok", "work-added", "work-removed", "inconclusive", "invalid".
+const char* VerdictName(Verdict v);
+
+/// What a side was measured with; two sides compare only when the parts that
+/// decide a count agree (see CompatibilityProblem in gate/fingerprint.h).
+struct Fingerprint {
+  std::string workgate_version;
+  std::string backend;        // "perf", "callgrind", "vgcount"
+  std::string event;          // "instructions:u" (perf) or "Ir" (Valgrind)
+  std::string cpu_model;
+  std::string kernel;
+  std::string valgrind_version;  // empty for perf
+  std::string binary_sha256;     // of the exe (or the command's first program)
+  std::map<std::string, std::string> libraries;  // shared library path -> sha256
+  std::string ld_so_cache_sha256;
+  std::vector<std::string> argv;  // as run, {exe} substituted
+  std::map<std::string, std::string> env;
+  std::string suite_sha256;  // digest of the workload's definition
+};
+
+/// One timed run on the real clock (context only).
+struct TimedSample {
+  std::optional<double> score;  // the score the run printed, if it matched
+  double wall_seconds = 0;
+};
+
+/// The evidence gathered for one side of one workload.
+struct SideResult {
+  std::vector<uint64_t> counts;  // one per counted repeat
+  std::optional<std::string> score;  // pinned score as printed
+  std::string error;                 // non-empty: this side is invalid, and why
+  std::vector<TimedSample> timed;
+  Fingerprint fingerprint;
+  uint64_t min() const;
+  uint64_t max() const;
+};
+
+/// Per-function explanation of a delta (issue: explain).
+struct FunctionDelta {
+  std::string function;
+  std::string object;
+  int64_t baseline = 0;
+  int64_t candidate = 0;
+  int64_t delta() const { return candidate - baseline; }
+};
+struct Explanation {
+  std::vector<FunctionDelta> rows;  // top N by |delta|
+  int64_t total_delta = 0;          // the whole-program delta under callgrind
+  std::string error;                // non-empty when the explanation failed
+};
+
+/// Context statistics over paired timed samples (N >= 5).
+struct TimedStats {
+  double median_ratio = 0;  // candidate / baseline, median of the pairs
+  double ci_low = 0;        // seeded bootstrap 95% interval
+  double ci_high = 0;
+  bool excludes_one = false;
+  std::string basis;  // "score" or "wall time"
+};
+
+struct WorkloadResult {
+  std::string name;
+  Verdict verdict = Verdict::kInvalid;
+  std::string reason;           // why (always set for invalid and inconclusive)
+  double max_work_added = 0.01; // the margin, as a fraction
+  std::optional<std::string> expected_score;
+  SideResult baseline;
+  SideResult candidate;
+  // Filled when both sides have counts.
+  int64_t delta = 0;        // candidate.min - baseline.min
+  double relative = 0;      // delta / baseline.min
+  double relative_low = 0;  // interval of the relative delta from the spreads
+  double relative_high = 0;
+  std::optional<TimedStats> timed_stats;
+  std::optional<Explanation> explanation;
+};
+
+struct CompareReport {
+  int schema_version = 1;
+  std::string workgate_version;
+  Verdict verdict = Verdict::kOk;  // the suite's worst
+  int exit_code = kExitPass;
+  std::string backend;         // which backend counted
+  std::string backend_reason;  // why the probe chose it
+  std::string event;
+  double max_work_added = 0.01;
+  int repeat = 1;
+  int timed_samples = 1;
+  std::string baseline_label;   // path or stored-results file given
+  std::string candidate_label;
+  std::vector<WorkloadResult> workloads;
+};
+
+}  // namespace workgate
