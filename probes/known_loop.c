@@ -2,7 +2,14 @@
  * instructions per iteration, used by `workgate probe` and by the tests.
  *
  *   known_loop N            run the loop N times
- *   known_loop --fork N     run it N times in a child process, then wait
+ *   known_loop --fork N...  for each N in turn, run the loop N times in a
+ *                           child process and wait for it (one child per N)
+ *   known_loop --region-fork N...
+ *                           the same, with each child's loop inside the
+ *                           workgate region markers (count with region on):
+ *                           each child then counts its loop and nothing
+ *                           else, which gives several exact samples from
+ *                           one Valgrind start
  *   known_loop --crash      die by SIGSEGV
  *   known_loop --exit CODE  exit with CODE
  *
@@ -18,6 +25,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "workgate/region.h"
 
 #define KNOWN_LOOP_INSTRUCTIONS_PER_ITERATION 2
 
@@ -48,20 +57,26 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 3 && strcmp(argv[1], "--exit") == 0) return (int)parse_count(argv[2]);
-  if (argc == 3 && strcmp(argv[1], "--fork") == 0) {
-    unsigned long n = parse_count(argv[2]);
-    pid_t pid = fork();
-    if (pid < 0) return 1;
-    if (pid == 0) {
-      run_loop(n);
-      _exit(0);
+  const int region = argc >= 3 && strcmp(argv[1], "--region-fork") == 0;
+  if (argc >= 3 && (region || strcmp(argv[1], "--fork") == 0)) {
+    for (int i = 2; i < argc; ++i) {
+      unsigned long n = parse_count(argv[i]);
+      pid_t pid = fork();
+      if (pid < 0) return 1;
+      if (pid == 0) {
+        if (region) WORKGATE_REGION_BEGIN();
+        run_loop(n);
+        if (region) WORKGATE_REGION_END();
+        _exit(0);
+      }
+      int status = 0;
+      if (waitpid(pid, &status, 0) < 0) return 1;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
     }
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0) return 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    return 0;
   }
   if (argc != 2) {
-    fprintf(stderr, "usage: known_loop N | --fork N | --crash | --exit CODE\n");
+    fprintf(stderr, "usage: known_loop N | --fork N... | --region-fork N... | --crash | --exit CODE\n");
     return 2;
   }
   run_loop(parse_count(argv[1]));

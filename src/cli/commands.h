@@ -1,0 +1,17 @@
+#pragma once
+// The subcommands. Each registers its options on the CLI11 app and returns
+// the process exit code when run; errors that stop a command are thrown as
+// workgate::Error and mapped to exit codes in main().
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace workgate {
+
+/// Registers a subcommand; `*run` is set to the function that runs it.
+using CommandRunner = std::function<int()>;
+void AddProbeCommand(CLI::App& app, CommandRunner* run);
+void AddCountCommand(CLI::App& app, CommandRunner* run);
+void AddCompareCommand(CLI::App& app, CommandRunner* run);
+
+}  // namespace workgate

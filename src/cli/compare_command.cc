@@ -1,0 +1,215 @@
+// `workgate compare`: the gate. Baseline and candidate builds through a
+// suite (or one ad hoc command), exact instruction deltas, a verdict with its
+// exit code, and the reports.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/progress.h"
+#include "gate/baseline_file.h"
+#include "gate/decision.h"
+#include "measure/comparison.h"
+#include "probe/system_info.h"
+#include "report/json_report.h"
+#include "report/markdown_report.h"
+#include "report/terminal_report.h"
+#include "util/error.h"
+#include "util/paths.h"
+#include "version.h"
+
+namespace workgate {
+
+namespace {
+
+struct CompareArgs {
+  CounterArgs counter;
+  LaunchArgs launch;
+  std::string baseline, candidate, suite;
+  std::vector<std::string> workloads;
+  std::vector<std::string> command;
+  double max_work_added = 1.0;
+  int repeat = 0;  // 0: the backend's default
+  int jobs = 0;    // 0: the number of cores
+  int timed = 1;
+  double timeout = 600;
+  std::string clock = "none";
+  std::string json_path, markdown_path;
+  bool github = false;
+  std::string save_baseline, baseline_results;
+  bool explain = false;
+  int explain_top = 10;
+  uint64_t seed = 20261129;
+  bool colour = false;
+};
+
+std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
+  Workload w;
+  w.name = "command";
+  bool has_exe = false;
+  for (const auto& a : args.command) has_exe = has_exe || a.find("{exe}") != std::string::npos;
+  if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
+  w.command.insert(w.command.end(), args.command.begin(), args.command.end());
+  w.timeout_seconds = args.timeout;
+  w.clock = args.clock == "env" ? ClockMode::kEnv
+                                : args.clock == "shim" ? ClockMode::kShim : ClockMode::kNone;
+  return {w};
+}
+
+void WriteReports(const CompareArgs& args, const CompareReport& report) {
+  std::string err;
+  if (!args.json_path.empty() && !WriteJsonReport(args.json_path, report, &err)) {
+    throw EnvironmentError(err);
+  }
+  if (!args.markdown_path.empty() && !WriteMarkdownReport(args.markdown_path, report, &err)) {
+    throw EnvironmentError(err);
+  }
+  if (args.github) {
+    const char* summary = getenv("GITHUB_STEP_SUMMARY");
+    if (summary == nullptr || *summary == '\0') {
+      fmt::print(stderr, "warning: --github given but GITHUB_STEP_SUMMARY is not set\n");
+    } else if (FILE* f = fopen(summary, "a")) {
+      std::string md = RenderMarkdown(report);
+      fwrite(md.data(), 1, md.size(), f);
+      fclose(f);
+    } else {
+      throw EnvironmentError(fmt::format("cannot append to {}", summary));
+    }
+  }
+}
+
+int RunCompare(const CompareArgs& args) {
+  if (args.suite.empty() == args.command.empty()) {
+    throw UsageError("give either --suite FILE, or -- ARGS for one ad hoc workload");
+  }
+  if (args.candidate.empty() && args.save_baseline.empty()) {
+    throw UsageError("--candidate EXE is required (or --save-baseline FILE to store a baseline)");
+  }
+  if (args.baseline.empty() == args.baseline_results.empty()) {
+    throw UsageError("give exactly one of --baseline EXE and --baseline-results FILE");
+  }
+  if (!args.save_baseline.empty() && args.baseline.empty()) {
+    throw UsageError("--save-baseline stores the baseline build's counts: it needs --baseline");
+  }
+  ComparisonPlan plan;
+  if (!args.suite.empty()) {
+    Suite suite;
+    std::string err;
+    if (!LoadSuite(args.suite, &suite, &err) || !SelectWorkloads(&suite, args.workloads, &err)) {
+      throw UsageError(err);
+    }
+    plan.workloads = suite.workloads;
+    plan.suite_dir = suite.dir;
+  } else {
+    plan.workloads = AdHocWorkload(args);
+  }
+  for (const auto& exe : {args.baseline, args.candidate}) {
+    if (!exe.empty() && RealPath(exe).empty()) {
+      throw Error(kExitInvalid, fmt::format("{} does not exist: nothing to compare", exe));
+    }
+  }
+  SystemInfo info = GatherSystemInfo();
+  BackendChoice choice = args.counter.Choose(info);
+  auto counter = MakeCounter(choice, args.counter.events);
+
+  plan.baseline_exe = args.baseline;
+  plan.candidate_exe = args.candidate;
+  plan.repeat = args.repeat > 0 ? args.repeat : (choice.backend == "perf" ? 3 : 1);
+  plan.jobs = args.jobs > 0 ? args.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  plan.timed = args.timed;
+  plan.max_work_added_percent = args.max_work_added;
+  plan.explain_all = args.explain;
+  plan.explain_top = args.explain_top;
+  plan.seed = args.seed;
+  plan.launch = args.launch.ToOptions();
+  plan.machine.cpu_model = info.cpu_model.value.value_or("");
+  plan.machine.kernel = info.kernel_release.value.value_or("");
+  if (!args.baseline_results.empty()) {
+    std::string err;
+    plan.stored_baseline = LoadBaselineFile(args.baseline_results, &err);
+    plan.stored_baseline_path = args.baseline_results;
+    if (!plan.stored_baseline) {
+      // A baseline that cannot be read is missing evidence: invalid, never a pass.
+      plan.stored_baseline = BaselineFile{};
+      plan.stored_baseline_path = args.baseline_results + " (" + err + ")";
+    }
+  }
+
+  CompareReport report;
+  report.workgate_version = WORKGATE_VERSION;
+  report.backend = counter->name();
+  report.backend_reason = choice.reason;
+  report.event = counter->event();
+  report.max_work_added = args.max_work_added / 100.0;
+  report.repeat = plan.repeat;
+  report.timed_samples = plan.timed;
+  report.baseline_label = !args.baseline.empty() ? args.baseline : args.baseline_results;
+  report.candidate_label = args.candidate;
+
+  Progress progress;
+  RunComparison(plan, *counter, &report,
+                [&progress](const std::string& text) { progress.Show(text); });
+  progress.Done();
+
+  if (!args.save_baseline.empty()) {
+    std::string err;
+    auto file = BaselineFromResults(report.workloads, /*candidate_side=*/false, WORKGATE_VERSION,
+                                    args.baseline, &err);
+    if (!file) throw Error(kExitInvalid, "baseline not saved: " + err);
+    if (!SaveBaselineFile(args.save_baseline, *file, &err)) throw EnvironmentError(err);
+    fmt::print(stderr, "baseline counts saved to {}\n", args.save_baseline);
+    if (args.candidate.empty()) return kExitPass;
+  }
+  fmt::print("{}", RenderTerminal(report, args.colour && isatty(STDOUT_FILENO)));
+  fflush(stdout);
+  WriteReports(args, report);
+  return report.exit_code;
+}
+
+}  // namespace
+
+void AddCompareCommand(CLI::App& app, CommandRunner* run) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Gate a candidate build against a baseline on the work it adds");
+  args->counter.Register(cmd);
+  args->launch.Register(cmd);
+  cmd->add_option("--baseline", args->baseline, "The baseline build ({exe} for its side)");
+  cmd->add_option("--candidate", args->candidate, "The candidate build");
+  cmd->add_option("--suite", args->suite, "The suite of workloads (TOML)");
+  cmd->add_option("--workload", args->workloads, "Only these workloads of the suite");
+  cmd->add_option("--max-work-added", args->max_work_added,
+                  "Allowed work added, percent (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeat", args->repeat, "Counts per side (default 1 on Valgrind, 3 on perf)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs", args->jobs, "Workloads counted at once (default: the cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timed", args->timed, "Timed samples per side, context only (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--timeout", args->timeout, "Ad hoc workload: kill after SECONDS")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--clock", args->clock, "Ad hoc workload: env, shim or none")
+      ->check(CLI::IsMember({"env", "shim", "none"}));
+  cmd->add_option("--json", args->json_path, "Write the JSON report to FILE");
+  cmd->add_option("--markdown", args->markdown_path, "Write the Markdown PR comment to FILE");
+  cmd->add_flag("--github", args->github, "Also append the Markdown to $GITHUB_STEP_SUMMARY");
+  cmd->add_option("--save-baseline", args->save_baseline,
+                  "Store the baseline side's counts and fingerprint in FILE");
+  cmd->add_option("--baseline-results", args->baseline_results,
+                  "Compare against counts stored with --save-baseline");
+  cmd->add_flag("--explain", args->explain, "Explain every workload's delta per function");
+  cmd->add_option("--explain-top", args->explain_top, "Rows per explanation (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap (default fixed)");
+  cmd->add_flag("--color", args->colour, "Colour the terminal table");
+  cmd->add_option("command", args->command, "-- ARGS (may use {exe})");
+  cmd->callback([args, run] { *run = [args] { return RunCompare(*args); }; });
+}
+
+}  // namespace workgate

@@ -1,0 +1,242 @@
+// `workgate count`: the instructions one command, or every workload of a
+// suite for one build, retires in user space.
+
+#include <stdio.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "counter/factory.h"
+#include "measure/measure.h"
+#include "probe/system_info.h"
+#include "report/format.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/paths.h"
+
+namespace workgate {
+
+namespace {
+
+struct CountArgs {
+  CounterArgs counter;
+  LaunchArgs launch;
+  int repeat = 1;
+  double timeout = 600;
+  std::string json_path;
+  bool quiet = false;
+  std::string clock = "none";
+  bool region = false;
+  std::string suite;
+  std::string exe;
+  std::vector<std::string> workloads;
+  std::vector<std::string> command;
+};
+
+nlohmann::json RunJson(const CountedRun& run) {
+  nlohmann::json j;
+  j["instructions"] = run.instructions() ? nlohmann::json(*run.instructions()) : nlohmann::json();
+  j["exit_status"] = run.launch.started && run.launch.signal == 0 && !run.launch.timed_out
+                         ? nlohmann::json(run.launch.exit_code)
+                         : nlohmann::json();
+  j["signal"] = run.launch.signal != 0 ? nlohmann::json(run.launch.signal) : nlohmann::json();
+  j["timed_out"] = run.launch.timed_out;
+  j["wall_seconds"] = run.launch.wall_seconds;
+  j["error"] = run.error.empty() ? nlohmann::json() : nlohmann::json(run.error);
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : run.events) {
+    events.push_back({{"event", e.event},
+                      {"value", e.value},
+                      {"time_enabled_ns", e.time_enabled},
+                      {"time_running_ns", e.time_running},
+                      {"multiplexed", e.multiplexed()}});
+  }
+  j["events"] = events;
+  if (!run.per_process.empty()) j["per_process"] = run.per_process;
+  return j;
+}
+
+void AddMinMax(nlohmann::json* j, const std::vector<uint64_t>& counts) {
+  if (counts.empty()) {
+    (*j)["min"] = nullptr;
+    (*j)["max"] = nullptr;
+    return;
+  }
+  auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+  (*j)["min"] = *lo;
+  (*j)["max"] = *hi;
+  (*j)["spread"] = *hi - *lo;
+}
+
+void PrintRun(const CountedRun& run, int index, int repeat) {
+  std::string line = fmt::format("run {}/{}: ", index + 1, repeat);
+  if (!run.valid()) {
+    fmt::print("{}invalid: {}\n", line, run.error);
+    return;
+  }
+  for (size_t i = 0; i < run.events.size(); ++i) {
+    const auto& e = run.events[i];
+    line += fmt::format("{}{} {}", i ? ", " : "", FormatCount(e.value), e.event);
+    if (e.multiplexed()) {
+      line += fmt::format(" (multiplexed: counted {:.1f}% of the time, not scaled)",
+                          e.time_enabled ? 100.0 * e.time_running / e.time_enabled : 0.0);
+    }
+  }
+  fmt::print("{}  ({:.3f} s)\n", line, run.launch.wall_seconds);
+}
+
+void PrintSummary(const std::vector<uint64_t>& counts, const std::string& event) {
+  if (counts.empty()) return;
+  auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+  fmt::print("{}: min {}  max {}  spread {} ({:.6f}%)\n", event, FormatCount(*lo),
+             FormatCount(*hi), FormatCount(*hi - *lo),
+             *lo ? 100.0 * static_cast<double>(*hi - *lo) / static_cast<double>(*lo) : 0.0);
+}
+
+int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
+  Suite suite;
+  std::string err;
+  if (!LoadSuite(args.suite, &suite, &err) || !SelectWorkloads(&suite, args.workloads, &err)) {
+    throw UsageError(err);
+  }
+  if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
+  LaunchOptions options = args.launch.ToOptions();
+  nlohmann::json out = {{"backend", counter.name()},
+                        {"backend_reason", choice.reason},
+                        {"event", counter.event()},
+                        {"exe", args.exe},
+                        {"suite", args.suite}};
+  nlohmann::json workloads = nlohmann::json::array();
+  int code = kExitPass;
+  for (const auto& w : suite.workloads) {
+    WorkDir dir(w.name);
+    CountedWorkload result =
+        CountWorkload(counter, w, suite.dir, dir, args.exe, args.repeat, options);
+    nlohmann::json j = {{"name", w.name},
+                        {"score", result.score ? nlohmann::json(*result.score) : nlohmann::json()},
+                        {"expected_score", w.score_expect ? nlohmann::json(*w.score_expect)
+                                                          : nlohmann::json()}};
+    auto counts = result.counts();
+    j["instructions"] = result.valid() && !counts.empty() ? nlohmann::json(counts[0])
+                                                          : nlohmann::json();
+    j["error"] = result.valid() ? nlohmann::json() : nlohmann::json(result.error);
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& r : result.runs) runs.push_back(RunJson(r));
+    j["runs"] = runs;
+    AddMinMax(&j, result.valid() ? counts : std::vector<uint64_t>{});
+    workloads.push_back(j);
+    if (result.valid()) {
+      auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+      fmt::print("{}: {} {}{}{}\n", w.name, FormatCount(*lo), counter.event(),
+                 *hi != *lo ? fmt::format(" (max {})", FormatCount(*hi)) : "",
+                 result.score ? fmt::format(", score {} asserted", *result.score) : "");
+    } else {
+      fmt::print("{}: invalid: {}\n", w.name, result.error);
+      code = kExitInvalid;
+    }
+  }
+  out["workloads"] = workloads;
+  out["exit_code"] = code;
+  fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
+  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, out.dump(2) + "\n", &err)) {
+    throw EnvironmentError(err);
+  }
+  return code;
+}
+
+int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
+  Workload w;
+  w.name = "command";
+  w.command = {"{exe}"};
+  w.command.insert(w.command.end(), args.command.begin() + 1, args.command.end());
+  w.timeout_seconds = args.timeout;
+  w.region = args.region;
+  w.clock = args.clock == "env" ? ClockMode::kEnv
+                                : args.clock == "shim" ? ClockMode::kShim : ClockMode::kNone;
+  LaunchOptions options = args.launch.ToOptions();
+  // The command is found on the user's own PATH, then run through the
+  // private directory's `exe` link (or as given, with --as-is).
+  const char* path = getenv("PATH");
+  std::string exe = SearchPath(args.command[0], path ? path : "");
+  if (exe.empty() || RealPath(exe).empty()) {
+    throw Error(kExitInvalid, fmt::format("{}: command not found", args.command[0]));
+  }
+  if (options.as_is) w.command[0] = args.command[0];
+  WorkDir dir("count:" + args.command[0]);
+  CountedWorkload result = CountWorkload(counter, w, "", dir, exe, args.repeat, options);
+  const std::vector<CountedRun>& runs = result.runs;
+  if (!args.quiet && !runs.empty()) {
+    fwrite(runs[0].launch.out.data(), 1, runs[0].launch.out.size(), stdout);
+    fflush(stdout);
+    fwrite(runs[0].launch.err.data(), 1, runs[0].launch.err.size(), stderr);
+  }
+  std::vector<uint64_t> counts;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    PrintRun(runs[i], static_cast<int>(i), args.repeat);
+    if (auto n = runs[i].instructions()) counts.push_back(*n);
+  }
+  fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
+  const bool valid = result.valid() && static_cast<int>(counts.size()) == args.repeat;
+  if (valid) PrintSummary(counts, counter.event());
+  nlohmann::json out = {{"backend", counter.name()},
+                        {"backend_reason", choice.reason},
+                        {"event", counter.event()},
+                        {"argv", result.argv},
+                        {"valid", valid},
+                        {"error", valid ? nlohmann::json() : nlohmann::json(result.error)}};
+  nlohmann::json runs_json = nlohmann::json::array();
+  for (const auto& r : runs) runs_json.push_back(RunJson(r));
+  out["runs"] = runs_json;
+  AddMinMax(&out, valid ? counts : std::vector<uint64_t>{});
+  out["exit_code"] = valid ? kExitPass : kExitInvalid;
+  std::string err;
+  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, out.dump(2) + "\n", &err)) {
+    throw EnvironmentError(err);
+  }
+  if (!valid) {
+    fmt::print(stderr, "Error: no valid count: {}\n", result.error);
+    return kExitInvalid;
+  }
+  return kExitPass;
+}
+
+}  // namespace
+
+void AddCountCommand(CLI::App& app, CommandRunner* run) {
+  auto args = std::make_shared<CountArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "count", "Count the instructions a command (or each workload of a suite) retires");
+  args->counter.Register(cmd);
+  args->launch.Register(cmd);
+  cmd->add_option("--repeat", args->repeat, "Count N times; report min, max and spread")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", args->timeout, "Kill the process tree after SECONDS (ad hoc)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--json", args->json_path, "Write every figure as JSON to FILE");
+  cmd->add_flag("--quiet", args->quiet, "Do not pass the command's output through");
+  cmd->add_option("--clock", args->clock, "Pin the clock of an ad hoc command: env, shim, none")
+      ->check(CLI::IsMember({"env", "shim", "none"}));
+  cmd->add_flag("--region", args->region,
+                "The command marks its own region (include/workgate/region.h)");
+  cmd->add_option("--suite", args->suite, "Count every workload of this suite (TOML)");
+  cmd->add_option("--exe", args->exe, "The build under test, for {exe} in the suite");
+  cmd->add_option("--workload", args->workloads, "Only these workloads of the suite");
+  cmd->add_option("command", args->command, "-- CMD [ARGS...]");
+  cmd->callback([args, run] {
+    *run = [args]() -> int {
+      if (args->suite.empty() == args->command.empty()) {
+        throw UsageError("give either --suite FILE --exe PATH, or -- CMD [ARGS...]");
+      }
+      if (!args->suite.empty() && args->exe.empty()) throw UsageError("--suite needs --exe PATH");
+      SystemInfo info = GatherSystemInfo();
+      BackendChoice choice = args->counter.Choose(info);
+      auto counter = MakeCounter(choice, args->counter.events);
+      return args->suite.empty() ? CountCommand(*args, *counter, choice)
+                                 : CountSuite(*args, *counter, choice);
+    };
+  });
+}
+
+}  // namespace workgate

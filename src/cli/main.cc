@@ -1,0 +1,38 @@
+// workgate: gate pull requests on the work they add, counted in retired
+// user-space instructions. See README.md.
+
+#include <fmt/format.h>
+#include <stdio.h>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "gate/model.h"
+#include "util/error.h"
+#include "version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"workgate: gate pull requests on work added (retired user-space instructions)"};
+  app.set_version_flag("--version", std::string("workgate ") + WORKGATE_VERSION);
+  app.require_subcommand(1);
+  workgate::CommandRunner run;
+  workgate::AddProbeCommand(app, &run);
+  workgate::AddCountCommand(app, &run);
+  workgate::AddCompareCommand(app, &run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints help and version itself; its usage errors exit with ours.
+    int code = app.exit(e);
+    return code == 0 ? 0 : workgate::kExitUsage;
+  }
+  try {
+    return run();
+  } catch (const workgate::Error& e) {
+    fmt::print(stderr, "Error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "Error: {}\n", e.what());
+    return workgate::kExitEnvironment;
+  }
+}

@@ -1,0 +1,75 @@
+#pragma once
+// One interface for every way of counting the instructions a process tree
+// retires: the perf_event backend (hardware counters, or software events
+// through the same code path) and the Valgrind backends (callgrind, and
+// workgate's own vgcount tool). Exactly one factory (counter/factory.h)
+// knows which backends exist.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launch/launch.h"
+
+namespace workgate {
+
+/// One event's reading (perf), or the one total (Valgrind).
+struct EventCount {
+  std::string event;
+  uint64_t value = 0;
+  uint64_t time_enabled = 0;  // ns; perf only
+  uint64_t time_running = 0;  // ns; perf only
+  /// The kernel time-shared the counter with other events: `value` counts
+  /// only the time it ran. workgate reports this and never scales it.
+  bool multiplexed() const { return time_running < time_enabled; }
+};
+
+struct CountOptions {
+  /// The workload marks its own region (include/workgate/region.h): count
+  /// only inside it.
+  bool region = false;
+  /// Keep the backend's per-process profile files here (callgrind only; for
+  /// explanations). Empty: discard them.
+  std::string keep_profiles_dir;
+};
+
+/// The outcome of one counted run.
+struct CountedRun {
+  LaunchResult launch;
+  std::vector<EventCount> events;  // events[0] is the primary (instructions)
+  std::string error;  // non-empty: no valid count (failed start, exit, signal, timeout, parse)
+  int processes = 0;  // processes counted (Valgrind: output files; perf: unknown, 0)
+  /// Valgrind: the primary count of each process, in pid order (the
+  /// launched process first, then its children as they were created).
+  std::vector<uint64_t> per_process;
+
+  bool valid() const { return error.empty() && !events.empty(); }
+  std::optional<uint64_t> instructions() const {
+    if (!valid()) return std::nullopt;
+    return events[0].value;
+  }
+};
+
+class Counter {
+ public:
+  virtual ~Counter() = default;
+  /// "perf", "callgrind" or "vgcount".
+  virtual std::string name() const = 0;
+  /// The primary event's name as reported: "instructions:u" (or what the user
+  /// asked for) on perf, "Ir" on Valgrind.
+  virtual std::string event() const = 0;
+  /// The counted tool's version where it matters for comparability
+  /// (Valgrind's), else empty.
+  virtual std::string tool_version() const { return ""; }
+  /// Runs `spec` to completion under the counter. A non-zero exit, a signal
+  /// or a timeout make the run invalid (CountedRun::error says which).
+  virtual CountedRun Run(const LaunchSpec& spec, const CountOptions& options) = 0;
+};
+
+/// Fills `run->error` from the launch outcome when the run cannot count:
+/// could not start, non-zero exit, signal or timeout. Returns true if it did.
+bool MarkFailedLaunch(CountedRun* run, double timeout_seconds);
+
+}  // namespace workgate

@@ -1,0 +1,112 @@
+#include "counter/factory.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "counter/perf_counter.h"
+#include "counter/valgrind_counter.h"
+#include "probe/perf_reason.h"
+#include "probe/system_info.h"
+#include "util/error.h"
+
+namespace workgate {
+
+bool ParseBackendRequest(const std::string& text, BackendRequest* out) {
+  if (text == "auto") *out = BackendRequest::kAuto;
+  else if (text == "perf") *out = BackendRequest::kPerf;
+  else if (text == "callgrind") *out = BackendRequest::kCallgrind;
+  else if (text == "vgcount") *out = BackendRequest::kVgcount;
+  else return false;
+  return true;
+}
+
+void RunKnownLoop(unsigned long n) {
+  if (n == 0) return;
+#if defined(__x86_64__)
+  __asm__ volatile("1: dec %0\n\tjnz 1b\n" : "+r"(n) : : "cc");
+#elif defined(__aarch64__)
+  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b\n" : "+r"(n) : : "cc");
+#else
+  for (volatile unsigned long i = 0; i < n; ++i) {
+  }
+#endif
+}
+
+PerfCheck CheckPerf(const std::string& events, const SystemInfo& info) {
+  PerfCheck check;
+  try {
+    PerfCounter counter(events);
+    void (*work)(void*) = [](void*) { RunKnownLoop(1000000); };
+    if (counter.CountSelf(work, nullptr, &check.counts, &check.open_errno)) {
+      check.ok = !check.counts.empty() && check.counts[0].time_running > 0;
+      if (!check.ok) check.reason = "the counter opened but never ran (all counters busy?)";
+    } else if (check.open_errno != 0) {
+      const std::string first = events.substr(0, events.find(','));
+      check.reason = PerfOpenFailureReason(check.open_errno, first, info, geteuid() == 0);
+    } else {
+      check.reason = "reading the counter failed";
+    }
+  } catch (const Error& e) {
+    check.reason = e.what();
+  }
+  return check;
+}
+
+BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
+                            const SystemInfo& info) {
+  BackendChoice choice;
+  const bool have_valgrind = !FindValgrind().path.empty();
+  const bool have_vgcount = have_valgrind && !FindVgcountLib().empty();
+  switch (request) {
+    case BackendRequest::kPerf: {
+      PerfCheck check = CheckPerf(events, info);
+      if (check.ok) {
+        choice = {"perf", fmt::format("requested; perf_event_open counts {} here", events)};
+      } else {
+        choice.reason = fmt::format("perf cannot count {}: {}", events, check.reason);
+      }
+      return choice;
+    }
+    case BackendRequest::kCallgrind:
+      if (have_valgrind) return {"callgrind", "requested"};
+      choice.reason = "callgrind was requested but Valgrind is not installed";
+      return choice;
+    case BackendRequest::kVgcount:
+      if (have_vgcount) return {"vgcount", "requested"};
+      choice.reason = have_valgrind ? "vgcount was requested but the tool is not built"
+                                    : "vgcount was requested but Valgrind is not installed";
+      return choice;
+    case BackendRequest::kAuto:
+      break;
+  }
+  PerfCheck check = CheckPerf(events, info);
+  if (check.ok) {
+    return {"perf", fmt::format("perf_event_open counts {} on this machine", events)};
+  }
+  const std::string why_not_perf = fmt::format("perf cannot count {}: {}", events, check.reason);
+  if (have_vgcount) {
+    return {"vgcount", why_not_perf + "; vgcount (workgate's own Valgrind tool) counts exactly "
+                                      "what callgrind counts, several times faster"};
+  }
+  if (have_valgrind) {
+    return {"callgrind", why_not_perf + "; callgrind counts exactly instead (vgcount, the faster "
+                                        "tool, is not built)"};
+  }
+  choice.reason = why_not_perf + "; and Valgrind is not installed (Debian package valgrind), so "
+                                 "no backend can count";
+  return choice;
+}
+
+std::unique_ptr<Counter> MakeCounter(const BackendChoice& choice, const std::string& events) {
+  if (choice.backend == "perf") return std::make_unique<PerfCounter>(events);
+  if (choice.backend == "callgrind") {
+    return std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kCallgrind);
+  }
+  if (choice.backend == "vgcount") {
+    return std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kVgcount);
+  }
+  throw EnvironmentError("no usable counting backend: " + choice.reason);
+}
+
+}  // namespace workgate

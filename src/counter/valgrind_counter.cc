@@ -1,0 +1,220 @@
+#include "counter/valgrind_counter.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "util/error.h"
+#include "util/paths.h"
+
+namespace workgate {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ParseUnsigned(const std::string& text, uint64_t* out) {
+  if (text.empty() || text.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    uint64_t next = v * 10 + static_cast<uint64_t>(c - '0');
+    if (next / 10 != v) return false;  // overflow
+    v = next;
+  }
+  *out = v;
+  return true;
+}
+
+std::vector<std::string> SplitWords(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  std::string w;
+  while (in >> w) words.push_back(w);
+  return words;
+}
+
+}  // namespace
+
+bool ParseCallgrindTotal(const std::string& text, uint64_t* ir, std::string* err) {
+  std::istringstream in(text);
+  std::string line;
+  int ir_column = -1;
+  std::string totals, summary;
+  while (std::getline(in, line)) {
+    if (line.rfind("events:", 0) == 0) {
+      auto names = SplitWords(line.substr(7));
+      auto it = std::find(names.begin(), names.end(), "Ir");
+      if (it == names.end()) {
+        *err = "callgrind output has no Ir event";
+        return false;
+      }
+      ir_column = static_cast<int>(it - names.begin());
+    } else if (line.rfind("totals:", 0) == 0) {
+      totals = line.substr(7);
+    } else if (line.rfind("summary:", 0) == 0) {
+      summary = line.substr(8);
+    }
+  }
+  if (ir_column < 0) {
+    *err = "callgrind output has no 'events:' line (truncated or not a callgrind file)";
+    return false;
+  }
+  const std::string& values = !totals.empty() ? totals : summary;
+  if (values.empty()) {
+    *err = "callgrind output has no 'totals:' or 'summary:' line (truncated?)";
+    return false;
+  }
+  auto words = SplitWords(values);
+  // Trailing zero columns may be left out of a cost line.
+  if (static_cast<int>(words.size()) <= ir_column) {
+    *ir = 0;
+    return true;
+  }
+  if (!ParseUnsigned(words[ir_column], ir)) {
+    *err = fmt::format("callgrind total is not a count: '{}'", words[ir_column]);
+    return false;
+  }
+  return true;
+}
+
+bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* err) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("instructions:", 0) == 0) {
+      auto words = SplitWords(line.substr(13));
+      if (words.size() == 1 && ParseUnsigned(words[0], total)) return true;
+      *err = fmt::format("vgcount output has a malformed total: '{}'", line);
+      return false;
+    }
+  }
+  *err = "vgcount output has no 'instructions:' line (truncated?)";
+  return false;
+}
+
+const ValgrindInstall& FindValgrind() {
+  static const ValgrindInstall install = [] {
+    ValgrindInstall v;
+    const char* path = getenv("PATH");
+    v.path = SearchPath("valgrind", path ? path : "/usr/bin:/bin");
+    if (v.path.empty()) return v;
+    LaunchSpec spec;
+    spec.argv = {v.path, "--version"};
+    spec.env = MinimalEnvironment("/");
+    spec.timeout_seconds = 30;
+    LaunchResult r = Launch(spec);
+    if (r.ok()) {
+      v.version = r.out.substr(0, r.out.find_first_of("\r\n"));
+    } else {
+      v.path.clear();
+    }
+    return v;
+  }();
+  return install;
+}
+
+std::string FindVgcountLib() {
+  const char* override_dir = getenv("WORKGATE_VGCOUNT_LIB");
+  if (override_dir && *override_dir) return override_dir;
+  std::string dir = FindCompanion("valgrind-lib");
+  if (dir.empty()) return "";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("vgcount-", 0) == 0) return dir;
+  }
+  return "";
+}
+
+ValgrindCounter::ValgrindCounter(Tool tool) : tool_(tool) {
+  if (FindValgrind().path.empty()) {
+    throw EnvironmentError("Valgrind is not installed (Debian package valgrind; run ci/setup)");
+  }
+  if (tool_ == Tool::kVgcount) {
+    vgcount_lib_ = FindVgcountLib();
+    if (vgcount_lib_.empty()) {
+      throw EnvironmentError(
+          "the vgcount Valgrind tool is not built (it needs Valgrind's tool-building files "
+          "from the valgrind package)");
+    }
+  }
+}
+
+std::string ValgrindCounter::name() const {
+  return tool_ == Tool::kCallgrind ? "callgrind" : "vgcount";
+}
+
+CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& options) {
+  TempDir dir("workgate-" + name());
+  const std::string prefix = tool_ == Tool::kCallgrind ? "callgrind.out." : "vgcount.out.";
+  LaunchSpec run_spec = spec;
+  run_spec.argv = {FindValgrind().path, "--tool=" + name(), "--trace-children=yes",
+                   "--log-file=" + dir.path() + "/valgrind.log.%p"};
+  if (tool_ == Tool::kCallgrind) {
+    run_spec.argv.push_back("--callgrind-out-file=" + dir.path() + "/" + prefix + "%p");
+  } else {
+    run_spec.argv.push_back("--vgcount-out-file=" + dir.path() + "/" + prefix + "%p");
+    run_spec.env["VALGRIND_LIB"] = vgcount_lib_;
+  }
+  if (options.region) run_spec.argv.push_back("--collect-atstart=no");
+  run_spec.argv.push_back(spec.exec_path.empty() ? spec.argv[0] : spec.exec_path);
+  run_spec.argv.insert(run_spec.argv.end(), spec.argv.begin() + 1, spec.argv.end());
+  run_spec.exec_path.clear();
+
+  CountedRun run;
+  run.launch = Launch(run_spec);
+  std::vector<fs::path> outputs, logs;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind(prefix, 0) == 0) outputs.push_back(entry.path());
+    if (file.rfind("valgrind.log.", 0) == 0) logs.push_back(entry.path());
+  }
+  // Pid order: the launched process first, then its children as created.
+  auto pid_of = [](const fs::path& p) {
+    const std::string ext = p.extension().string();
+    return ext.size() > 1 ? std::strtoll(ext.c_str() + 1, nullptr, 10) : 0LL;
+  };
+  std::sort(outputs.begin(), outputs.end(),
+            [&](const fs::path& a, const fs::path& b) { return pid_of(a) < pid_of(b); });
+  if (MarkFailedLaunch(&run, spec.timeout_seconds)) {
+    // Valgrind's own complaint (program not found, unsupported binary) is in its log.
+    for (const auto& log : logs) {
+      auto text = ReadFile(log.string());
+      if (text && !text->empty()) run.launch.err += *text;
+    }
+    return run;
+  }
+  if (outputs.empty()) {
+    run.error = name() + " wrote no output file";
+    return run;
+  }
+  uint64_t sum = 0;
+  for (const auto& out : outputs) {
+    auto text = ReadFile(out.string());
+    uint64_t total = 0;
+    std::string err;
+    bool ok = text && (tool_ == Tool::kCallgrind ? ParseCallgrindTotal(*text, &total, &err)
+                                                 : ParseVgcountTotal(*text, &total, &err));
+    if (!ok) {
+      run.error = fmt::format("{}: {}", out.filename().string(), text ? err : "unreadable");
+      return run;
+    }
+    sum += total;
+    run.per_process.push_back(total);
+  }
+  if (!options.keep_profiles_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(options.keep_profiles_dir, ec);
+    for (const auto& out : outputs) {
+      fs::copy_file(out, fs::path(options.keep_profiles_dir) / out.filename(),
+                    fs::copy_options::overwrite_existing, ec);
+    }
+  }
+  run.processes = static_cast<int>(outputs.size());
+  run.events.push_back(EventCount{"Ir", sum, 0, 0});
+  return run;
+}
+
+}  // namespace workgate

@@ -1,0 +1,206 @@
+#include "measure/comparison.h"
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <fmt/format.h>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "counter/valgrind_counter.h"
+#include "explain/explain.h"
+#include "gate/decision.h"
+#include "gate/fingerprint.h"
+#include "gate/timed_stats.h"
+#include "measure/measure.h"
+#include "util/paths.h"
+#include "util/sha256.h"
+
+namespace workgate {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The program a side really runs: the build itself when it is a file, else
+// (a build directory, or an interpreter running a script of the build) the
+// first program of the command.
+std::string MeasuredProgram(const std::string& exe, const CountedWorkload& counted) {
+  struct stat st;
+  if (stat(exe.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return RealPath(exe);
+  if (!counted.argv.empty()) {
+    auto path = counted.env.count("PATH") ? counted.env.at("PATH") : "/usr/bin:/bin";
+    return RealPath(SearchPath(counted.argv[0], path));
+  }
+  return "";
+}
+
+void FillSide(const ComparisonPlan& plan, const Fingerprint& common, const Workload& w,
+              const std::string& exe, const CountedWorkload& counted, SideResult* side) {
+  side->counts = counted.counts();
+  side->score = counted.score;
+  side->error = counted.error;
+  Fingerprint& fp = side->fingerprint;
+  fp = common;
+  fp.argv = counted.argv;
+  fp.env = counted.env;
+  fp.suite_sha256 = Sha256Hex(plan.suite_digest_salt + "\n" + w.Canonical());
+  std::string err;
+  const std::string program = MeasuredProgram(exe, counted);
+  if (!program.empty()) {
+    if (auto sha = Sha256OfFile(program, &err)) fp.binary_sha256 = *sha;
+    SharedLibrariesOf(program, counted.env, &fp.libraries, &err);
+  }
+}
+
+std::string Elapsed(std::chrono::steady_clock::time_point since) {
+  return fmt::format(
+      "{:.1f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
+}
+
+// Counts one workload: the baseline side, then the candidate side, in the
+// same private directory (its path text is part of what the program sees).
+void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
+              const Workload& w, WorkloadResult* r, const ProgressFn& progress) {
+  WorkDir dir(w.name);
+  auto start = std::chrono::steady_clock::now();
+  if (!plan.baseline_exe.empty()) {
+    progress(fmt::format("{}  baseline  counting", w.name));
+    CountedWorkload base =
+        CountWorkload(counter, w, plan.suite_dir, dir, plan.baseline_exe, plan.repeat, plan.launch);
+    FillSide(plan, common, w, plan.baseline_exe, base, &r->baseline);
+  }
+  if (!plan.candidate_exe.empty()) {
+    progress(fmt::format("{}  candidate  counting  ({})", w.name, Elapsed(start)));
+    CountedWorkload cand = CountWorkload(counter, w, plan.suite_dir, dir, plan.candidate_exe,
+                                         plan.repeat, plan.launch);
+    FillSide(plan, common, w, plan.candidate_exe, cand, &r->candidate);
+  }
+  if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);
+}
+
+// The timed context: one discarded warm-up per side, then `timed` pairs in
+// ABBA order, all on the real clock, one run at a time.
+void TimeOne(const ComparisonPlan& plan, const Workload& w, WorkloadResult* r,
+             const ProgressFn& progress) {
+  const bool have_baseline = !plan.baseline_exe.empty();
+  WorkDir dir(w.name);
+  std::string err;
+  auto run = [&](bool baseline, bool keep) {
+    if (!err.empty()) return;
+    const std::string& exe = baseline ? plan.baseline_exe : plan.candidate_exe;
+    progress(fmt::format("{}  {}  timed run", w.name, baseline ? "baseline" : "candidate"));
+    TimedSample s = TimeWorkload(w, plan.suite_dir, dir, exe, plan.launch, &err);
+    if (!err.empty()) {
+      err = fmt::format("timed {} run: {}", baseline ? "baseline" : "candidate", err);
+      return;
+    }
+    if (keep) (baseline ? r->baseline : r->candidate).timed.push_back(s);
+  };
+  if (have_baseline) run(true, false);
+  run(false, false);
+  for (char side : AbbaOrder(plan.timed)) {
+    if (side == 'A' && !have_baseline) continue;
+    run(side == 'A', true);
+  }
+  if (!err.empty()) {
+    // Context only: a failed timed run never changes the verdict, but it is said.
+    r->reason += (r->reason.empty() ? "" : "; ") + err;
+    return;
+  }
+  r->timed_stats = TimedStatsFor(r->baseline, r->candidate, /*score_higher_is_better=*/true,
+                                 plan.seed);
+}
+
+void ExplainOne(const ComparisonPlan& plan, const Workload& w, WorkloadResult* r,
+                const ProgressFn& progress) {
+  Explanation explanation;
+  try {
+    ValgrindCounter callgrind(ValgrindCounter::Tool::kCallgrind);
+    TempDir profiles("workgate-explain");
+    WorkDir dir(w.name);
+    std::vector<std::string> files[2];
+    const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
+    for (int side = 0; side < 2; ++side) {
+      progress(fmt::format("{}  {}  explaining (callgrind)", w.name,
+                           side == 0 ? "baseline" : "candidate"));
+      const std::string keep = profiles.path() + (side == 0 ? "/baseline" : "/candidate");
+      CountedWorkload c =
+          CountWorkload(callgrind, w, plan.suite_dir, dir, *exes[side], 1, plan.launch, keep);
+      if (!c.valid()) throw std::runtime_error(c.error);
+      for (const auto& entry : fs::directory_iterator(keep)) files[side].push_back(entry.path());
+    }
+    explanation = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top);
+  } catch (const std::exception& e) {
+    explanation.error = e.what();
+  }
+  r->explanation = explanation;
+}
+
+}  // namespace
+
+void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
+                   const ProgressFn& progress) {
+  Fingerprint common = plan.machine;
+  common.workgate_version = report->workgate_version;
+  common.backend = counter.name();
+  common.event = counter.event();
+  common.valgrind_version = counter.tool_version();
+  std::string err;
+  if (auto cache = LdSoCacheSha256(&err)) common.ld_so_cache_sha256 = *cache;
+
+  report->workloads.assign(plan.workloads.size(), WorkloadResult{});
+  for (size_t i = 0; i < plan.workloads.size(); ++i) {
+    const Workload& w = plan.workloads[i];
+    WorkloadResult& r = report->workloads[i];
+    r.name = w.name;
+    r.max_work_added = w.max_work_added_percent.value_or(plan.max_work_added_percent) / 100.0;
+    r.expected_score = w.score_expect;
+  }
+
+  // Counting: workloads run concurrently, the two sides of one in turn.
+  std::atomic<size_t> next{0};
+  std::mutex failure_mutex;
+  std::string failure;
+  auto worker = [&] {
+    for (size_t i = next++; i < plan.workloads.size(); i = next++) {
+      try {
+        CountOne(plan, counter, common, plan.workloads[i], &report->workloads[i], progress);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (failure.empty()) failure = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const int jobs = std::max(1, std::min<int>(plan.jobs, static_cast<int>(plan.workloads.size())));
+  for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (!failure.empty()) throw std::runtime_error(failure);
+
+  for (auto& r : report->workloads) Decide(&r);
+
+  // Timed context, alone, after all counting; only where the counts are valid.
+  if (plan.timed > 0 && !plan.candidate_exe.empty()) {
+    for (size_t i = 0; i < plan.workloads.size(); ++i) {
+      if (report->workloads[i].verdict == Verdict::kInvalid) continue;
+      TimeOne(plan, plan.workloads[i], &report->workloads[i], progress);
+    }
+  }
+
+  // Where the work went: every work-added workload, or all with --explain.
+  if (!plan.baseline_exe.empty() && !plan.candidate_exe.empty()) {
+    for (size_t i = 0; i < plan.workloads.size(); ++i) {
+      WorkloadResult& r = report->workloads[i];
+      if (r.verdict == Verdict::kInvalid) continue;
+      if (plan.explain_all || r.verdict == Verdict::kWorkAdded) {
+        ExplainOne(plan, plan.workloads[i], &r, progress);
+      }
+    }
+  }
+  DecideSuite(report);
+}
+
+}  // namespace workgate

@@ -1,0 +1,49 @@
+#pragma once
+// Running a comparison: both builds through every workload, counted
+// concurrently (--jobs; a count does not depend on load), then the timed
+// context runs alone in ABBA order, then explanations where asked. Produces
+// the CompareReport the gate decides and the renderers show.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "counter/counter.h"
+#include "gate/baseline_file.h"
+#include "gate/model.h"
+#include "workload/run_plan.h"
+#include "workload/workload.h"
+
+namespace workgate {
+
+struct ComparisonPlan {
+  std::vector<Workload> workloads;
+  std::string suite_dir;
+  std::string suite_digest_salt;  // the suite file's identity for fingerprints
+  std::string baseline_exe;       // empty with stored baseline results
+  std::string candidate_exe;      // empty: measure the baseline only (to save it)
+  std::optional<BaselineFile> stored_baseline;
+  std::string stored_baseline_path;
+  int repeat = 1;
+  int jobs = 1;
+  int timed = 1;
+  double max_work_added_percent = 1.0;
+  bool explain_all = false;  // --explain: every workload, not just work-added ones
+  int explain_top = 10;
+  uint64_t seed = 1;
+  LaunchOptions launch;
+  /// The machine's part of every fingerprint (CPU model, kernel); the
+  /// counter's part and each side's are added here.
+  Fingerprint machine;
+};
+
+/// Called with progress text ("interp/fib  baseline  counting  3.2 s").
+using ProgressFn = std::function<void(const std::string&)>;
+
+/// Fills the report's workloads (decided) and suite verdict. `counter` counts;
+/// explanations use callgrind whatever counted.
+void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
+                   const ProgressFn& progress);
+
+}  // namespace workgate

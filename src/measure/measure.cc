@@ -1,0 +1,114 @@
+#include "measure/measure.h"
+
+#include <fmt/format.h>
+
+#include "workload/score.h"
+
+namespace workgate {
+
+std::vector<uint64_t> CountedWorkload::counts() const {
+  std::vector<uint64_t> out;
+  for (const auto& r : runs) {
+    if (auto n = r.instructions()) out.push_back(*n);
+  }
+  return out;
+}
+
+std::string OutputTail(const std::string& text, size_t lines) {
+  size_t end = text.size();
+  while (end > 0 && text[end - 1] == '\n') --end;
+  size_t start = end;
+  for (size_t n = 0; start > 0 && n < lines; ++n) {
+    start = text.rfind('\n', start - 1);
+    if (start == std::string::npos) {
+      start = 0;
+      break;
+    }
+  }
+  std::string tail = text.substr(start, end - start);
+  if (!tail.empty() && tail[0] == '\n') tail.erase(0, 1);
+  return tail;
+}
+
+namespace {
+
+// Checks the pinned run's score; returns the error, empty when it is right.
+std::string CheckScore(const Workload& w, const std::string& out, std::optional<std::string>* got) {
+  if (!w.score_pattern) return "";
+  *got = ExtractScore(*w.score_pattern, out);
+  if (!*got) {
+    return fmt::format("the pinned run printed no score (pattern '{}' did not match its output)",
+                       *w.score_pattern);
+  }
+  if (!ScoresEqual(**got, *w.score_expect)) {
+    return fmt::format(
+        "score mismatch: expected {}, got {} (the pinned run did different work, so its count "
+        "does not compare)",
+        *w.score_expect, **got);
+  }
+  return "";
+}
+
+}  // namespace
+
+CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::string& suite_dir,
+                              const WorkDir& dir, const std::string& exe, int repeat,
+                              const LaunchOptions& options,
+                              const std::string& keep_profiles_dir) {
+  CountedWorkload result;
+  std::string err;
+  LaunchSpec spec;
+  if ((!options.as_is && !dir.PointExeAt(exe, &err)) ||
+      !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, &err)) {
+    result.error = err;
+    return result;
+  }
+  result.argv = spec.argv;
+  result.env = spec.env;
+  CountOptions count_options;
+  count_options.region = w.region;
+  for (int i = 0; i < repeat; ++i) {
+    count_options.keep_profiles_dir = i == 0 ? keep_profiles_dir : "";
+    CountedRun run = counter.Run(spec, count_options);
+    if (!run.valid()) {
+      std::string tail = OutputTail(run.launch.err);
+      result.error = run.error.empty() ? "no count" : run.error;
+      if (!tail.empty()) result.error += "; its stderr ends:\n" + tail;
+      result.runs.push_back(std::move(run));
+      return result;
+    }
+    std::optional<std::string> score;
+    std::string score_error = CheckScore(w, run.launch.out, &score);
+    if (!score_error.empty()) {
+      result.score = score;
+      result.error = score_error;
+      result.runs.push_back(std::move(run));
+      return result;
+    }
+    if (score) result.score = score;
+    result.runs.push_back(std::move(run));
+  }
+  return result;
+}
+
+TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                         const std::string& exe, const LaunchOptions& options, std::string* err) {
+  TimedSample sample;
+  LaunchSpec spec;
+  if ((!options.as_is && !dir.PointExeAt(exe, err)) ||
+      !PlanRun(w, suite_dir, dir, exe, RunKind::kTimed, options, &spec, err)) {
+    return sample;
+  }
+  LaunchResult r = Launch(spec);
+  sample.wall_seconds = r.wall_seconds;
+  if (!r.ok()) {
+    *err = r.Describe(spec.timeout_seconds);
+    return sample;
+  }
+  if (w.score_pattern) {
+    if (auto s = ExtractScore(*w.score_pattern, r.out)) sample.score = ScoreValue(*s);
+  }
+  return sample;
+}
+
+}  // namespace workgate

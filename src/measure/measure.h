@@ -1,0 +1,43 @@
+#pragma once
+// Measuring one workload for one build: the pinned, counted runs with their
+// score check, and the timed runs on the real clock that give context.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "counter/counter.h"
+#include "gate/model.h"
+#include "workload/run_plan.h"
+#include "workload/workload.h"
+
+namespace workgate {
+
+struct CountedWorkload {
+  std::vector<CountedRun> runs;
+  std::optional<std::string> score;  // as the pinned runs printed it
+  std::vector<std::string> argv;     // as run
+  std::map<std::string, std::string> env;
+  std::string error;  // non-empty: the counts must not be used, and why
+
+  bool valid() const { return error.empty(); }
+  std::vector<uint64_t> counts() const;
+};
+
+/// Counts `w` for the build `exe` `repeat` times. Every run is a pinned run:
+/// it must exit 0 and print the expected score, or the whole side is invalid.
+/// The pinned run and the counted run are the same run, so the check costs
+/// nothing. `dir` must be held by the caller for the duration.
+CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::string& suite_dir,
+                              const WorkDir& dir, const std::string& exe, int repeat,
+                              const LaunchOptions& options,
+                              const std::string& keep_profiles_dir = "");
+
+/// One run of `w` on the real clock: its wall time and the score it printed.
+TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                         const std::string& exe, const LaunchOptions& options, std::string* err);
+
+/// The last lines of a program's output, for error messages.
+std::string OutputTail(const std::string& text, size_t lines = 5);
+
+}  // namespace workgate

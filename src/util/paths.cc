@@ -1,0 +1,80 @@
+#include "util/paths.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace workgate {
+
+namespace fs = std::filesystem;
+
+std::string SelfDirectory() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return ".";
+  return self.parent_path().string();
+}
+
+std::string FindCompanion(const std::string& build_relative) {
+  const fs::path dir = SelfDirectory();
+  std::error_code ec;
+  for (const fs::path& candidate :
+       {dir / build_relative, dir / ".." / "lib" / "workgate" / fs::path(build_relative).filename()}) {
+    if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return "";
+}
+
+std::string SearchPath(const std::string& name, const std::string& path_list) {
+  if (name.empty()) return "";
+  if (name.find('/') != std::string::npos) return name;
+  std::stringstream dirs(path_list);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) {
+      struct stat st;
+      if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return candidate;
+    }
+  }
+  return "";
+}
+
+std::string RealPath(const std::string& path) {
+  char buf[PATH_MAX];
+  if (realpath(path.c_str(), buf) == nullptr) return "";
+  return buf;
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  const char* base = getenv("TMPDIR");
+  std::string pattern = std::string(base && *base ? base : "/tmp") + "/" + prefix + ".XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw EnvironmentError("cannot create a temporary directory under " + pattern);
+  }
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::optional<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return out.str();
+}
+
+}  // namespace workgate

@@ -1,0 +1,43 @@
+#pragma once
+// Locating programs and companion files, and private temporary directories.
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace workgate {
+
+/// The directory holding the running workgate executable (/proc/self/exe).
+std::string SelfDirectory();
+
+/// Finds a file shipped with workgate (the clock shim, probes/known_loop, the
+/// Valgrind tool directory): first beside the executable as laid out by the
+/// build tree (`<dir>/<build_relative>`), then installed
+/// (`<dir>/../lib/workgate/<basename>`). Empty when not found.
+std::string FindCompanion(const std::string& build_relative);
+
+/// Resolves a command name the way execvp would, using `path_list` (a PATH
+/// value). Names containing '/' are returned as they are. Empty if not found.
+std::string SearchPath(const std::string& name, const std::string& path_list);
+
+/// An absolute, symlink-free form of `path`; empty when it does not exist.
+std::string RealPath(const std::string& path);
+
+/// A private directory (mode 0700) removed with everything in it when this
+/// object goes away.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "workgate");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// Reads a whole file; nullopt when it cannot be read.
+std::optional<std::string> ReadFile(const std::string& path);
+
+}  // namespace workgate

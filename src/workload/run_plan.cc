@@ -1,0 +1,147 @@
+#include "workload/run_plan.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/paths.h"
+
+extern char** environ;
+
+namespace workgate {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+uint64_t Fnv1a64(const std::string& text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string Substitute(std::string arg, const std::string& exe, const std::string& suite_dir) {
+  for (auto [placeholder, value] : {std::pair<std::string, std::string>{"{exe}", exe},
+                                    {"{suite_dir}", suite_dir}}) {
+    for (size_t at = arg.find(placeholder); at != std::string::npos;
+         at = arg.find(placeholder, at + value.size())) {
+      arg.replace(at, placeholder.size(), value);
+    }
+  }
+  return arg;
+}
+
+// The per-user base directory; refuses one that another user could have
+// prepared (a shared /tmp).
+std::string BaseDirectory() {
+  const std::string base = fmt::format("/tmp/workgate-{}", getuid());
+  mkdir(base.c_str(), 0700);
+  struct stat st;
+  if (lstat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+      (st.st_mode & 0077) != 0) {
+    throw EnvironmentError(fmt::format(
+        "{} is not a private directory of this user; remove it and run again", base));
+  }
+  return base;
+}
+
+}  // namespace
+
+WorkDir::WorkDir(const std::string& key) {
+  const std::string base = BaseDirectory();
+  path_ = fmt::format("{}/w{:016x}", base, Fnv1a64(key));
+  const std::string lock = path_ + ".lock";
+  lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0) {
+    throw EnvironmentError(fmt::format("cannot lock {}", lock));
+  }
+  std::error_code ec;
+  fs::remove_all(path_, ec);  // a fresh directory: nothing left by an earlier run
+  if (mkdir(path_.c_str(), 0700) != 0) {
+    throw EnvironmentError(fmt::format("cannot create {}", path_));
+  }
+}
+
+WorkDir::~WorkDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+  if (lock_fd_ >= 0) close(lock_fd_);
+}
+
+bool WorkDir::PointExeAt(const std::string& target, std::string* err) const {
+  const std::string real = RealPath(target);
+  if (real.empty()) {
+    *err = fmt::format("{} does not exist", target);
+    return false;
+  }
+  const std::string link = exe_link();
+  unlink(link.c_str());
+  if (symlink(real.c_str(), link.c_str()) != 0) {
+    *err = fmt::format("cannot link {} to {}", link, real);
+    return false;
+  }
+  return true;
+}
+
+std::string FindClockShim() {
+  const char* override_path = getenv("WORKGATE_CLOCK_SHIM");
+  if (override_path && *override_path) return override_path;
+  return FindCompanion("libworkgate-clock.so");
+}
+
+bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+             const std::string& exe, RunKind kind, const LaunchOptions& options, LaunchSpec* out,
+             std::string* err) {
+  LaunchSpec spec;
+  spec.timeout_seconds = w.timeout_seconds;
+  if (options.as_is) {
+    for (char** e = environ; *e; ++e) {
+      std::string kv = *e;
+      auto eq = kv.find('=');
+      if (eq != std::string::npos) spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    spec.no_aslr = false;
+  } else {
+    spec.env = MinimalEnvironment(dir.path());
+    spec.cwd = dir.path();
+    spec.no_aslr = true;
+    spec.new_pid_namespace = PidNamespaceAvailable();
+  }
+  for (const auto& [k, v] : w.env) spec.env[k] = v;
+  if (kind == RunKind::kPinned) {
+    if (w.clock == ClockMode::kEnv) spec.env["WORKGATE_FIXED_CLOCK"] = "1";
+    if (w.clock == ClockMode::kShim) {
+      const std::string shim = FindClockShim();
+      if (shim.empty()) {
+        *err = "the clock shim libworkgate-clock.so is not built beside workgate";
+        return false;
+      }
+      spec.env["LD_PRELOAD"] = shim;
+    }
+  }
+  for (const auto& [k, v] : options.extra_env) spec.env[k] = v;
+  for (const auto& key : options.pass_env) {
+    const char* value = getenv(key.c_str());
+    if (value != nullptr) spec.env[key] = value;
+  }
+  const std::string exe_text = options.as_is ? exe : dir.exe_link();
+  for (const auto& arg : w.command) spec.argv.push_back(Substitute(arg, exe_text, suite_dir));
+  spec.exec_path = SearchPath(spec.argv[0], spec.env.count("PATH") ? spec.env["PATH"] : "");
+  if (spec.exec_path.empty()) {
+    *err = fmt::format("{}: command not found on PATH {}", spec.argv[0], spec.env["PATH"]);
+    return false;
+  }
+  *out = std::move(spec);
+  return true;
+}
+
+}  // namespace workgate

@@ -1,0 +1,60 @@
+#pragma once
+// Turning a workload and a build into the exact launch: the normalised
+// launch of design.md ("Reproducible launch") for counted and timed runs, or
+// the command as it is (--as-is).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "launch/launch.h"
+#include "workload/workload.h"
+
+namespace workgate {
+
+struct LaunchOptions {
+  bool as_is = false;  // no normalisation: the user's environment, path and directory
+  std::map<std::string, std::string> extra_env;  // --env KEY=VALUE
+  std::vector<std::string> pass_env;             // --pass-env KEY
+};
+
+/// A workload's private directory, /tmp/workgate-<uid>/w<16 hex digits of a
+/// hash of the key>: the same path on every run and for both sides, so
+/// programs that look at their path, argv[0] or working directory see the same
+/// text. Holds an exclusive lock on it while it exists, so two workgate runs
+/// take turns. Its `exe` entry is a symlink to the build under test.
+class WorkDir {
+ public:
+  /// Throws Error(kExitEnvironment) when the directory cannot be made safely.
+  explicit WorkDir(const std::string& key);
+  ~WorkDir();
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string exe_link() const { return path_ + "/exe"; }
+  /// Points `exe` at `target` (a binary or a build directory). False with a
+  /// message when the target does not exist.
+  bool PointExeAt(const std::string& target, std::string* err) const;
+
+ private:
+  std::string path_;
+  int lock_fd_ = -1;
+};
+
+enum class RunKind {
+  kPinned,  // counted, and the score check: clock pinned per the workload
+  kTimed,   // context: the real clock
+};
+
+/// Builds the launch of `w` for the build linked in `dir` (or, with
+/// options.as_is, for `exe` itself). `suite_dir` replaces {suite_dir}.
+bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+             const std::string& exe, RunKind kind, const LaunchOptions& options, LaunchSpec* out,
+             std::string* err);
+
+/// Where the clock shim is (libworkgate-clock.so beside workgate); empty if
+/// it was not built.
+std::string FindClockShim();
+
+}  // namespace workgate

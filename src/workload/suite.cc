@@ -1,0 +1,229 @@
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <toml++/toml.h>
+
+#include "workload/score.h"
+#include "workload/workload.h"
+
+namespace workgate {
+
+namespace {
+
+std::string Where(const std::string& path, const toml::node& node) {
+  return fmt::format("{}:{}", path, node.source().begin.line);
+}
+
+// Every suite error reads "FILE:LINE: workload 'NAME': key 'KEY': what".
+class SuiteReader {
+ public:
+  SuiteReader(const std::string& path, std::string* err) : path_(path), err_(err) {}
+
+  bool Fail(const toml::node& node, const std::string& context, const std::string& what) {
+    *err_ = fmt::format("{}: {}{}", Where(path_, node), context, what);
+    return false;
+  }
+
+  bool ReadWorkload(const toml::table& t, Workload* w) {
+    static const std::set<std::string> known = {"name",  "command", "env",
+                                                "clock", "timeout", "region",
+                                                "score", "max_work_added"};
+    const auto* name = t.get("name");
+    if (name == nullptr) return Fail(t, "workload: ", "missing key 'name'");
+    if (!name->is_string()) return Fail(*name, "workload: ", "key 'name' must be a string");
+    w->name = name->value<std::string>().value();
+    w->origin = Where(path_, t);
+    const std::string ctx = fmt::format("workload '{}': ", w->name);
+    for (const auto& [key, node] : t) {
+      if (!known.count(std::string(key.str()))) {
+        return Fail(node, ctx, fmt::format("key '{}' is not known (known: name, command, env, "
+                                           "clock, timeout, region, score, max_work_added)",
+                                           key.str()));
+      }
+    }
+    const auto* command = t.get("command");
+    if (command == nullptr) return Fail(t, ctx, "missing key 'command'");
+    const auto* argv = command->as_array();
+    if (argv == nullptr || argv->empty()) {
+      return Fail(*command, ctx, "key 'command' must be a non-empty array of strings");
+    }
+    bool has_exe = false;
+    for (const auto& arg : *argv) {
+      if (!arg.is_string()) return Fail(arg, ctx, "key 'command' must hold strings only");
+      w->command.push_back(arg.value<std::string>().value());
+      has_exe = has_exe || w->command.back().find("{exe}") != std::string::npos;
+    }
+    if (!has_exe) {
+      return Fail(*command, ctx, "key 'command' must use {exe}, the build under test");
+    }
+    if (const auto* env = t.get("env")) {
+      const auto* table = env->as_table();
+      if (table == nullptr) return Fail(*env, ctx, "key 'env' must be a table of strings");
+      for (const auto& [key, value] : *table) {
+        if (!value.is_string()) {
+          return Fail(value, ctx, fmt::format("key 'env.{}' must be a string", key.str()));
+        }
+        w->env[std::string(key.str())] = value.value<std::string>().value();
+      }
+    }
+    if (const auto* clock = t.get("clock")) {
+      auto text = clock->value<std::string>();
+      if (!clock->is_string()) return Fail(*clock, ctx, "key 'clock' must be a string");
+      if (*text == "none") {
+        w->clock = ClockMode::kNone;
+      } else if (*text == "env") {
+        w->clock = ClockMode::kEnv;
+      } else if (*text == "shim") {
+        w->clock = ClockMode::kShim;
+      } else {
+        return Fail(*clock, ctx, fmt::format("key 'clock' is '{}'; use \"env\", \"shim\" or "
+                                             "\"none\"", *text));
+      }
+    } else {
+      return Fail(t, ctx, "missing key 'clock' (\"env\", \"shim\" or \"none\")");
+    }
+    if (const auto* timeout = t.get("timeout")) {
+      auto v = timeout->value<double>();
+      if (!(timeout->is_integer() || timeout->is_floating_point()) || !v || *v <= 0) {
+        return Fail(*timeout, ctx, "key 'timeout' must be a positive number of seconds");
+      }
+      w->timeout_seconds = *v;
+    }
+    if (const auto* region = t.get("region")) {
+      if (!region->is_boolean()) return Fail(*region, ctx, "key 'region' must be true or false");
+      w->region = region->value<bool>().value();
+    }
+    if (const auto* margin = t.get("max_work_added")) {
+      auto v = margin->value<double>();
+      if (!(margin->is_integer() || margin->is_floating_point()) || !v || *v < 0) {
+        return Fail(*margin, ctx, "key 'max_work_added' must be a non-negative percentage");
+      }
+      w->max_work_added_percent = *v;
+    }
+    return ReadScore(t, ctx, w);
+  }
+
+ private:
+  bool ReadScore(const toml::table& t, const std::string& ctx, Workload* w) {
+    const auto* score = t.get("score");
+    if (score == nullptr) {
+      if (w->clock != ClockMode::kNone) {
+        return Fail(t, ctx, "missing table 'score' (pattern and expect): a pinned run must "
+                            "print the score that shows it did the expected work");
+      }
+      return true;
+    }
+    const auto* table = score->as_table();
+    if (table == nullptr) return Fail(*score, ctx, "key 'score' must be a table");
+    for (const auto& [key, node] : *table) {
+      if (key.str() != "pattern" && key.str() != "expect") {
+        return Fail(node, ctx, fmt::format("key 'score.{}' is not known (known: pattern, expect)",
+                                           key.str()));
+      }
+    }
+    const auto* pattern = table->get("pattern");
+    const auto* expect = table->get("expect");
+    if (pattern == nullptr) return Fail(*score, ctx, "missing key 'score.pattern'");
+    if (expect == nullptr) return Fail(*score, ctx, "missing key 'score.expect'");
+    if (!pattern->is_string()) return Fail(*pattern, ctx, "key 'score.pattern' must be a string");
+    if (!expect->is_string()) {
+      return Fail(*expect, ctx, "key 'score.expect' must be a string (write \"10.000\", so the "
+                                "digits stay as written)");
+    }
+    std::string perr;
+    if (!CheckScorePattern(pattern->value<std::string>().value(), &perr)) {
+      return Fail(*pattern, ctx, "key 'score.pattern': " + perr);
+    }
+    w->score_pattern = pattern->value<std::string>();
+    w->score_expect = expect->value<std::string>();
+    return true;
+  }
+
+  std::string path_;
+  std::string* err_;
+};
+
+}  // namespace
+
+const char* ClockModeName(ClockMode mode) {
+  switch (mode) {
+    case ClockMode::kNone: return "none";
+    case ClockMode::kEnv: return "env";
+    case ClockMode::kShim: return "shim";
+  }
+  return "?";
+}
+
+std::string Workload::Canonical() const {
+  std::string text = fmt::format("name={}\nclock={}\ntimeout={}\nregion={}\n", name,
+                                 ClockModeName(clock), timeout_seconds, region);
+  for (const auto& arg : command) text += "arg=" + arg + "\n";
+  for (const auto& [k, v] : env) text += "env=" + k + "=" + v + "\n";
+  if (score_pattern) text += "pattern=" + *score_pattern + "\nexpect=" + *score_expect + "\n";
+  if (max_work_added_percent) text += fmt::format("max_work_added={}\n", *max_work_added_percent);
+  return text;
+}
+
+bool LoadSuite(const std::string& path, Suite* suite, std::string* err) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    *err = fmt::format("{}:{}: {}", path, where.line, e.description());
+    return false;
+  }
+  suite->path = path;
+  std::error_code ec;
+  suite->dir = std::filesystem::canonical(path, ec).parent_path().string();
+  for (const auto& [key, node] : root) {
+    if (key.str() != "workload" && key.str() != "description") {
+      *err = fmt::format("{}: key '{}' is not known at the top of a suite (known: description, "
+                         "[[workload]])", Where(path, node), key.str());
+      return false;
+    }
+  }
+  const auto* list = root.get("workload");
+  if (list == nullptr || !list->is_array_of_tables() || list->as_array()->empty()) {
+    *err = fmt::format("{}: a suite needs at least one [[workload]] table", path);
+    return false;
+  }
+  SuiteReader reader(path, err);
+  std::set<std::string> names;
+  for (const auto& node : *list->as_array()) {
+    Workload w;
+    if (!reader.ReadWorkload(*node.as_table(), &w)) return false;
+    if (!names.insert(w.name).second) {
+      return reader.Fail(node, "", fmt::format("workload name '{}' is used twice", w.name));
+    }
+    suite->workloads.push_back(std::move(w));
+  }
+  return true;
+}
+
+bool SelectWorkloads(Suite* suite, const std::vector<std::string>& names, std::string* err) {
+  if (names.empty()) return true;
+  std::vector<Workload> kept;
+  for (const auto& w : suite->workloads) {
+    for (const auto& n : names) {
+      if (w.name == n) {
+        kept.push_back(w);
+        break;
+      }
+    }
+  }
+  for (const auto& n : names) {
+    bool found = false;
+    for (const auto& w : kept) found = found || w.name == n;
+    if (!found) {
+      *err = fmt::format("{}: no workload named '{}'", suite->path, n);
+      return false;
+    }
+  }
+  suite->workloads = std::move(kept);
+  return true;
+}
+
+}  // namespace workgate

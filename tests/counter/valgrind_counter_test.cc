@@ -1,0 +1,101 @@
+#include "counter/valgrind_counter.h"
+
+#include <gtest/gtest.h>
+
+#include "test_paths.h"
+
+namespace workgate {
+namespace {
+
+using testing::KnownLoop;
+
+TEST(ParseCallgrindTotalTest, ReadsTotalsOfTheIrColumn) {
+  uint64_t ir = 0;
+  std::string err;
+  ASSERT_TRUE(ParseCallgrindTotal("events: Ir Dr\nfn=main\n0 5 1\ntotals: 129828 44\n", &ir, &err))
+      << err;
+  EXPECT_EQ(ir, 129828u);
+  ASSERT_TRUE(ParseCallgrindTotal("events: Dr Ir\nsummary: 7 12345\n", &ir, &err)) << err;
+  EXPECT_EQ(ir, 12345u);
+}
+
+TEST(ParseCallgrindTotalTest, PrefersTotalsOverSummary) {
+  uint64_t ir = 0;
+  std::string err;
+  ASSERT_TRUE(ParseCallgrindTotal("events: Ir\nsummary: 10\ntotals: 11\n", &ir, &err));
+  EXPECT_EQ(ir, 11u);
+}
+
+TEST(ParseCallgrindTotalTest, RejectsTruncatedAndForeignFiles) {
+  uint64_t ir = 0;
+  std::string err;
+  EXPECT_FALSE(ParseCallgrindTotal("", &ir, &err));
+  EXPECT_NE(err.find("events:"), std::string::npos);
+  EXPECT_FALSE(ParseCallgrindTotal("events: Ir\nfn=main\n0 5\n", &ir, &err));
+  EXPECT_NE(err.find("totals"), std::string::npos);
+  EXPECT_FALSE(ParseCallgrindTotal("events: Dr\ntotals: 5\n", &ir, &err));
+  EXPECT_NE(err.find("no Ir"), std::string::npos);
+  EXPECT_FALSE(ParseCallgrindTotal("events: Ir\ntotals: 12x\n", &ir, &err));
+  EXPECT_FALSE(ParseCallgrindTotal("events: Ir\ntotals: 99999999999999999999999\n", &ir, &err));
+}
+
+TEST(ParseVgcountTotalTest, ReadsTheInstructionsLine) {
+  uint64_t n = 0;
+  std::string err;
+  ASSERT_TRUE(ParseVgcountTotal("version: 1\npid: 5\ninstructions: 4200\n", &n, &err)) << err;
+  EXPECT_EQ(n, 4200u);
+  EXPECT_FALSE(ParseVgcountTotal("version: 1\n", &n, &err));
+  EXPECT_FALSE(ParseVgcountTotal("instructions: -3\n", &n, &err));
+}
+
+class CallgrindCounterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
+  }
+  CountedRun Count(std::vector<std::string> argv) {
+    ValgrindCounter counter(ValgrindCounter::Tool::kCallgrind);
+    LaunchSpec spec;
+    spec.argv = std::move(argv);
+    spec.env = MinimalEnvironment("/tmp");
+    spec.timeout_seconds = 120;
+    return counter.Run(spec, {});
+  }
+};
+
+TEST_F(CallgrindCounterTest, DeltaBetweenTwoSizesIsExact) {
+  CountedRun small = Count({KnownLoop(), "100000"});
+  CountedRun large = Count({KnownLoop(), "300000"});
+  ASSERT_TRUE(small.valid()) << small.error;
+  ASSERT_TRUE(large.valid()) << large.error;
+  EXPECT_EQ(*large.instructions() - *small.instructions(), 2u * 200000u);
+  EXPECT_EQ(small.events[0].event, "Ir");
+  EXPECT_EQ(small.processes, 1);
+}
+
+TEST_F(CallgrindCounterTest, CountsEveryProcessOfTheTree) {
+  CountedRun alone = Count({KnownLoop(), "0"});
+  CountedRun forked = Count({KnownLoop(), "--fork", "100000", "300000"});
+  ASSERT_TRUE(forked.valid()) << forked.error;
+  ASSERT_EQ(forked.processes, 3);
+  ASSERT_EQ(forked.per_process.size(), 3u);
+  // Each child runs the same code around its loop: they differ by the loop alone.
+  EXPECT_EQ(forked.per_process[2] - forked.per_process[1], 400000u);
+  uint64_t sum = forked.per_process[0] + forked.per_process[1] + forked.per_process[2];
+  EXPECT_EQ(*forked.instructions(), sum);
+  EXPECT_GT(*forked.instructions(), *alone.instructions() + 800000u);
+}
+
+TEST_F(CallgrindCounterTest, FailedRunsHaveNoCount) {
+  CountedRun crashed = Count({KnownLoop(), "--crash"});
+  EXPECT_FALSE(crashed.valid());
+  EXPECT_NE(crashed.error.find("signal"), std::string::npos) << crashed.error;
+  CountedRun failed = Count({KnownLoop(), "--exit", "4"});
+  EXPECT_FALSE(failed.valid());
+  EXPECT_NE(failed.error.find("status 4"), std::string::npos) << failed.error;
+  CountedRun missing = Count({"/nonexistent/program"});
+  EXPECT_FALSE(missing.valid());
+}
+
+}  // namespace
+}  // namespace workgate

@@ -1,0 +1,116 @@
+#include "launch/launch.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "test_paths.h"
+
+namespace workgate {
+namespace {
+
+using testing::KnownLoop;
+
+LaunchSpec Spec(std::vector<std::string> argv) {
+  LaunchSpec spec;
+  spec.argv = std::move(argv);
+  spec.env = MinimalEnvironment("/tmp");
+  spec.timeout_seconds = 20;
+  return spec;
+}
+
+TEST(LaunchTest, CapturesOutputAndExitStatus) {
+  LaunchResult r = Launch(Spec({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}));
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.Describe(), "exited with status 3");
+}
+
+TEST(LaunchTest, UsesExactlyTheGivenEnvironmentArgv0AndDirectory) {
+  LaunchSpec spec = Spec({"custom-argv0", "-c", "echo \"$0|$(pwd)|$(env | sort | tr '\\n' ' ')\""});
+  spec.exec_path = "/bin/sh";
+  spec.cwd = "/usr";
+  spec.env = {{"PATH", "/usr/bin:/bin"}, {"ONLY", "this"}};
+  LaunchResult r = Launch(spec);
+  ASSERT_TRUE(r.ok()) << r.Describe() << r.err;
+  EXPECT_EQ(r.out, "custom-argv0|/usr|ONLY=this PATH=/usr/bin:/bin PWD=/usr \n");
+}
+
+TEST(LaunchTest, StdinIsDevNull) {
+  LaunchResult r = Launch(Spec({"/bin/sh", "-c", "readlink /proc/self/fd/0"}));
+  ASSERT_TRUE(r.ok()) << r.Describe();
+  EXPECT_EQ(r.out, "/dev/null\n");
+}
+
+TEST(LaunchTest, TurnsOffAddressSpaceRandomisation) {
+  LaunchSpec spec = Spec({"/bin/cat", "/proc/self/personality"});
+  spec.no_aslr = true;
+  LaunchResult r = Launch(spec);
+  ASSERT_TRUE(r.ok()) << r.Describe();
+  // ADDR_NO_RANDOMIZE is 0x0040000.
+  EXPECT_NE(std::stoul(r.out, nullptr, 16) & 0x0040000UL, 0UL) << r.out;
+}
+
+TEST(LaunchTest, ReportsASignal) {
+  LaunchResult r = Launch(Spec({KnownLoop(), "--crash"}));
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_NE(r.Describe().find("killed by signal 11"), std::string::npos) << r.Describe();
+}
+
+TEST(LaunchTest, TimeoutKillsTheWholeProcessTree) {
+  // The shell starts a grandchild that would outlive it; both must go.
+  LaunchSpec spec = Spec({"/bin/sh", "-c", "sleep 30 & sleep 30; wait"});
+  spec.timeout_seconds = 0.5;
+  LaunchResult r = Launch(spec);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_seconds, 10);
+  EXPECT_NE(r.Describe(0.5).find("timed out after 0.5 s"), std::string::npos);
+}
+
+TEST(LaunchTest, MissingProgramDoesNotStart) {
+  LaunchResult r = Launch(Spec({"/nonexistent/program"}));
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("No such file"), std::string::npos) << r.start_error;
+  EXPECT_NE(r.Describe().find("could not start"), std::string::npos);
+}
+
+TEST(LaunchTest, RunsAsPidOneInAFreshPidNamespace) {
+  if (!PidNamespaceAvailable()) GTEST_SKIP() << "PID namespaces need root or user namespaces";
+  LaunchSpec spec = Spec({"/bin/sh", "-c", "echo $$; exit 7"});
+  spec.new_pid_namespace = true;
+  LaunchResult r = Launch(spec);
+  EXPECT_EQ(r.exit_code, 7) << r.Describe();
+  EXPECT_EQ(r.out, "1\n");
+}
+
+TEST(LaunchTest, PidNamespaceKeepsTheSignal) {
+  if (!PidNamespaceAvailable()) GTEST_SKIP() << "PID namespaces need root or user namespaces";
+  LaunchSpec spec = Spec({KnownLoop(), "--crash"});
+  spec.new_pid_namespace = true;
+  LaunchResult r = Launch(spec);
+  EXPECT_EQ(r.signal, SIGSEGV) << r.Describe();
+}
+
+class FailingSetup : public ChildSetup {
+ public:
+  int InChild(int*, int* nfds) override {
+    *nfds = 0;
+    return EACCES;
+  }
+};
+
+TEST(LaunchTest, AFailedChildSetupStopsTheLaunchWithItsErrno) {
+  FailingSetup setup;
+  LaunchSpec spec = Spec({"/bin/true"});
+  spec.setup = &setup;
+  LaunchResult r = Launch(spec);
+  EXPECT_FALSE(r.started);
+  EXPECT_EQ(r.setup_errno, EACCES);
+}
+
+}  // namespace
+}  // namespace workgate

@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "util/paths.h"
+#include "workload/score.h"
+#include "workload/workload.h"
+
+namespace workgate {
+namespace {
+
+class SuiteTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& text) {
+    path_ = dir_.path() + "/suite.toml";
+    std::ofstream(path_) << text;
+    return path_;
+  }
+  std::string LoadError(const std::string& text) {
+    Suite suite;
+    std::string err;
+    EXPECT_FALSE(LoadSuite(Write(text), &suite, &err));
+    return err;
+  }
+  TempDir dir_;
+  std::string path_;
+};
+
+constexpr const char* kGood = R"(description = "two workloads"
+[[workload]]
+name = "fib"
+command = ["{exe}", "{suite_dir}/fib.wg"]
+clock = "env"
+timeout = 30
+env = { WGI_MODE = "fast" }
+max_work_added = 2.5
+[workload.score]
+pattern = 'score: ([0-9.]+)'
+expect = "10.000"
+
+[[workload]]
+name = "plain"
+command = ["{exe}"]
+clock = "none"
+)";
+
+TEST_F(SuiteTest, ReadsEveryField) {
+  Suite suite;
+  std::string err;
+  ASSERT_TRUE(LoadSuite(Write(kGood), &suite, &err)) << err;
+  ASSERT_EQ(suite.workloads.size(), 2u);
+  const Workload& w = suite.workloads[0];
+  EXPECT_EQ(w.name, "fib");
+  EXPECT_EQ(w.command, (std::vector<std::string>{"{exe}", "{suite_dir}/fib.wg"}));
+  EXPECT_EQ(w.clock, ClockMode::kEnv);
+  EXPECT_EQ(w.timeout_seconds, 30);
+  EXPECT_EQ(w.env.at("WGI_MODE"), "fast");
+  EXPECT_EQ(*w.max_work_added_percent, 2.5);
+  EXPECT_EQ(*w.score_expect, "10.000");
+  EXPECT_EQ(w.origin, path_ + ":2");
+  EXPECT_EQ(suite.dir, RealPath(dir_.path()));
+  EXPECT_FALSE(suite.workloads[1].score_pattern.has_value());
+}
+
+TEST_F(SuiteTest, SelectsWorkloadsByName) {
+  Suite suite;
+  std::string err;
+  ASSERT_TRUE(LoadSuite(Write(kGood), &suite, &err));
+  EXPECT_FALSE(SelectWorkloads(&suite, {"nope"}, &err));
+  EXPECT_NE(err.find("no workload named 'nope'"), std::string::npos);
+  ASSERT_TRUE(SelectWorkloads(&suite, {"plain"}, &err));
+  ASSERT_EQ(suite.workloads.size(), 1u);
+  EXPECT_EQ(suite.workloads[0].name, "plain");
+}
+
+TEST_F(SuiteTest, ErrorsNameFileLineAndKey) {
+  std::string err = LoadError("[[workload]]\nname = \"a\"\ncomand = [\"{exe}\"]\nclock = \"none\"\n");
+  EXPECT_NE(err.find("suite.toml:3: workload 'a': key 'comand' is not known"), std::string::npos)
+      << err;
+  err = LoadError("[[workload]]\nname = \"a\"\nclock = \"none\"\n");
+  EXPECT_NE(err.find("suite.toml:1: workload 'a': missing key 'command'"), std::string::npos)
+      << err;
+  err = LoadError("[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"none\"\ntimeout = \"5\"\n");
+  EXPECT_NE(err.find(":5: workload 'a': key 'timeout' must be a positive number"),
+            std::string::npos) << err;
+  err = LoadError("[[workload]]\nname = \"a\"\ncommand = [\"./prog\"]\nclock = \"none\"\n");
+  EXPECT_NE(err.find(":3: workload 'a': key 'command' must use {exe}"), std::string::npos) << err;
+  err = LoadError("[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"fake\"\n");
+  EXPECT_NE(err.find(":4: workload 'a': key 'clock' is 'fake'"), std::string::npos) << err;
+}
+
+TEST_F(SuiteTest, ScorePatternsAreChecked) {
+  const std::string head = "[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"env\"\n";
+  std::string err = LoadError(head);
+  EXPECT_NE(err.find("missing table 'score'"), std::string::npos) << err;
+  err = LoadError(head + "[workload.score]\npattern = 'score: [0-9.]+'\nexpect = \"1\"\n");
+  EXPECT_NE(err.find(":6: workload 'a': key 'score.pattern': the pattern must have exactly one "
+                     "capture group, it has 0"),
+            std::string::npos) << err;
+  err = LoadError(head + "[workload.score]\npattern = 'score: ([0-9.]+'\nexpect = \"1\"\n");
+  EXPECT_NE(err.find("not a valid regular expression"), std::string::npos) << err;
+  err = LoadError(head + "[workload.score]\npattern = '(x)'\nexpect = 10\n");
+  EXPECT_NE(err.find(":7: workload 'a': key 'score.expect' must be a string"), std::string::npos)
+      << err;
+}
+
+TEST_F(SuiteTest, SyntaxErrorsAndDuplicatesAreReported) {
+  std::string err = LoadError("[[workload]]\nname = \"a\nclock = 1\n");
+  EXPECT_NE(err.find("suite.toml:2:"), std::string::npos) << err;
+  err = LoadError(std::string(kGood) + "[[workload]]\nname = \"fib\"\ncommand = [\"{exe}\"]\n"
+                                       "clock = \"none\"\n");
+  EXPECT_NE(err.find("'fib' is used twice"), std::string::npos) << err;
+  err = LoadError("title = 3\n");
+  EXPECT_NE(err.find("key 'title' is not known"), std::string::npos) << err;
+}
+
+TEST(ScoreTest, ComparesAsDecimals) {
+  EXPECT_TRUE(ScoresEqual("10.000", "10"));
+  EXPECT_TRUE(ScoresEqual("+1.50", "1.5"));
+  EXPECT_TRUE(ScoresEqual("007", "7.0"));
+  EXPECT_TRUE(ScoresEqual("-0.0", "0"));
+  EXPECT_FALSE(ScoresEqual("10.001", "10"));
+  EXPECT_FALSE(ScoresEqual("-1", "1"));
+  EXPECT_TRUE(ScoresEqual("ok", "ok"));
+  EXPECT_FALSE(ScoresEqual("ok", "OK"));
+}
+
+TEST(ScoreTest, ExtractsTheLastMatch) {
+  EXPECT_EQ(*ExtractScore("score: ([0-9.]+)", "score: 1\nwarm\nscore: 10.000\n"), "10.000");
+  EXPECT_FALSE(ExtractScore("score: ([0-9.]+)", "no score here").has_value());
+  EXPECT_DOUBLE_EQ(*ScoreValue("10.500"), 10.5);
+  EXPECT_FALSE(ScoreValue("fast").has_value());
+}
+
+}  // namespace
+}  // namespace workgate
