@@ -4,6 +4,7 @@
 // tools), because what the client sees moves its count: the VALGRIND_LIB path
 // alone, visible to the client through LD_PRELOAD, moves it by hundreds.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -12,7 +13,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace workgate {
@@ -70,8 +70,9 @@ class VgcountTest : public ::testing::Test {
     if (std::system("command -v valgrind >/dev/null 2>&1") != 0) {
       GTEST_SKIP() << "valgrind is not on PATH";
     }
-    dir_ = fs::temp_directory_path() / ("vgcount_test." + std::to_string(::getpid()) + "." +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("vgcount_test." + std::to_string(::getpid()) + "." +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -145,8 +146,8 @@ TEST_F(VgcountTest, TotalIsCallgrindIrPlusTheFinalBlock) {
 }
 
 TEST_F(VgcountTest, QuietRunPrintsNothing) {
-  std::string err = Valgrind("-q --tool=vgcount --vgcount-out-file=vgc.%p",
-                             Quote(kKnownLoop.string()) + " 10");
+  std::string err =
+      Valgrind("-q --tool=vgcount --vgcount-out-file=vgc.%p", Quote(kKnownLoop.string()) + " 10");
   EXPECT_EQ(err, "");
   EXPECT_EQ(Reports().size(), 1u);
 }
@@ -157,8 +158,8 @@ TEST_F(VgcountTest, ForkedChildGetsItsOwnReportOfItsOwnWork) {
   Valgrind("-q --trace-children=yes --tool=vgcount --vgcount-out-file=vgc.%p", command);
   std::vector<std::string> reports = Reports();
   ASSERT_EQ(reports.size(), 2u);
-  const std::string& parent = Field(reports[0], "ppid") == Field(reports[1], "pid") ? reports[1]
-                                                                                    : reports[0];
+  const std::string& parent =
+      Field(reports[0], "ppid") == Field(reports[1], "pid") ? reports[1] : reports[0];
   const std::string& child = &parent == &reports[0] ? reports[1] : reports[0];
   EXPECT_EQ(Field(child, "ppid"), Field(parent, "pid"));
   // The child counts from the fork: the loop plus its way to _exit.
