@@ -1,0 +1,66 @@
+#pragma once
+// Stored baselines: `--save-baseline FILE` keeps one side's pinned counts with
+// the fingerprint they were taken under; `--baseline-results FILE` compares a
+// candidate against them instead of running the baseline build again.
+//
+// The file is JSON:
+//   {"format": "workgate-baseline", "schema_version": 1,
+//    "workgate_version": "0.1.0", "label": "<what was measured>",
+//    "workloads": [{"name": "...", "counts": [123, ...], "score": "10.000" | null,
+//                   "fingerprint": {...FingerprintToJson...}}, ...]}
+// A file that is missing, unreadable, not JSON, of another schema version, or
+// incompatible with the candidate is never a pass: the caller turns it into an
+// invalid comparison with the message.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gate/model.h"
+
+namespace workgate {
+
+/// The schema version this workgate writes and the only one it reads.
+inline constexpr int kBaselineSchemaVersion = 1;
+
+struct StoredWorkload {
+  std::string name;
+  std::vector<uint64_t> counts;
+  std::optional<std::string> score;
+  Fingerprint fingerprint;
+};
+
+struct BaselineFile {
+  int schema_version = kBaselineSchemaVersion;
+  std::string workgate_version;
+  std::string label;  // the build or path that was measured
+  std::vector<StoredWorkload> workloads;
+
+  /// The workload called `name`, or nullptr.
+  const StoredWorkload* Find(const std::string& name) const;
+};
+
+/// One side (the candidate's when `candidate_side`, else the baseline's) of
+/// `workloads` as a baseline file. nullopt with `*err` when a workload's side
+/// has an error or no count: a baseline must be complete evidence.
+std::optional<BaselineFile> BaselineFromResults(const std::vector<WorkloadResult>& workloads,
+                                                bool candidate_side,
+                                                const std::string& workgate_version,
+                                                const std::string& label, std::string* err);
+
+/// Writes `file` to `path` atomically (see util/atomic_file.h).
+bool SaveBaselineFile(const std::string& path, const BaselineFile& file, std::string* err);
+
+/// Reads a baseline file. nullopt with a message naming `path` when it is
+/// missing, unreadable, not JSON, not a workgate baseline, of another schema
+/// version, or malformed (the message names the field).
+std::optional<BaselineFile> LoadBaselineFile(const std::string& path, std::string* err);
+
+/// Fills `w->baseline` from `file` for a workload whose candidate side is
+/// already measured: the stored counts, score and fingerprint; or, when the
+/// file has no such workload or its fingerprint is incompatible with the
+/// candidate's (CompatibilityProblem), sets `w->baseline.error` to say so, so
+/// that Decide makes the workload invalid. `path` names the file in messages.
+void ApplyStoredBaseline(const BaselineFile& file, const std::string& path, WorkloadResult* w);
+
+}  // namespace workgate

@@ -1,0 +1,208 @@
+#include "gate/decision.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "gate/fingerprint.h"
+
+namespace workgate {
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kOk:
+      return "ok";
+    case Verdict::kWorkAdded:
+      return "work-added";
+    case Verdict::kWorkRemoved:
+      return "work-removed";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kInvalid:
+      return "invalid";
+  }
+  return "invalid";
+}
+
+uint64_t SideResult::min() const {
+  return counts.empty() ? 0 : *std::min_element(counts.begin(), counts.end());
+}
+
+uint64_t SideResult::max() const {
+  return counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
+}
+
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::optional<double> ParseWholeNumber(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string Percent(double fraction) { return fmt::format("{:+.2f}%", 100 * fraction); }
+
+// Why one side cannot take part in a comparison, or "" when it can.
+std::string SideProblem(const char* side, const SideResult& r,
+                        const std::optional<std::string>& expected) {
+  if (!r.error.empty()) return fmt::format("{}: {}", side, r.error);
+  if (r.counts.empty()) return fmt::format("{}: no instruction count", side);
+  if (expected) {
+    if (!r.score) return fmt::format("{}: no score printed (expected {})", side, *expected);
+    if (!ScoresMatch(*r.score, *expected)) {
+      return fmt::format("{}: score {} differs from the expected {}, so it did other work", side,
+                         *r.score, *expected);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+bool ScoresMatch(const std::string& a, const std::string& b) {
+  std::string ta = Trim(a), tb = Trim(b);
+  if (ta == tb) return true;
+  std::optional<double> na = ParseWholeNumber(ta), nb = ParseWholeNumber(tb);
+  return na && nb && *na == *nb;
+}
+
+bool HasDelta(const WorkloadResult& w) {
+  return !w.baseline.counts.empty() && !w.candidate.counts.empty() && w.baseline.min() > 0;
+}
+
+void Decide(WorkloadResult* w) {
+  const SideResult& base = w->baseline;
+  const SideResult& cand = w->candidate;
+  w->delta = 0;
+  w->relative = w->relative_low = w->relative_high = 0;
+
+  std::vector<std::string> problems;
+  for (auto [name, side] : {std::pair{"baseline", &base}, std::pair{"candidate", &cand}}) {
+    std::string p = SideProblem(name, *side, w->expected_score);
+    if (!p.empty()) problems.push_back(p);
+  }
+  if (problems.empty()) {
+    if (auto problem = CompatibilityProblem(base.fingerprint, cand.fingerprint)) {
+      problems.push_back("the sides were measured differently: " + *problem);
+    }
+  }
+  if (problems.empty() && base.min() == 0) {
+    problems.push_back("baseline: counted 0 instructions, so no relative delta exists");
+  }
+  if (problems.empty() && !w->expected_score && base.score && cand.score &&
+      !ScoresMatch(*base.score, *cand.score)) {
+    problems.push_back(
+        fmt::format("scores differ (baseline {}, candidate {}), so the sides did "
+                    "different work",
+                    *base.score, *cand.score));
+  }
+
+  if (HasDelta(*w)) {
+    // Signed differences in integers first: counts reach 1e12, where a double
+    // still holds every integer exactly, but the subtraction must not wrap.
+    auto diff = [](uint64_t a, uint64_t b) {
+      return static_cast<int64_t>(a) - static_cast<int64_t>(b);
+    };
+    w->delta = diff(cand.min(), base.min());
+    w->relative = static_cast<double>(w->delta) / static_cast<double>(base.min());
+    w->relative_low =
+        static_cast<double>(diff(cand.min(), base.max())) / static_cast<double>(base.max());
+    w->relative_high =
+        static_cast<double>(diff(cand.max(), base.min())) / static_cast<double>(base.min());
+  }
+
+  if (!problems.empty()) {
+    w->verdict = Verdict::kInvalid;
+    w->reason = fmt::format("{}", fmt::join(problems, "; "));
+    return;
+  }
+
+  const double m = w->max_work_added;
+  const double lo = w->relative_low, hi = w->relative_high;
+  const bool spread = lo != hi;
+  const std::string range =
+      spread ? fmt::format("{} to {}, all", Percent(lo), Percent(hi)) : Percent(w->relative);
+  const std::string margin = fmt::format("{:.2f}% margin", 100 * m);
+  // The "> 0" and "< 0" only matter for a margin of 0 ("no work may be
+  // added"): there an unchanged count is ok, not work added or removed.
+  if (lo >= m && lo > 0) {
+    w->verdict = Verdict::kWorkAdded;
+    w->reason = fmt::format("{} >= {}", range, margin);
+  } else if (hi <= -m && hi < 0) {
+    w->verdict = Verdict::kWorkRemoved;
+    w->reason = fmt::format("{} <= -{}", range, margin);
+  } else if (hi < m || hi <= 0) {
+    w->verdict = Verdict::kOk;
+    w->reason = fmt::format("{} < {}", range, margin);
+  } else {
+    w->verdict = Verdict::kInconclusive;
+    w->reason = fmt::format(
+        "the repeats put the delta between {} and {}, which straddles the {}; baseline counts "
+        "span {}..{}, candidate {}..{}",
+        Percent(lo), Percent(hi), margin, base.min(), base.max(), cand.min(), cand.max());
+  }
+}
+
+int VerdictSeverity(Verdict v) {
+  switch (v) {
+    case Verdict::kInvalid:
+      return 4;
+    case Verdict::kWorkAdded:
+      return 3;
+    case Verdict::kInconclusive:
+      return 2;
+    case Verdict::kOk:
+      return 1;
+    case Verdict::kWorkRemoved:
+      return 0;
+  }
+  return 4;
+}
+
+Verdict SuiteVerdict(const std::vector<WorkloadResult>& workloads) {
+  if (workloads.empty()) return Verdict::kInvalid;
+  Verdict worst = workloads.front().verdict;
+  for (const WorkloadResult& w : workloads) {
+    if (VerdictSeverity(w.verdict) > VerdictSeverity(worst)) worst = w.verdict;
+  }
+  return worst;
+}
+
+int ExitCodeFor(Verdict v) {
+  switch (v) {
+    case Verdict::kInvalid:
+      return kExitInvalid;
+    case Verdict::kWorkAdded:
+      return kExitWorkAdded;
+    case Verdict::kInconclusive:
+      return kExitInconclusive;
+    case Verdict::kOk:
+    case Verdict::kWorkRemoved:
+      return kExitPass;
+  }
+  return kExitInvalid;
+}
+
+int SuiteExitCode(const std::vector<WorkloadResult>& workloads) {
+  if (workloads.empty()) return kExitUsage;
+  return ExitCodeFor(SuiteVerdict(workloads));
+}
+
+void DecideSuite(CompareReport* report) {
+  report->verdict = SuiteVerdict(report->workloads);
+  report->exit_code = SuiteExitCode(report->workloads);
+}
+
+}  // namespace workgate

@@ -1,0 +1,101 @@
+#include "report/json_report.h"
+
+#include "gate/decision.h"
+#include "gate/model_json.h"
+#include "util/atomic_file.h"
+
+namespace workgate {
+namespace {
+
+using nlohmann::json;
+
+json OrNull(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+
+json SideToJson(const SideResult& side) {
+  json timed = json::array();
+  for (const TimedSample& t : side.timed) {
+    timed.push_back(
+        {{"score", t.score ? json(*t.score) : json(nullptr)}, {"wall_seconds", t.wall_seconds}});
+  }
+  const bool counted = !side.counts.empty();
+  return json{{"instructions", counted ? json(side.min()) : json(nullptr)},
+              {"counts", side.counts},
+              {"min", counted ? json(side.min()) : json(nullptr)},
+              {"max", counted ? json(side.max()) : json(nullptr)},
+              {"score", OrNull(side.score)},
+              {"error", side.error.empty() ? json(nullptr) : json(side.error)},
+              {"timed", timed},
+              {"fingerprint", FingerprintToJson(side.fingerprint)}};
+}
+
+json StatsToJson(const std::optional<TimedStats>& stats) {
+  if (!stats) return nullptr;
+  return json{{"basis", stats->basis},   {"median_ratio", stats->median_ratio},
+              {"ci_low", stats->ci_low}, {"ci_high", stats->ci_high},
+              {"confidence", 0.95},      {"excludes_one", stats->excludes_one}};
+}
+
+json ExplanationToJson(const std::optional<Explanation>& e) {
+  if (!e) return nullptr;
+  json rows = json::array();
+  for (const FunctionDelta& r : e->rows) {
+    rows.push_back({{"function", r.function},
+                    {"object", r.object},
+                    {"baseline", r.baseline},
+                    {"candidate", r.candidate},
+                    {"delta", r.delta()}});
+  }
+  return json{{"total_delta", e->total_delta},
+              {"error", e->error.empty() ? json(nullptr) : json(e->error)},
+              {"rows", rows}};
+}
+
+json WorkloadToJson(const WorkloadResult& w) {
+  const bool figures = HasDelta(w);
+  auto figure = [figures](auto v) { return figures ? json(v) : json(nullptr); };
+  return json{{"name", w.name},
+              {"verdict", VerdictName(w.verdict)},
+              {"reason", w.reason},
+              {"max_work_added", 100 * w.max_work_added},
+              {"expected_score", OrNull(w.expected_score)},
+              {"baseline", SideToJson(w.baseline)},
+              {"candidate", SideToJson(w.candidate)},
+              {"delta", figure(w.delta)},
+              {"relative", figure(w.relative)},
+              {"relative_low", figure(w.relative_low)},
+              {"relative_high", figure(w.relative_high)},
+              {"timed", StatsToJson(w.timed_stats)},
+              {"explanation", ExplanationToJson(w.explanation)}};
+}
+
+}  // namespace
+
+json ToJson(const CompareReport& report) {
+  json workloads = json::array();
+  for (const WorkloadResult& w : report.workloads) workloads.push_back(WorkloadToJson(w));
+  return json{{"schema_version", report.schema_version},
+              {"workgate_version", report.workgate_version},
+              {"verdict", VerdictName(report.verdict)},
+              {"exit_code", report.exit_code},
+              {"backend", report.backend},
+              {"backend_reason", report.backend_reason},
+              {"event", report.event},
+              {"max_work_added", 100 * report.max_work_added},
+              {"repeat", report.repeat},
+              {"timed_samples", report.timed_samples},
+              {"baseline_label", report.baseline_label},
+              {"candidate_label", report.candidate_label},
+              {"workloads", workloads}};
+}
+
+bool WriteJsonReport(const std::string& path, const CompareReport& report, std::string* err) {
+  if (!WriteFileAtomically(
+          path, ToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+          err)) {
+    *err = "cannot write the JSON report: " + *err;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace workgate

@@ -1,0 +1,36 @@
+#pragma once
+// The JSON report (`--json FILE`): every figure of a comparison, for machines.
+//
+// Schema version 1 (CompareReport::schema_version). Units: `max_work_added`
+// is in percent, as given on the command line (1.0 = 1%); `relative`,
+// `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
+// that do not exist (a side without counts) are null, never 0.
+//
+// {"schema_version", "workgate_version", "verdict", "exit_code", "backend",
+//  "backend_reason", "event", "max_work_added", "repeat", "timed_samples",
+//  "baseline_label", "candidate_label",
+//  "workloads": [{"name", "verdict", "reason", "max_work_added", "expected_score",
+//    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
+//    "relative_high",
+//    "timed": {"basis", "median_ratio", "ci_low", "ci_high", "confidence",
+//              "excludes_one"} | null,
+//    "explanation": {"total_delta", "error", "rows": [{"function", "object",
+//              "baseline", "candidate", "delta"}]} | null}]}
+// SIDE = {"instructions" (the point count: the minimum of the repeats),
+//         "counts": [...], "min", "max", "score", "error",
+//         "timed": [{"score", "wall_seconds"}], "fingerprint": {...}}
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gate/model.h"
+
+namespace workgate {
+
+/// The whole report as JSON (see the schema above).
+nlohmann::json ToJson(const CompareReport& report);
+
+/// Writes ToJson(report), indented, to `path` atomically.
+bool WriteJsonReport(const std::string& path, const CompareReport& report, std::string* err);
+
+}  // namespace workgate

@@ -1,0 +1,173 @@
+#include "report/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include "gate/decision.h"
+#include "report/format.h"
+#include "report/summary.h"
+#include "util/atomic_file.h"
+
+namespace workgate {
+namespace {
+
+constexpr Minus kMinus = Minus::kUnicode;
+constexpr char kDash[] = "\u2014";
+
+const char* Icon(Verdict v) {
+  switch (v) {
+    case Verdict::kOk:
+    case Verdict::kWorkRemoved:
+      return "\u2705";  // ✅
+    case Verdict::kWorkAdded:
+      return "\u274c";  // ❌
+    case Verdict::kInconclusive:
+    case Verdict::kInvalid:
+      return "\u26a0\ufe0f";  // ⚠️
+  }
+  return "\u26a0\ufe0f";
+}
+
+std::string Headline(const CompareReport& r) {
+  std::string label =
+      r.verdict == Verdict::kInvalid ? "invalid comparison" : VerdictLabel(r.verdict);
+  return fmt::format("### workgate: {} {} \u2014 {}\n", Icon(r.verdict), label, HeadlineCounts(r));
+}
+
+// A code span that survives backticks in the text (C++ names rarely have any).
+std::string Code(const std::string& text) {
+  const char* fence = text.find('`') == std::string::npos ? "`" : "`` ";
+  const char* close = text.find('`') == std::string::npos ? "`" : " ``";
+  return fence + EscapeMarkdownCell(text) + close;
+}
+
+std::string Table(const CompareReport& r) {
+  std::string out =
+      "| workload | baseline instr. | candidate instr. | \u0394 instructions | \u0394 | verdict "
+      "|\n|---|---:|---:|---:|---:|---|\n";
+  for (const WorkloadResult& w : r.workloads) {
+    std::string name = EscapeMarkdownCell(w.name);
+    if (w.expected_score) {
+      name += " (score " + EscapeMarkdownCell(*w.expected_score) + " asserted)";
+    }
+    auto count = [](const SideResult& s) {
+      return s.counts.empty() ? std::string(kDash) : FormatCount(s.min());
+    };
+    const bool figures = HasDelta(w);
+    std::string delta = figures ? FormatSignedCount(w.delta, kMinus) : kDash;
+    std::string relative = figures ? RelativeCell(w, kMinus) : kDash;
+    if (w.verdict == Verdict::kWorkAdded) relative = "**" + relative + "**";
+    std::string verdict = fmt::format("{} {}", Icon(w.verdict), VerdictLabel(w.verdict));
+    if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
+      verdict += ": " + EscapeMarkdownCell(w.reason);
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, count(w.baseline),
+                       count(w.candidate), delta, relative, verdict);
+  }
+  return out;
+}
+
+std::string ExplanationBlock(const WorkloadResult& w) {
+  const Explanation& e = *w.explanation;
+  std::string out =
+      "<details><summary>" + EscapeMarkdownCell(ExplanationTitle(w)) + "</summary>\n\n";
+  if (!e.error.empty()) return out + EscapeMarkdownCell(e.error) + "\n</details>\n";
+  auto share = [&e](int64_t d) {
+    return e.total_delta == 0 ? std::string(kDash)
+                              : FormatShare(static_cast<double>(d) / e.total_delta, kMinus);
+  };
+  out += "| function | baseline | candidate | \u0394 | share of \u0394 |\n";
+  out += "|---|---:|---:|---:|---:|\n";
+  int64_t listed = 0;
+  for (const FunctionDelta& row : e.rows) {
+    listed += row.delta();
+    out += fmt::format("| {}{} | {} | {} | {} | {} |\n", Code(row.function),
+                       row.object.empty() ? "" : " in " + Code(row.object),
+                       FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
+                       FormatSignedCount(row.delta(), kMinus), share(row.delta()));
+  }
+  out += fmt::format("| *listed rows* | | | {} | {} |\n", FormatSignedCount(listed, kMinus),
+                     share(listed));
+  if (listed != e.total_delta) {
+    out += fmt::format("| *whole program* | | | {} | {} |\n",
+                       FormatSignedCount(e.total_delta, kMinus), share(e.total_delta));
+  }
+  return out + "</details>\n";
+}
+
+std::string BackendParagraph(const CompareReport& r) {
+  std::string detail = ValgrindVersionOf(r);
+  if (!r.event.empty()) detail += (detail.empty() ? "event `" : ", event `") + r.event + "`";
+  std::string reason = r.backend_reason;
+  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
+  return fmt::format(
+      "Counted with **{}**{}{}. Counts are user-space instructions of the whole process tree, "
+      "both sides launched the same way (ASLR off, fixed environment, pinned clock where the "
+      "workload asks for it). {}\n",
+      r.backend.empty() ? "an unknown backend" : r.backend,
+      detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + reason,
+      RepeatSentence(r));
+}
+
+std::string TimedBlock(const CompareReport& r) {
+  bool any_stats = false;
+  for (const WorkloadResult& w : r.workloads) any_stats = any_stats || w.timed_stats.has_value();
+  std::string out =
+      "<details><summary>Timed scores \u2014 context only, not part of the verdict</summary>\n\n";
+  out += any_stats ? "| workload | baseline | candidate | paired ratio, 95% interval |\n"
+                     "|---|---:|---:|---|\n"
+                   : "| workload | baseline | candidate |\n|---|---:|---:|\n";
+  for (const WorkloadResult& w : r.workloads) {
+    if (w.baseline.timed.empty() && w.candidate.timed.empty()) continue;
+    out += fmt::format("| {} | {} | {} |", EscapeMarkdownCell(w.name), TimedCell(w.baseline),
+                       TimedCell(w.candidate));
+    out += any_stats ? " " + StatsCell(w) + " |\n" : "\n";
+  }
+  return out + "\n" + TimedNote(r) + "\n</details>\n";
+}
+
+std::string Footer(const CompareReport& r) {
+  std::vector<std::string> parts;
+  if (!r.baseline_label.empty()) parts.push_back("Baseline " + Code(r.baseline_label));
+  if (!r.candidate_label.empty()) parts.push_back("candidate " + Code(r.candidate_label));
+  parts.push_back("workgate " + r.workgate_version);
+  std::string line;
+  for (const std::string& p : parts) line += (line.empty() ? "" : " \u00b7 ") + p;
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string EscapeMarkdownCell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderMarkdown(const CompareReport& r) {
+  std::string out = Headline(r) + "\n" + Table(r);
+  for (const WorkloadResult& w : r.workloads) {
+    if (w.explanation) out += "\n" + ExplanationBlock(w);
+  }
+  out += "\n" + BackendParagraph(r);
+  if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
+  out += "\n" + std::string(kBlindSpots) + "\n" + Footer(r);
+  return out;
+}
+
+bool WriteMarkdownReport(const std::string& path, const CompareReport& report, std::string* err) {
+  if (!WriteFileAtomically(path, RenderMarkdown(report), err)) {
+    *err = "cannot write the Markdown report: " + *err;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace workgate

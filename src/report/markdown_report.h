@@ -1,0 +1,23 @@
+#pragma once
+// The Markdown report (`--markdown FILE`, and $GITHUB_STEP_SUMMARY with
+// --github): a pull-request comment. Verdict first, then the table of exact
+// counts, per-workload explanations, the backend and why it was chosen, the
+// timed scores marked as context, the line on what a count does not see, and a
+// footer. See shared/examples/pr-comment.md for the shape.
+
+#include <string>
+
+#include "gate/model.h"
+
+namespace workgate {
+
+/// The whole comment, ending in a newline.
+std::string RenderMarkdown(const CompareReport& report);
+
+/// Writes RenderMarkdown(report) to `path` atomically.
+bool WriteMarkdownReport(const std::string& path, const CompareReport& report, std::string* err);
+
+/// `text` made safe inside a table cell: "|" escaped, line breaks as spaces.
+std::string EscapeMarkdownCell(const std::string& text);
+
+}  // namespace workgate

@@ -1,0 +1,150 @@
+#include "report/summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "gate/decision.h"
+#include "gate/timed_stats.h"
+
+namespace workgate {
+
+const char kBlindSpots[] =
+    "Instruction counts measure work, not speed: cache misses and branch mispredictions are "
+    "not seen.";
+
+std::string VerdictLabel(Verdict v) {
+  switch (v) {
+    case Verdict::kOk:
+      return "ok";
+    case Verdict::kWorkAdded:
+      return "work added";
+    case Verdict::kWorkRemoved:
+      return "work removed";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kInvalid:
+      return "invalid";
+  }
+  return "invalid";
+}
+
+std::string HeadlineCounts(const CompareReport& report) {
+  const auto& ws = report.workloads;
+  if (ws.empty()) return "no workloads";
+  auto count = [&ws](Verdict v) {
+    return std::count_if(ws.begin(), ws.end(),
+                         [v](const WorkloadResult& w) { return w.verdict == v; });
+  };
+  const bool one_margin = std::all_of(ws.begin(), ws.end(), [&report](const WorkloadResult& w) {
+    return w.max_work_added == report.max_work_added;
+  });
+  std::string text = fmt::format(
+      "{} of {} workload{} over {}", count(Verdict::kWorkAdded), ws.size(),
+      ws.size() == 1 ? "" : "s",
+      one_margin ? "the " + FormatMargin(report.max_work_added) + " margin" : "their margins");
+  if (auto n = count(Verdict::kInvalid)) text += fmt::format(", {} invalid", n);
+  if (auto n = count(Verdict::kInconclusive)) text += fmt::format(", {} inconclusive", n);
+  return text;
+}
+
+std::string RelativeCell(const WorkloadResult& w, Minus minus) {
+  if (!HasDelta(w)) return "";
+  std::string cell = FormatPercent(w.relative, minus);
+  std::string low = FormatPercent(w.relative_low, minus);
+  std::string high = FormatPercent(w.relative_high, minus);
+  // A spread too small to show at this precision would only repeat the point.
+  if (low != high) cell += fmt::format(" ({} to {})", low, high);
+  return cell;
+}
+
+std::string ValgrindVersionOf(const CompareReport& report) {
+  for (const WorkloadResult& w : report.workloads) {
+    for (const SideResult* s : {&w.baseline, &w.candidate}) {
+      if (!s->fingerprint.valgrind_version.empty()) {
+        return "Valgrind " + s->fingerprint.valgrind_version;
+      }
+    }
+  }
+  return "";
+}
+
+std::string RepeatSentence(const CompareReport& report) {
+  if (report.repeat <= 1) return "One count per side.";
+  double widest = 0;  // the largest (max - min) / min over all sides
+  for (const WorkloadResult& w : report.workloads) {
+    for (const SideResult* s : {&w.baseline, &w.candidate}) {
+      if (s->counts.empty() || s->min() == 0) continue;
+      widest = std::max(widest, static_cast<double>(s->max() - s->min()) / s->min());
+    }
+  }
+  if (widest == 0) return fmt::format("{} repeats per side agree exactly.", report.repeat);
+  return fmt::format("{} repeats per side; the widest spread was {:.1f} ppm of a count.",
+                     report.repeat, widest * 1e6);
+}
+
+std::string ExplanationTitle(const WorkloadResult& w) {
+  const int64_t total = w.explanation ? w.explanation->total_delta : 0;
+  if (w.explanation && !w.explanation->error.empty()) {
+    return w.name + ": no per-function explanation";
+  }
+  return fmt::format("{}: where the {} instructions {} (callgrind, self cost)", w.name,
+                     FormatShortCount(total), total >= 0 ? "went" : "were saved");
+}
+
+bool HasTimedSamples(const CompareReport& report) {
+  return std::any_of(report.workloads.begin(), report.workloads.end(), [](const WorkloadResult& w) {
+    return !w.baseline.timed.empty() || !w.candidate.timed.empty();
+  });
+}
+
+std::string TimedCell(const SideResult& side) {
+  if (side.timed.empty()) return "\u2014";
+  std::vector<double> scores, walls;
+  for (const TimedSample& t : side.timed) {
+    if (t.score) scores.push_back(*t.score);
+    walls.push_back(t.wall_seconds);
+  }
+  std::string cell = FormatSeconds(Median(walls));
+  // Scores only when every sample has one: a median over some would mislead.
+  if (scores.size() == side.timed.size()) {
+    cell = "score " + FormatScore(Median(scores)) + " \u00b7 " + cell;
+  }
+  if (side.timed.size() > 1) cell += fmt::format(" (median of {})", side.timed.size());
+  return cell;
+}
+
+std::string StatsCell(const WorkloadResult& w) {
+  if (!w.timed_stats) return "\u2014";
+  const TimedStats& s = *w.timed_stats;
+  return fmt::format("{} [{}, {}], {} 1{}", FormatRatio(s.median_ratio), FormatRatio(s.ci_low),
+                     FormatRatio(s.ci_high), s.excludes_one ? "excludes" : "includes",
+                     s.basis.empty() ? "" : " (" + s.basis + ")");
+}
+
+std::string TimedNote(const CompareReport& report) {
+  size_t most = 0;
+  bool any_stats = false;
+  for (const WorkloadResult& w : report.workloads) {
+    most = std::max({most, w.baseline.timed.size(), w.candidate.timed.size()});
+    any_stats = any_stats || w.timed_stats.has_value();
+  }
+  if (most <= 1) {
+    return "One timed run per side on a shared runner; such runs differ by several percent "
+           "with no code change, so no percentage is given.";
+  }
+  if (!any_stats) {
+    return fmt::format(
+        "{} timed runs per side: too few pairs for an interval ({} or more give a paired "
+        "ratio), so no percentage is given.",
+        most, kMinPairsForInterval);
+  }
+  return fmt::format(
+      "{} timed runs per side in ABBA order, after one discarded warm-up run each. The ratio is "
+      "the median over pairs of candidate to baseline, oriented so that above 1 means the "
+      "candidate is slower, with a seeded bootstrap 95% interval; an interval that excludes 1 "
+      "is a hint to look closer, not a verdict.",
+      most);
+}
+
+}  // namespace workgate

@@ -1,0 +1,50 @@
+#pragma once
+// The sentences and cells the terminal and Markdown reports share, so both
+// say the same thing in the same words; only layout and markup differ.
+
+#include <string>
+
+#include "gate/model.h"
+#include "report/format.h"
+
+namespace workgate {
+
+/// "ok", "work added", "work removed", "inconclusive", "invalid".
+std::string VerdictLabel(Verdict v);
+
+/// The suite's headline after its verdict label: "1 of 4 workloads over the
+/// 1.00% margin", with ", 1 invalid" and ", 1 inconclusive" when any are.
+std::string HeadlineCounts(const CompareReport& report);
+
+/// The Δ % cell: the relative delta, and the interval from the repeats when
+/// its ends differ as printed: "+0.52% (+0.48% to +0.55%)". "" without a delta.
+std::string RelativeCell(const WorkloadResult& w, Minus minus);
+
+/// "Valgrind 3.19.0" from the first fingerprint that names a version, or "".
+std::string ValgrindVersionOf(const CompareReport& report);
+
+/// How the repeats agreed: "One count per side.", "3 repeats per side agree
+/// exactly.", or "3 repeats per side; the widest spread was 12 ppm of a count."
+std::string RepeatSentence(const CompareReport& report);
+
+/// "interp/fib: where the 37.4 M instructions went (callgrind, self cost)".
+std::string ExplanationTitle(const WorkloadResult& w);
+
+/// Whether any workload has timed samples.
+bool HasTimedSamples(const CompareReport& report);
+
+/// One side's timed cell: "score 10 · 1.84 s" for one sample, medians with
+/// "(median of 5)" for several, "—" for none.
+std::string TimedCell(const SideResult& side);
+
+/// "1.038 [1.012, 1.061], excludes 1 (wall time)" or "—" without stats.
+std::string StatsCell(const WorkloadResult& w);
+
+/// The paragraph under the timed table: why no percentage (one sample), what
+/// the ratio means (five or more), or that there are too few pairs.
+std::string TimedNote(const CompareReport& report);
+
+/// The line on what an instruction count does not see.
+extern const char kBlindSpots[];
+
+}  // namespace workgate

@@ -1,0 +1,133 @@
+#include "report/terminal_report.h"
+
+#include <fmt/format.h>
+
+#include "gate/decision.h"
+#include "report/format.h"
+#include "report/summary.h"
+#include "report/text_table.h"
+
+namespace workgate {
+namespace {
+
+constexpr Minus kMinus = Minus::kAscii;
+using Align = TextTable::Align;
+
+// ANSI SGR colours: red for work added, green for a pass, yellow for results
+// that need a look.
+std::string ColourOf(Verdict v) {
+  switch (v) {
+    case Verdict::kWorkAdded:
+      return "1;31";
+    case Verdict::kOk:
+    case Verdict::kWorkRemoved:
+      return "32";
+    case Verdict::kInconclusive:
+    case Verdict::kInvalid:
+      return "1;33";
+  }
+  return "";
+}
+
+std::string Paint(const std::string& text, const std::string& sgr, bool colour) {
+  return colour ? "\033[" + sgr + "m" + text + "\033[0m" : text;
+}
+
+std::string MainTable(const CompareReport& r, bool colour) {
+  TextTable table(
+      {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
+  table.AddRow({"workload", "baseline instr.", "candidate instr.", "\u0394 instructions",
+                "\u0394 %", "verdict"});
+  for (const WorkloadResult& w : r.workloads) {
+    auto count = [](const SideResult& s) {
+      return s.counts.empty() ? std::string("-") : FormatCount(s.min());
+    };
+    const bool figures = HasDelta(w);
+    table.AddRow({w.name, count(w.baseline), count(w.candidate),
+                  figures ? FormatSignedCount(w.delta, kMinus) : "-",
+                  figures ? RelativeCell(w, kMinus) : "-", VerdictName(w.verdict)},
+                 {"", "", "", "", "", ColourOf(w.verdict)});
+  }
+  return table.Render(0, colour);
+}
+
+std::string Reasons(const CompareReport& r) {
+  std::string out;
+  for (const WorkloadResult& w : r.workloads) {
+    if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
+      out += fmt::format("{}: {}: {}\n", w.name, VerdictName(w.verdict), w.reason);
+    }
+  }
+  return out;
+}
+
+std::string ExplanationBlock(const WorkloadResult& w) {
+  const Explanation& e = *w.explanation;
+  std::string out = ExplanationTitle(w) + "\n";
+  if (!e.error.empty()) return out + "  " + e.error + "\n";
+  auto share = [&e](int64_t d) {
+    return e.total_delta == 0 ? std::string("-")
+                              : FormatShare(static_cast<double>(d) / e.total_delta, kMinus);
+  };
+  TextTable table({Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight});
+  table.AddRow({"function", "baseline", "candidate", "\u0394", "share"});
+  int64_t listed = 0;
+  for (const FunctionDelta& row : e.rows) {
+    listed += row.delta();
+    table.AddRow({row.object.empty() ? row.function : row.function + " in " + row.object,
+                  FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
+                  FormatSignedCount(row.delta(), kMinus), share(row.delta())});
+  }
+  table.AddRow({"(listed rows)", "", "", FormatSignedCount(listed, kMinus), share(listed)});
+  if (listed != e.total_delta) {
+    table.AddRow({"(whole program)", "", "", FormatSignedCount(e.total_delta, kMinus),
+                  share(e.total_delta)});
+  }
+  return out + table.Render(2, false);
+}
+
+std::string TimedBlock(const CompareReport& r) {
+  bool any_stats = false;
+  for (const WorkloadResult& w : r.workloads) any_stats = any_stats || w.timed_stats.has_value();
+  TextTable table({Align::kLeft, Align::kRight, Align::kRight, Align::kLeft});
+  table.AddRow(
+      {"workload", "baseline", "candidate", any_stats ? "paired ratio, 95% interval" : ""});
+  for (const WorkloadResult& w : r.workloads) {
+    if (w.baseline.timed.empty() && w.candidate.timed.empty()) continue;
+    table.AddRow(
+        {w.name, TimedCell(w.baseline), TimedCell(w.candidate), any_stats ? StatsCell(w) : ""});
+  }
+  return "Timed scores (context only, not part of the verdict):\n" + table.Render(2, false) + "  " +
+         TimedNote(r) + "\n";
+}
+
+std::string BackendLine(const CompareReport& r) {
+  std::string detail = ValgrindVersionOf(r);
+  if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + r.event;
+  std::string reason = r.backend_reason;
+  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
+  return fmt::format("Counted with {}{}{}. {}\n",
+                     r.backend.empty() ? "an unknown backend" : r.backend,
+                     detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + reason,
+                     RepeatSentence(r));
+}
+
+}  // namespace
+
+std::string RenderTerminal(const CompareReport& r, bool colour) {
+  std::string out = MainTable(r, colour);
+  std::string reasons = Reasons(r);
+  if (!reasons.empty()) out += "\n" + reasons;
+  for (const WorkloadResult& w : r.workloads) {
+    if (w.explanation) out += "\n" + ExplanationBlock(w);
+  }
+  if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
+  out += "\n" + BackendLine(r) + kBlindSpots + "\n";
+  out += fmt::format(
+      "\n{} ({})\n",
+      Paint(fmt::format("workgate: {}", VerdictLabel(r.verdict)), ColourOf(r.verdict), colour),
+      HeadlineCounts(r));
+  return out;
+}
+
+}  // namespace workgate

@@ -1,0 +1,17 @@
+#pragma once
+// The terminal report: an aligned table of the counts and verdicts, the
+// reasons for invalid and inconclusive workloads, per-function explanations,
+// the timed scores labelled as context, the backend, and the suite verdict.
+
+#include <string>
+
+#include "gate/model.h"
+
+namespace workgate {
+
+/// The report as plain text ending in a newline; ANSI colour on the verdicts
+/// only when `colour` (the caller decides: a terminal, and NO_COLOR unset).
+/// Negative numbers use an ASCII '-' so they paste into a shell.
+std::string RenderTerminal(const CompareReport& report, bool colour);
+
+}  // namespace workgate

@@ -1,0 +1,79 @@
+#include "util/sha256.h"
+
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace workgate {
+namespace {
+
+struct MdCtxDeleter {
+  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
+};
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxDeleter>;
+
+std::string ToHex(const unsigned char* bytes, unsigned int n) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * n);
+  for (unsigned int i = 0; i < n; ++i) {
+    hex.push_back(kDigits[bytes[i] >> 4]);
+    hex.push_back(kDigits[bytes[i] & 0xf]);
+  }
+  return hex;
+}
+
+// A failure inside EVP means the library itself is broken (SHA-256 is always
+// built in); there is nothing a caller could do about it, so abort loudly.
+void Check(int ok, const char* what) {
+  if (ok != 1) {
+    std::fprintf(stderr, "workgate: OpenSSL %s failed\n", what);
+    std::abort();
+  }
+}
+
+MdCtx NewSha256() {
+  MdCtx ctx(EVP_MD_CTX_new());
+  if (!ctx) Check(0, "EVP_MD_CTX_new");
+  Check(EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr), "EVP_DigestInit_ex");
+  return ctx;
+}
+
+std::string Finish(EVP_MD_CTX* ctx) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  Check(EVP_DigestFinal_ex(ctx, digest, &len), "EVP_DigestFinal_ex");
+  return ToHex(digest, len);
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) {
+  MdCtx ctx = NewSha256();
+  Check(EVP_DigestUpdate(ctx.get(), data.data(), data.size()), "EVP_DigestUpdate");
+  return Finish(ctx.get());
+}
+
+std::optional<std::string> Sha256OfFile(const std::string& path, std::string* err) {
+  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) {
+    *err = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  MdCtx ctx = NewSha256();
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) {
+    Check(EVP_DigestUpdate(ctx.get(), buf, n), "EVP_DigestUpdate");
+  }
+  if (std::ferror(file.get())) {
+    *err = path + ": read error: " + std::strerror(errno);
+    return std::nullopt;
+  }
+  return Finish(ctx.get());
+}
+
+}  // namespace workgate

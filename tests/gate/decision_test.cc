@@ -1,0 +1,223 @@
+#include "gate/decision.h"
+
+#include <gtest/gtest.h>
+
+namespace workgate {
+namespace {
+
+WorkloadResult Make(std::vector<uint64_t> base, std::vector<uint64_t> cand, double margin = 0.01) {
+  WorkloadResult w;
+  w.name = "w";
+  w.max_work_added = margin;
+  w.baseline.counts = std::move(base);
+  w.candidate.counts = std::move(cand);
+  return w;
+}
+
+Verdict VerdictOf(std::vector<uint64_t> base, std::vector<uint64_t> cand, double margin = 0.01) {
+  WorkloadResult w = Make(std::move(base), std::move(cand), margin);
+  Decide(&w);
+  return w.verdict;
+}
+
+TEST(DecisionTest, ExactlyAtTheMarginIsWorkAdded) {
+  WorkloadResult w = Make({1000}, {1010});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kWorkAdded);
+  EXPECT_EQ(w.delta, 10);
+  EXPECT_DOUBLE_EQ(w.relative, 0.01);
+  EXPECT_EQ(w.relative_low, w.relative_high);
+  EXPECT_EQ(w.reason, "+1.00% >= 1.00% margin");
+  // Realistic sizes and other margins hit the boundary exactly too.
+  EXPECT_EQ(VerdictOf({1'204'331'900}, {1'216'375'219}), Verdict::kWorkAdded);
+  EXPECT_EQ(VerdictOf({40'000}, {41'000}, 0.025), Verdict::kWorkAdded);
+}
+
+TEST(DecisionTest, AroundTheMargin) {
+  EXPECT_EQ(VerdictOf({100'000}, {100'999}), Verdict::kOk);
+  EXPECT_EQ(VerdictOf({100'000}, {101'001}), Verdict::kWorkAdded);
+  EXPECT_EQ(VerdictOf({100'000}, {100'000}), Verdict::kOk);
+  EXPECT_EQ(VerdictOf({100'000}, {99'001}), Verdict::kOk);
+  EXPECT_EQ(VerdictOf({100'000}, {99'000}), Verdict::kWorkRemoved);
+  EXPECT_EQ(VerdictOf({100'000}, {50'000}), Verdict::kWorkRemoved);
+  EXPECT_EQ(VerdictOf({100'000}, {104'000}, 0.05), Verdict::kOk);
+}
+
+TEST(DecisionTest, ReasonsForOkAndWorkRemoved) {
+  WorkloadResult ok = Make({1000}, {1002});
+  Decide(&ok);
+  EXPECT_EQ(ok.reason, "+0.20% < 1.00% margin");
+  WorkloadResult removed = Make({1000}, {970});
+  Decide(&removed);
+  EXPECT_EQ(removed.verdict, Verdict::kWorkRemoved);
+  EXPECT_EQ(removed.reason, "-3.00% <= -1.00% margin");
+}
+
+TEST(DecisionTest, PointEstimateUsesTheMinimumOfEachSide) {
+  WorkloadResult w = Make({1002, 1000, 1001}, {1013, 1010, 1011});
+  Decide(&w);
+  EXPECT_EQ(w.delta, 10);
+  EXPECT_DOUBLE_EQ(w.relative, 0.01);
+  EXPECT_DOUBLE_EQ(w.relative_low, (1010.0 - 1002) / 1002);
+  EXPECT_DOUBLE_EQ(w.relative_high, (1013.0 - 1000) / 1000);
+}
+
+TEST(DecisionTest, SpreadStraddlingTheMarginIsInconclusive) {
+  WorkloadResult w = Make({1000, 1000}, {1005, 1015});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInconclusive);
+  EXPECT_NE(w.reason.find("straddles the 1.00% margin"), std::string::npos) << w.reason;
+  EXPECT_NE(w.reason.find("candidate 1005..1015"), std::string::npos) << w.reason;
+  // The baseline's spread alone can straddle as well.
+  EXPECT_EQ(VerdictOf({1000, 1010}, {1015}), Verdict::kInconclusive);
+  // Straddling minus the margin is not inconclusive: the whole interval is below M.
+  EXPECT_EQ(VerdictOf({1000}, {985, 995}), Verdict::kOk);
+}
+
+TEST(DecisionTest, SpreadWhollyOnOneSideDecides) {
+  EXPECT_EQ(VerdictOf({1000, 1001}, {1020, 1022}), Verdict::kWorkAdded);
+  EXPECT_EQ(VerdictOf({1000, 1001}, {1002, 1005}), Verdict::kOk);
+  EXPECT_EQ(VerdictOf({1000, 1001}, {950, 960}), Verdict::kWorkRemoved);
+  WorkloadResult w = Make({1000, 1001}, {1020, 1022});
+  Decide(&w);
+  EXPECT_EQ(w.reason, "+1.90% to +2.20%, all >= 1.00% margin");
+}
+
+TEST(DecisionTest, ZeroMarginAllowsNoWorkAdded) {
+  EXPECT_EQ(VerdictOf({1000}, {1000}, 0), Verdict::kOk);
+  EXPECT_EQ(VerdictOf({1000}, {1001}, 0), Verdict::kWorkAdded);
+  EXPECT_EQ(VerdictOf({1000}, {999}, 0), Verdict::kWorkRemoved);
+  EXPECT_EQ(VerdictOf({1000}, {999, 1001}, 0), Verdict::kInconclusive);
+}
+
+TEST(DecisionTest, SideErrorsAreInvalidWithTheReason) {
+  WorkloadResult w = Make({1000}, {1000});
+  w.candidate.error = "exited with status 1";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_EQ(w.reason, "candidate: exited with status 1");
+  w.baseline.error = "timed out after 60 s";
+  Decide(&w);
+  EXPECT_EQ(w.reason, "baseline: timed out after 60 s; candidate: exited with status 1");
+}
+
+TEST(DecisionTest, MissingCountsAreInvalid) {
+  WorkloadResult w = Make({}, {1000});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_EQ(w.reason, "baseline: no instruction count");
+  EXPECT_FALSE(HasDelta(w));
+  EXPECT_EQ(w.delta, 0);
+}
+
+TEST(DecisionTest, ZeroBaselineCountIsInvalid) {
+  WorkloadResult w = Make({0}, {10});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_NE(w.reason.find("0 instructions"), std::string::npos);
+}
+
+TEST(DecisionTest, ExpectedScoreMustBePrintedAndMatch) {
+  WorkloadResult w = Make({1000}, {1000});
+  w.expected_score = "10.000";
+  w.baseline.score = "10.000";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_EQ(w.reason, "candidate: no score printed (expected 10.000)");
+
+  w.candidate.score = "9.000";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_NE(w.reason.find("candidate: score 9.000 differs"), std::string::npos) << w.reason;
+
+  w.candidate.score = "10.0";  // the same number, printed differently
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kOk) << w.reason;
+}
+
+TEST(DecisionTest, SidesPrintingDifferentScoresAreInvalid) {
+  WorkloadResult w = Make({1000}, {1000});
+  w.baseline.score = "42";
+  w.candidate.score = "43";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_NE(w.reason.find("scores differ"), std::string::npos) << w.reason;
+}
+
+TEST(DecisionTest, IncompatibleFingerprintsAreInvalidButKeepTheFigures) {
+  WorkloadResult w = Make({1000}, {1100});
+  w.baseline.fingerprint.backend = "callgrind";
+  w.candidate.fingerprint.backend = "perf";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_NE(w.reason.find("counting backend differs"), std::string::npos) << w.reason;
+  EXPECT_EQ(w.delta, 100);
+  EXPECT_DOUBLE_EQ(w.relative, 0.1);
+}
+
+TEST(DecisionTest, ScoresMatch) {
+  EXPECT_TRUE(ScoresMatch("10.000", "10.000"));
+  EXPECT_TRUE(ScoresMatch(" 10.000\n", "10"));
+  EXPECT_TRUE(ScoresMatch("abc", "abc"));
+  EXPECT_FALSE(ScoresMatch("10.001", "10"));
+  EXPECT_FALSE(ScoresMatch("abc", "abd"));
+  EXPECT_FALSE(ScoresMatch("10x", "10"));
+}
+
+WorkloadResult WithVerdict(Verdict v) {
+  WorkloadResult w;
+  w.verdict = v;
+  return w;
+}
+
+TEST(DecisionTest, ExitCodes) {
+  EXPECT_EQ(ExitCodeFor(Verdict::kOk), 0);
+  EXPECT_EQ(ExitCodeFor(Verdict::kWorkRemoved), 0);
+  EXPECT_EQ(ExitCodeFor(Verdict::kWorkAdded), 1);
+  EXPECT_EQ(ExitCodeFor(Verdict::kInvalid), 3);
+  EXPECT_EQ(ExitCodeFor(Verdict::kInconclusive), 4);
+}
+
+TEST(DecisionTest, TheWorstWorkloadWinsInTheOrderInvalidAddedInconclusivePass) {
+  const Verdict order[] = {Verdict::kInvalid, Verdict::kWorkAdded, Verdict::kInconclusive,
+                           Verdict::kOk, Verdict::kWorkRemoved};
+  for (size_t i = 0; i < std::size(order); ++i) {
+    for (size_t j = i; j < std::size(order); ++j) {
+      std::vector<WorkloadResult> suite = {WithVerdict(order[j]), WithVerdict(order[i]),
+                                           WithVerdict(order[j])};
+      EXPECT_EQ(SuiteVerdict(suite), order[i])
+          << VerdictName(order[i]) << " vs " << VerdictName(order[j]);
+      EXPECT_EQ(SuiteExitCode(suite), ExitCodeFor(order[i]));
+    }
+  }
+  CompareReport report;
+  report.workloads = {WithVerdict(Verdict::kWorkRemoved), WithVerdict(Verdict::kInconclusive)};
+  DecideSuite(&report);
+  EXPECT_EQ(report.verdict, Verdict::kInconclusive);
+  EXPECT_EQ(report.exit_code, kExitInconclusive);
+}
+
+TEST(DecisionTest, AnEmptySuiteIsNeverAPass) {
+  EXPECT_EQ(SuiteVerdict({}), Verdict::kInvalid);
+  EXPECT_EQ(SuiteExitCode({}), kExitUsage);
+}
+
+TEST(DecisionTest, VerdictNames) {
+  EXPECT_STREQ(VerdictName(Verdict::kOk), "ok");
+  EXPECT_STREQ(VerdictName(Verdict::kWorkAdded), "work-added");
+  EXPECT_STREQ(VerdictName(Verdict::kWorkRemoved), "work-removed");
+  EXPECT_STREQ(VerdictName(Verdict::kInconclusive), "inconclusive");
+  EXPECT_STREQ(VerdictName(Verdict::kInvalid), "invalid");
+}
+
+TEST(DecisionTest, SideMinAndMax) {
+  SideResult s;
+  EXPECT_EQ(s.min(), 0u);
+  EXPECT_EQ(s.max(), 0u);
+  s.counts = {7, 3, 9};
+  EXPECT_EQ(s.min(), 3u);
+  EXPECT_EQ(s.max(), 9u);
+}
+
+}  // namespace
+}  // namespace workgate

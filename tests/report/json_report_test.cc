@@ -1,0 +1,100 @@
+#include "report/json_report.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "report/sample_report.h"
+
+namespace workgate {
+namespace {
+
+using nlohmann::json;
+using testing_report::CallgrindReport;
+using testing_report::PerfReport;
+
+TEST(JsonReportTest, TopLevelFields) {
+  json j = ToJson(CallgrindReport());
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["workgate_version"], "0.1.0");
+  EXPECT_EQ(j["verdict"], "invalid");
+  EXPECT_EQ(j["exit_code"], 3);
+  EXPECT_EQ(j["backend"], "callgrind");
+  EXPECT_NE(j["backend_reason"].get<std::string>().find("PMU"), std::string::npos);
+  EXPECT_EQ(j["event"], "Ir");
+  EXPECT_DOUBLE_EQ(j["max_work_added"].get<double>(), 1.0);  // percent
+  EXPECT_EQ(j["workloads"].size(), 5u);
+}
+
+TEST(JsonReportTest, WorkloadFields) {
+  json fib = ToJson(CallgrindReport())["workloads"][0];
+  EXPECT_EQ(fib["name"], "interp/fib");
+  EXPECT_EQ(fib["verdict"], "work-added");
+  EXPECT_EQ(fib["reason"], "+3.10% >= 1.00% margin");
+  EXPECT_EQ(fib["baseline"]["instructions"], 1'204'331'907u);
+  EXPECT_EQ(fib["candidate"]["instructions"], 1'241'690'215u);
+  EXPECT_EQ(fib["baseline"]["counts"], json::array({1'204'331'907u}));
+  EXPECT_EQ(fib["delta"], 37'358'308);
+  EXPECT_NEAR(fib["relative"].get<double>(), 37358308.0 / 1204331907, 1e-15);  // a fraction
+  EXPECT_TRUE(fib["baseline"]["score"].is_null());
+  EXPECT_TRUE(fib["timed"].is_null());
+  EXPECT_EQ(fib["baseline"]["timed"][0]["wall_seconds"], 1.84);
+  EXPECT_EQ(fib["explanation"]["total_delta"], 37'358'308);
+  EXPECT_EQ(fib["explanation"]["rows"][0]["function"], "vm_dispatch");
+  EXPECT_EQ(fib["explanation"]["rows"][0]["delta"], 31'200'218);
+
+  const json& fp = fib["candidate"]["fingerprint"];
+  for (const char* key :
+       {"workgate_version", "backend", "event", "cpu_model", "kernel", "valgrind_version",
+        "binary_sha256", "libraries", "ld_so_cache_sha256", "argv", "env", "suite_sha256"}) {
+    EXPECT_TRUE(fp.contains(key)) << key;
+  }
+  EXPECT_EQ(fp["argv"], json::array({"./exe", "--workload", "interp/fib"}));
+  EXPECT_EQ(fp["env"]["WORKGATE_FIXED_CLOCK"], "1");
+
+  json kernels = ToJson(CallgrindReport())["workloads"][3];
+  EXPECT_EQ(kernels["baseline"]["score"], "10.000");
+  EXPECT_EQ(kernels["candidate"]["score"], "10.000");
+  EXPECT_EQ(kernels["expected_score"], "10.000");
+}
+
+TEST(JsonReportTest, MissingFiguresAreNull) {
+  json gc = ToJson(CallgrindReport())["workloads"][4];
+  EXPECT_EQ(gc["verdict"], "invalid");
+  EXPECT_NE(gc["reason"].get<std::string>().find("exited with status 1"), std::string::npos);
+  EXPECT_TRUE(gc["candidate"]["instructions"].is_null());
+  EXPECT_EQ(gc["candidate"]["error"], "exited with status 1 | stderr: out of memory");
+  EXPECT_TRUE(gc["baseline"]["error"].is_null());
+  EXPECT_TRUE(gc["delta"].is_null());
+  EXPECT_TRUE(gc["relative"].is_null());
+  EXPECT_TRUE(gc["explanation"].is_null());
+}
+
+TEST(JsonReportTest, SpreadsAndTimedStats) {
+  json j = ToJson(PerfReport());
+  EXPECT_EQ(j["verdict"], "inconclusive");
+  EXPECT_EQ(j["exit_code"], 4);
+  EXPECT_EQ(j["repeat"], 3);
+  json w = j["workloads"][0];
+  EXPECT_EQ(w["baseline"]["min"], 1'000'000u);
+  EXPECT_EQ(w["baseline"]["max"], 1'000'050u);
+  EXPECT_LT(w["relative_low"].get<double>(), 0.01);
+  EXPECT_GT(w["relative_high"].get<double>(), 0.01);
+  ASSERT_TRUE(w["timed"].is_object());
+  EXPECT_EQ(w["timed"]["basis"], "wall time");
+  EXPECT_EQ(w["timed"]["confidence"], 0.95);
+  EXPECT_TRUE(w["timed"]["excludes_one"].get<bool>());
+  EXPECT_GT(w["timed"]["ci_low"].get<double>(), 1.0);
+}
+
+TEST(JsonReportTest, WritesParseableJsonAtomically) {
+  std::string path = testing::TempDir() + "/wg_json_report.json";
+  std::string err;
+  ASSERT_TRUE(WriteJsonReport(path, CallgrindReport(), &err)) << err;
+  json back = json::parse(std::ifstream(path));
+  EXPECT_EQ(back, ToJson(CallgrindReport()));
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace workgate

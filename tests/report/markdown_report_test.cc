@@ -1,0 +1,101 @@
+#include "report/markdown_report.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "report/sample_report.h"
+
+namespace workgate {
+namespace {
+
+using testing_report::CallgrindReport;
+using testing_report::ExpectSnapshot;
+using testing_report::PerfReport;
+
+TEST(MarkdownReportTest, CallgrindSnapshot) {
+  ExpectSnapshot("callgrind_report.md", RenderMarkdown(CallgrindReport()));
+}
+
+TEST(MarkdownReportTest, PerfSnapshot) {
+  ExpectSnapshot("perf_report.md", RenderMarkdown(PerfReport()));
+}
+
+TEST(MarkdownReportTest, VerdictComesFirst) {
+  std::string md = RenderMarkdown(CallgrindReport());
+  EXPECT_EQ(md.substr(0, md.find('\n')),
+            "### workgate: \u26a0\ufe0f invalid comparison \u2014 1 of 5 workloads over the 1.00% "
+            "margin, 1 invalid");
+  CompareReport pass = CallgrindReport();
+  pass.workloads.resize(3);
+  pass.workloads.erase(pass.workloads.begin());
+  DecideSuite(&pass);
+  md = RenderMarkdown(pass);
+  EXPECT_EQ(md.substr(0, md.find('\n')),
+            "### workgate: \u2705 ok \u2014 0 of 2 workloads over the 1.00% margin");
+}
+
+TEST(MarkdownReportTest, TableFigures) {
+  std::string md = RenderMarkdown(CallgrindReport());
+  EXPECT_NE(md.find("| interp/fib | 1,204,331,907 | 1,241,690,215 | +37,358,308 | **+3.10%** | "
+                    "\u274c work added |"),
+            std::string::npos);
+  EXPECT_NE(md.find("| \u22121,437,098 | \u22120.16% |"), std::string::npos);
+  EXPECT_NE(md.find("| kernels (score 10.000 asserted) |"), std::string::npos);
+  // The invalid workload shows why, with the pipe in its reason escaped.
+  EXPECT_NE(md.find("\u26a0\ufe0f invalid: candidate: exited with status 1 \\| stderr"),
+            std::string::npos);
+}
+
+TEST(MarkdownReportTest, ContextAndBlindSpots) {
+  std::string md = RenderMarkdown(CallgrindReport());
+  EXPECT_NE(md.find("context only, not part of the verdict"), std::string::npos);
+  EXPECT_NE(md.find("so no percentage is given"), std::string::npos);
+  EXPECT_NE(md.find("cache misses and branch mispredictions are not seen"), std::string::npos);
+  EXPECT_NE(md.find("Counted with **callgrind** (Valgrind 3.19.0, event `Ir`): this runner's"),
+            std::string::npos);
+  std::string perf = RenderMarkdown(PerfReport());
+  EXPECT_NE(perf.find("excludes 1"), std::string::npos);
+  EXPECT_NE(perf.find("bootstrap 95% interval"), std::string::npos);
+}
+
+TEST(MarkdownReportTest, NoTimedSectionWithoutTimedRuns) {
+  CompareReport r = CallgrindReport();
+  for (WorkloadResult& w : r.workloads) w.baseline.timed = w.candidate.timed = {};
+  EXPECT_EQ(RenderMarkdown(r).find("Timed scores"), std::string::npos);
+}
+
+TEST(MarkdownReportTest, ExplanationRowsAgainstTheWholeDelta) {
+  CompareReport r = CallgrindReport();
+  r.workloads[0].explanation->rows.pop_back();
+  std::string md = RenderMarkdown(r);
+  EXPECT_NE(md.find("| *listed rows* | | | +31,200,218 | 83.5% |\n"
+                    "| *whole program* | | | +37,358,308 | 100.0% |\n"),
+            std::string::npos)
+      << md;
+  r.workloads[0].explanation->error = "callgrind output missing";
+  md = RenderMarkdown(r);
+  EXPECT_NE(md.find("<details><summary>interp/fib: no per-function explanation</summary>\n\n"
+                    "callgrind output missing\n</details>"),
+            std::string::npos)
+      << md;
+}
+
+TEST(MarkdownReportTest, EscapesCells) { EXPECT_EQ(EscapeMarkdownCell("a|b\nc"), "a\\|b c"); }
+
+TEST(MarkdownReportTest, WritesTheFile) {
+  std::string path = testing::TempDir() + "/wg_markdown_report.md";
+  std::string err;
+  ASSERT_TRUE(WriteMarkdownReport(path, CallgrindReport(), &err)) << err;
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  EXPECT_EQ(text.str(), RenderMarkdown(CallgrindReport()));
+  std::remove(path.c_str());
+  EXPECT_FALSE(WriteMarkdownReport("/nonexistent/dir/r.md", CallgrindReport(), &err));
+  EXPECT_NE(err.find("cannot write the Markdown report"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace workgate

@@ -1,0 +1,146 @@
+#pragma once
+// Fixed comparisons the renderer tests share: every figure is set by hand (or
+// by the gate's own functions from hand-set counts), so the rendered text is
+// stable and can be compared with the files in testdata/.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gate/decision.h"
+#include "gate/model.h"
+#include "gate/timed_stats.h"
+
+namespace workgate::testing_report {
+
+inline Fingerprint CallgrindPrint(const std::string& name) {
+  Fingerprint fp;
+  fp.workgate_version = "0.1.0";
+  fp.backend = "callgrind";
+  fp.event = "Ir";
+  fp.cpu_model = "Intel Xeon Processor (Icelake)";
+  fp.kernel = "6.1.0-13-amd64";
+  fp.valgrind_version = "3.19.0";
+  fp.ld_so_cache_sha256 = std::string(64, 'c');
+  fp.argv = {"./exe", "--workload", name};
+  fp.env = {{"WORKGATE_FIXED_CLOCK", "1"}};
+  fp.suite_sha256 = std::string(64, 'd');
+  return fp;
+}
+
+inline WorkloadResult Counted(const std::string& name, std::vector<uint64_t> base,
+                              std::vector<uint64_t> cand) {
+  WorkloadResult w;
+  w.name = name;
+  w.baseline.counts = std::move(base);
+  w.candidate.counts = std::move(cand);
+  w.baseline.fingerprint = w.candidate.fingerprint = CallgrindPrint(name);
+  w.baseline.fingerprint.binary_sha256 = std::string(64, 'a');
+  w.candidate.fingerprint.binary_sha256 = std::string(64, 'b');
+  return w;
+}
+
+/// A suite counted under callgrind, shaped like shared/examples/pr-comment.md:
+/// one workload over the margin (with an explanation), three within it (one
+/// with an asserted score), one invalid; one timed run per side.
+inline CompareReport CallgrindReport() {
+  CompareReport r;
+  r.workgate_version = "0.1.0";
+  r.backend = "callgrind";
+  r.backend_reason = "this runner's hypervisor does not expose a PMU (perf_event_open -> ENOENT)";
+  r.event = "Ir";
+  r.baseline_label = "build/main";
+  r.candidate_label = "build/pr";
+
+  WorkloadResult fib = Counted("interp/fib", {1'204'331'907}, {1'241'690'215});
+  fib.baseline.timed = {{std::nullopt, 1.84}};
+  fib.candidate.timed = {{std::nullopt, 1.91}};
+  Explanation e;
+  e.rows = {{"vm_dispatch", "", 610'004'112, 641'204'330},
+            {"value_add", "wgi", 88'000'020, 94'158'110}};
+  e.total_delta = 37'358'308;
+  fib.explanation = e;
+
+  WorkloadResult strings = Counted("interp/strings", {388'120'554}, {388'120'554});
+  strings.baseline.timed = {{std::nullopt, 0.5234}};
+  strings.candidate.timed = {{std::nullopt, 0.5301}};
+
+  WorkloadResult sort = Counted("interp/sort", {902'550'118}, {901'113'020});
+
+  WorkloadResult kernels = Counted("kernels", {4'100'224'861}, {4'100'224'861});
+  kernels.expected_score = "10.000";
+  kernels.baseline.score = kernels.candidate.score = "10.000";
+  kernels.baseline.timed = {{1843.25, 3.2}};
+  kernels.candidate.timed = {{1790.5, 3.31}};
+
+  WorkloadResult gc = Counted("interp/gc", {500'000'000}, {});
+  gc.candidate.error = "exited with status 1 | stderr: out of memory";
+
+  r.workloads = {fib, strings, sort, kernels, gc};
+  for (WorkloadResult& w : r.workloads) Decide(&w);
+  DecideSuite(&r);
+  return r;
+}
+
+/// A suite counted with perf: three repeats with a spread, one workload
+/// inconclusive and one with work removed, five timed runs per side with the
+/// paired ratio.
+inline CompareReport PerfReport() {
+  CompareReport r;
+  r.workgate_version = "0.1.0";
+  r.backend = "perf";
+  r.backend_reason = "perf_event_open counts instructions:u on this machine.";
+  r.event = "instructions:u";
+  r.repeat = 3;
+  r.timed_samples = 5;
+  r.max_work_added = 0.01;
+
+  auto perf = [](WorkloadResult* w) {
+    for (SideResult* s : {&w->baseline, &w->candidate}) {
+      s->fingerprint.backend = "perf";
+      s->fingerprint.event = "instructions:u";
+      s->fingerprint.valgrind_version = "";
+    }
+  };
+  WorkloadResult json =
+      Counted("parse/json", {1'000'000, 1'000'050, 1'000'020}, {1'009'000, 1'010'500, 1'009'900});
+  WorkloadResult xml =
+      Counted("parse/xml", {2'000'000, 2'000'010, 2'000'004}, {1'900'000, 1'900'020, 1'900'003});
+  perf(&json);
+  perf(&xml);
+  const double base[] = {2.00, 2.10, 1.95, 2.05, 2.02};
+  const double cand[] = {2.20, 2.28, 2.16, 2.27, 2.21};
+  for (int i = 0; i < 5; ++i) {
+    json.baseline.timed.push_back({std::nullopt, base[i]});
+    json.candidate.timed.push_back({std::nullopt, cand[i]});
+    xml.baseline.timed.push_back({100.0 + i, base[i]});
+    xml.candidate.timed.push_back({101.0 + i, base[i]});
+  }
+  json.timed_stats = TimedStatsFor(json.baseline, json.candidate, true, 1);
+  xml.timed_stats = TimedStatsFor(xml.baseline, xml.candidate, true, 1);
+  r.workloads = {json, xml};
+  for (WorkloadResult& w : r.workloads) Decide(&w);
+  DecideSuite(&r);
+  return r;
+}
+
+/// Compares `actual` with tests/report/testdata/`name`. With
+/// WORKGATE_UPDATE_SNAPSHOTS=1 in the environment it rewrites the file
+/// instead (review the diff by eye before committing).
+inline void ExpectSnapshot(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(WORKGATE_SOURCE_DIR) + "/tests/report/testdata/" + name;
+  if (const char* update = std::getenv("WORKGATE_UPDATE_SNAPSHOTS"); update && *update == '1') {
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path << " is missing; run with WORKGATE_UPDATE_SNAPSHOTS=1 to create it";
+  std::ostringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "snapshot " << path << " differs";
+}
+
+}  // namespace workgate::testing_report
