@@ -79,11 +79,29 @@ TEST_F(CallgrindCounterTest, CountsEveryProcessOfTheTree) {
   ASSERT_TRUE(forked.valid()) << forked.error;
   ASSERT_EQ(forked.processes, 3);
   ASSERT_EQ(forked.per_process.size(), 3u);
-  // Each child runs the same code around its loop: they differ by the loop alone.
-  EXPECT_EQ(forked.per_process[2] - forked.per_process[1], 400000u);
   uint64_t sum = forked.per_process[0] + forked.per_process[1] + forked.per_process[2];
   EXPECT_EQ(*forked.instructions(), sum);
+  // Both children's loops (800,000 instructions) are in the total.
   EXPECT_GT(*forked.instructions(), *alone.instructions() + 800000u);
+}
+
+TEST_F(CallgrindCounterTest, RegionCountsOnlyTheMarkedWorkOfEachProcess) {
+  // A forked child's callgrind file also holds its parent's cost up to the
+  // fork; with the loop alone marked as the region, each child's count is
+  // its loop and the markers, so two children differ by the loop alone.
+  ValgrindCounter counter(ValgrindCounter::Tool::kCallgrind);
+  LaunchSpec spec;
+  spec.argv = {KnownLoop(), "--region-fork", "100000", "300000"};
+  spec.env = MinimalEnvironment("/tmp");
+  spec.timeout_seconds = 120;
+  CountOptions options;
+  options.region = true;
+  CountedRun run = counter.Run(spec, options);
+  ASSERT_TRUE(run.valid()) << run.error;
+  ASSERT_EQ(run.per_process.size(), 3u);
+  EXPECT_EQ(run.per_process[0], 0u);  // the parent never enters the region
+  EXPECT_EQ(run.per_process[2] - run.per_process[1], 400000u);
+  EXPECT_LT(run.per_process[1] - 200000u, 100u);  // the markers cost a few instructions
 }
 
 TEST_F(CallgrindCounterTest, FailedRunsHaveNoCount) {

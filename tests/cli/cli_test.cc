@@ -1,0 +1,237 @@
+// End-to-end tests of the real workgate binary: every documented exit code
+// is reached here, through the same command lines a user types.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "counter/valgrind_counter.h"
+#include "launch/launch.h"
+#include "test_paths.h"
+#include "util/paths.h"
+
+namespace workgate {
+namespace {
+
+using testing::BuildPath;
+using testing::KnownLoop;
+using testing::SourcePath;
+using testing::WorkgateBin;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
+  }
+  LaunchResult Run(std::vector<std::string> args,
+                   std::map<std::string, std::string> env = {}) {
+    LaunchSpec spec;
+    spec.argv = {WorkgateBin()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = env.empty() ? MinimalEnvironment(dir_.path()) : env;
+    spec.cwd = dir_.path();
+    spec.timeout_seconds = 240;
+    return Launch(spec);
+  }
+  nlohmann::json ReadJson(const std::string& name) {
+    auto text = ReadFile(dir_.path() + "/" + name);
+    EXPECT_TRUE(text.has_value()) << name;
+    return nlohmann::json::parse(text.value_or("null"));
+  }
+  std::string Path(const std::string& name) { return dir_.path() + "/" + name; }
+  TempDir dir_;
+};
+
+const std::string kA = BuildPath("probes/known_work_a");
+const std::string kB = BuildPath("probes/known_work_b");
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Run({"compare", "--no-such-flag"}).exit_code, 2);
+  EXPECT_EQ(Run({"count"}).exit_code, 2);
+  LaunchResult r = Run({"count", "--suite", SourcePath("tests/cli/testdata/bad_suite.toml"),
+                        "--exe", kA});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad_suite.toml:4: workload 'typo': key 'comand' is not known"),
+            std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, ProbeChoosesABackendAndSaysWhy) {
+  LaunchResult r = Run({"probe", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["valgrind"]["found"].get<bool>());
+  EXPECT_FALSE(j["auto"]["backend"].get<std::string>().empty());
+  if (!j["perf"]["ok"].get<bool>()) {
+    // No PMU here: the reason is a sentence, and the choice falls back to Valgrind.
+    EXPECT_FALSE(j["perf"]["reason"].get<std::string>().empty());
+    EXPECT_NE(j["auto"]["backend"], "perf");
+  }
+  bool callgrind_exact = false;
+  for (const auto& res : j["resolution"]) {
+    if (res["backend"] == "callgrind") callgrind_exact = res["exact"].get<bool>();
+  }
+  EXPECT_TRUE(callgrind_exact) << j["resolution"].dump();
+  EXPECT_TRUE(j["system"].contains("kernel_release"));
+}
+
+TEST_F(CliTest, NoUsableBackendExitsFive) {
+  // Without Valgrind on PATH and without a PMU nothing can count.
+  LaunchResult probe = Run({"probe", "--json"});
+  auto j = nlohmann::json::parse(probe.out);
+  if (j["perf"]["ok"].get<bool>()) GTEST_SKIP() << "perf counts here, so a backend exists";
+  auto env = MinimalEnvironment(dir_.path());
+  env["PATH"] = "/nonexistent";
+  EXPECT_EQ(Run({"probe"}, env).exit_code, 5);
+  LaunchResult count = Run({"count", "--", KnownLoop(), "1"}, env);
+  EXPECT_EQ(count.exit_code, 5);
+  EXPECT_NE(count.err.find("no usable counting backend"), std::string::npos) << count.err;
+  EXPECT_EQ(Run({"compare", "--backend", "callgrind", "--baseline", kA, "--candidate", kB, "--",
+                 "1"}, env).exit_code, 5);
+}
+
+TEST_F(CliTest, CountAsIsEqualsAHandRunCallgrind) {
+  // Same environment, same command, same output pipes: the totals must agree.
+  std::map<std::string, std::string> env = {{"PATH", "/usr/bin:/bin"}, {"HOME", dir_.path()}};
+  LaunchResult r = Run({"count", "--backend", "callgrind", "--as-is", "--json", "as_is.json",
+                        "--", KnownLoop(), "12345"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t counted = ReadJson("as_is.json")["min"].get<uint64_t>();
+  LaunchSpec hand;
+  hand.argv = {FindValgrind().path, "--tool=callgrind",
+               "--callgrind-out-file=" + Path("hand.out"), KnownLoop(), "12345"};
+  hand.env = env;
+  hand.cwd = dir_.path();
+  hand.no_aslr = false;
+  LaunchResult h = Launch(hand);
+  ASSERT_TRUE(h.ok()) << h.err;
+  auto pos = h.err.find("Collected : ");
+  ASSERT_NE(pos, std::string::npos) << h.err;
+  EXPECT_EQ(counted, std::stoull(h.err.substr(pos + 12)));
+}
+
+TEST_F(CliTest, CountReportsEveryRunAsJson) {
+  LaunchResult r = Run({"count", "--repeat", "2", "--json", "c.json", "--", KnownLoop(), "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = ReadJson("c.json");
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["runs"][0]["exit_status"], 0);
+  EXPECT_GT(j["runs"][0]["wall_seconds"].get<double>(), 0);
+  EXPECT_EQ(j["min"], j["max"]);  // Valgrind: exact
+  EXPECT_FALSE(j["backend"].get<std::string>().empty());
+  EXPECT_FALSE(j["event"].get<std::string>().empty());
+}
+
+TEST_F(CliTest, CountOfAFailingCommandIsInvalid) {
+  LaunchResult crash = Run({"count", "--", KnownLoop(), "--crash"});
+  EXPECT_EQ(crash.exit_code, 3);
+  EXPECT_NE(crash.out.find("killed by signal 11"), std::string::npos) << crash.out;
+  EXPECT_EQ(Run({"count", "--", KnownLoop(), "--exit", "9"}).exit_code, 3);
+  LaunchResult missing = Run({"count", "--", "/nonexistent/prog"});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
+  LaunchResult slow = Run({"count", "--timeout", "1", "--", "/bin/sleep", "30"});
+  EXPECT_EQ(slow.exit_code, 3);
+  EXPECT_NE(slow.out.find("timed out after 1 s"), std::string::npos) << slow.out;
+}
+
+TEST_F(CliTest, IdenticalBuildsPassWithAZeroDelta) {
+  LaunchResult r = Run({"compare", "--baseline", kA, "--candidate", kA, "--timed", "0", "--json",
+                        "aa.json", "--", "100000"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = ReadJson("aa.json");
+  EXPECT_EQ(j["verdict"], "ok");
+  EXPECT_EQ(j["exit_code"], 0);
+  EXPECT_EQ(j["workloads"][0]["delta"], 0);
+}
+
+TEST_F(CliTest, KnownExtraWorkGivesExactlyThatDeltaAndExitsOne) {
+  LaunchResult r = Run({"compare", "--baseline", kA, "--candidate", kB, "--timed", "0", "--json",
+                        "wa.json", "--markdown", "wa.md", "--", "1000000"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto j = ReadJson("wa.json");
+  EXPECT_EQ(j["verdict"], "work-added");
+  EXPECT_EQ(j["workloads"][0]["delta"], 1000000);
+  auto md = ReadFile(Path("wa.md"));
+  ASSERT_TRUE(md);
+  EXPECT_EQ(md->rfind("### workgate: ❌ work added", 0), 0u) << *md;
+  // The same delta within a wider margin passes.
+  EXPECT_EQ(Run({"compare", "--baseline", kA, "--candidate", kB, "--timed", "0",
+                 "--max-work-added", "60", "--", "1000000"}).exit_code, 0);
+  // And the other way round, work removed, passes too.
+  LaunchResult removed = Run({"compare", "--baseline", kB, "--candidate", kA, "--timed", "0",
+                              "--json", "wr.json", "--", "1000000"});
+  EXPECT_EQ(removed.exit_code, 0);
+  EXPECT_EQ(ReadJson("wr.json")["workloads"][0]["verdict"], "work-removed");
+}
+
+TEST_F(CliTest, ScoreMismatchCrashAndMissingBuildAreInvalid) {
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  LaunchResult mismatch = Run({"compare", "--baseline", kA, "--candidate", kB, "--suite", suite,
+                               "--workload", "wrong-score", "--timed", "0", "--json", "i.json"});
+  EXPECT_EQ(mismatch.exit_code, 3) << mismatch.out << mismatch.err;
+  EXPECT_NE(ReadJson("i.json")["workloads"][0]["reason"].get<std::string>().find(
+                "expected 7, got 1000"),
+            std::string::npos);
+  EXPECT_EQ(Run({"compare", "--baseline", kA, "--candidate", KnownLoop(), "--timed", "0", "--",
+                 "--crash"}).exit_code, 3);
+  EXPECT_EQ(Run({"compare", "--baseline", "/nonexistent/a", "--candidate", kB, "--", "1"})
+                .exit_code, 3);
+}
+
+TEST_F(CliTest, NoisyCountsStraddlingTheMarginAreInconclusive) {
+  // The perf backend's plumbing with a noisy software event: the same build
+  // on both sides, task-clock repeats spread by far more than a 0.0001%
+  // margin, so the interval of the relative delta straddles it.
+  LaunchResult r = Run({"compare", "--backend", "perf", "--event", "perf::task-clock", "--repeat",
+                        "3", "--max-work-added", "0.0001", "--timed", "0", "--baseline", kA,
+                        "--candidate", kA, "--json", "inc.json", "--", "3000000"});
+  if (r.exit_code == 5) GTEST_SKIP() << "perf_event_open refuses software events here: " << r.err;
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_EQ(ReadJson("inc.json")["verdict"], "inconclusive");
+}
+
+TEST_F(CliTest, StoredBaselinesCompareAndAreCheckedForCompatibility) {
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  LaunchResult save = Run({"compare", "--baseline", kA, "--suite", suite, "--workload", "work",
+                           "--save-baseline", "base.json"});
+  ASSERT_EQ(save.exit_code, 0) << save.err;
+  LaunchResult same = Run({"compare", "--baseline-results", "base.json", "--candidate", kA,
+                           "--suite", suite, "--workload", "work", "--timed", "0", "--json",
+                           "s.json"});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_EQ(ReadJson("s.json")["workloads"][0]["delta"], 0);
+  LaunchResult added = Run({"compare", "--baseline-results", "base.json", "--candidate", kB,
+                            "--suite", suite, "--workload", "work", "--timed", "0"});
+  EXPECT_EQ(added.exit_code, 1) << added.out << added.err;
+  // The same workload name with another definition: not comparable.
+  LaunchResult other = Run({"compare", "--baseline-results", "base.json", "--candidate", kA,
+                            "--suite", SourcePath("tests/cli/testdata/known_work_changed.toml"),
+                            "--timed", "0", "--json", "o.json"});
+  EXPECT_EQ(other.exit_code, 3) << other.out;
+  EXPECT_NE(ReadJson("o.json")["workloads"][0]["reason"].dump().find("suite"), std::string::npos);
+  // A workload the file does not have: missing evidence.
+  EXPECT_EQ(Run({"compare", "--baseline-results", "base.json", "--candidate", kA, "--suite",
+                 suite, "--workload", "work-other-size", "--timed", "0"}).exit_code, 3);
+  // A missing or corrupt file is invalid, never a pass.
+  EXPECT_EQ(Run({"compare", "--baseline-results", "nope.json", "--candidate", kA, "--suite",
+                 suite, "--workload", "work", "--timed", "0"}).exit_code, 3);
+  std::ofstream(Path("corrupt.json")) << "{ not json";
+  EXPECT_EQ(Run({"compare", "--baseline-results", "corrupt.json", "--candidate", kA, "--suite",
+                 suite, "--workload", "work", "--timed", "0"}).exit_code, 3);
+}
+
+TEST_F(CliTest, TimedContextWithFiveSamplesHasABootstrapInterval) {
+  LaunchResult r = Run({"compare", "--baseline", kA, "--candidate", kA, "--timed", "5", "--json",
+                        "t.json", "--", "100000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto w = ReadJson("t.json")["workloads"][0];
+  EXPECT_EQ(w["baseline"]["timed"].size(), 5u);
+  EXPECT_EQ(w["candidate"]["timed"].size(), 5u);
+  ASSERT_TRUE(w["timed"].is_object()) << w.dump();
+  EXPECT_LE(w["timed"]["ci_low"].get<double>(), w["timed"]["ci_high"].get<double>());
+}
+
+}  // namespace
+}  // namespace workgate
