@@ -1,0 +1,50 @@
+// libFuzzer entry point for the callgrind parser and the explain diff.
+// Built by fuzz/CMakeLists.txt with clang only; run by ci/fuzz.
+//
+// Besides "no crash, no undefined behaviour, no leak" (the sanitizers), it
+// checks what the parser promises: an error always says why and leaves the
+// profile untouched, and a parsed profile's total is the sum of its rows.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "explain/callgrind_profile.h"
+#include "explain/explain.h"
+
+namespace {
+
+void Check(bool condition) {
+  if (!condition) __builtin_trap();
+}
+
+void ParseAs(std::string_view text, const std::string& event) {
+  workgate::Profile p;
+  std::string err;
+  bool ok = workgate::ParseCallgrind(text, "fuzz", &p, &err, event);
+  if (!ok) {
+    Check(err.rfind("fuzz:", 0) == 0);
+    Check(p.self.empty() && p.total == 0 && p.parts == 0);
+    return;
+  }
+  uint64_t sum = 0;
+  for (const auto& [id, cost] : p.self) {
+    Check(cost > 0);
+    sum += cost;
+  }
+  Check(sum == p.total);
+  workgate::Explanation same = workgate::DiffProfiles(p, p, 10);
+  Check(same.rows.empty() && same.total_delta == 0);
+  workgate::Explanation grown = workgate::DiffProfiles(workgate::Profile{}, p, 10);
+  Check(!grown.error.empty() || grown.rows.size() == std::min<size_t>(p.self.size(), 10));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  ParseAs(text, "Ir");
+  ParseAs(text, "Dr");
+  return 0;
+}

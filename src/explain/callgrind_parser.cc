@@ -1,0 +1,308 @@
+#include "explain/callgrind_parser.h"
+
+#include <utility>
+
+#include "explain/callgrind_tokens.h"
+
+namespace workgate::callgrind {
+namespace {
+
+bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+}  // namespace
+
+Parser::Parser(std::string event) : event_(std::move(event)) {
+  Intern("", &obj_index_, &obj_names_);  // index 0: no "ob=" line yet
+}
+
+bool Parser::Fail(std::string message) {
+  error_ = std::move(message);
+  return false;
+}
+
+bool Parser::Parse(std::string_view text, size_t* line, std::string* err) {
+  bool ok = true;
+  if (text.empty()) {
+    line_no_ = 1;
+    ok = Fail("empty input, not a callgrind output file");
+  }
+  while (ok && !text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view l = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++line_no_;
+    ok = Line(l);
+  }
+  if (ok && pending_call_line_ != 0) {
+    ok = Fail("input ends after the calls= line " + std::to_string(pending_call_line_) +
+              " without its cost line (truncated file?)");
+  }
+  if (ok) ok = FinishPart();
+  if (ok && !events_seen_) {
+    ok = Fail("no events: header line, not a callgrind output file (or it is truncated)");
+  }
+  if (ok && parts_ == 0) {
+    // Callgrind ends every part with totals:, even one without cost.
+    ok = Fail("input ends before any cost line or totals: line (truncated file?)");
+  }
+  if (!ok) {
+    *line = line_no_;
+    *err = error_;
+  }
+  return ok;
+}
+
+bool Parser::Line(std::string_view line) {
+  // Cost lines are nearly all lines: test for them before trimming.
+  if (line.empty() || IsBlank(line[0])) line = Trim(line);
+  if (line.empty() || line[0] == '#') return true;
+  char c = line[0];
+  if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') return CostLine(line);
+  if (pending_call_line_ != 0) {
+    return Fail("the calls= line " + std::to_string(pending_call_line_) +
+                " must be followed by its cost line, not '" + Excerpt(line) + "'");
+  }
+  size_t key_end = 0;
+  while (key_end < line.size() && IsLetter(line[key_end])) ++key_end;
+  if (key_end > 0 && key_end < line.size()) {
+    std::string_view key = line.substr(0, key_end);
+    if (line[key_end] == ':') return HeaderLine(key, line.substr(key_end + 1));
+    if (line[key_end] == '=') return PositionLine(key, line.substr(key_end + 1));
+  }
+  return Fail("unrecognized line '" + Excerpt(line) +
+              "' (expected a cost line, key=value or key: value)");
+}
+
+bool Parser::HeaderLine(std::string_view key, std::string_view value) {
+  if (part_closed_) BeginPart();
+  if (key == "totals" || key == "summary") return SummaryOrTotals(key, value);
+  if (key == "part") {
+    if (!FinishPart()) return false;
+    BeginPart();
+  }
+  if (key == "part" || key == "pid" || key == "thread") {
+    uint64_t ignored;
+    if (!ParseNumber(Trim(value), &ignored)) {
+      return Fail(std::string(key) + ": needs a number, not '" + Excerpt(Trim(value)) + "'");
+    }
+    return true;
+  }
+  if (key == "events" || key == "positions") {
+    // A new header after cost lines starts a new part.
+    if (part_has_body_) {
+      if (!FinishPart()) return false;
+      BeginPart();
+    }
+    return key == "events" ? EventsLine(value) : PositionsLine(value);
+  }
+  // version, creator, cmd, desc, event and keys added later: no cost.
+  return true;
+}
+
+bool Parser::EventsLine(std::string_view value) {
+  std::string_view token;
+  int count = 0;
+  int index = -1;
+  while (NextToken(&value, &token)) {
+    if (index < 0 && token == event_) index = count;
+    ++count;
+  }
+  if (count == 0) return Fail("events: lists no event");
+  if (index < 0) return Fail("events: does not list the event " + event_);
+  events_seen_ = true;
+  event_index_ = index;
+  event_count_ = count;
+  return true;
+}
+
+bool Parser::PositionsLine(std::string_view value) {
+  static constexpr std::string_view kOrder[] = {"instr", "bb", "line"};
+  std::string_view token;
+  size_t next = 0;
+  int count = 0;
+  while (NextToken(&value, &token)) {
+    while (next < std::size(kOrder) && kOrder[next] != token) ++next;
+    if (next == std::size(kOrder)) {
+      return Fail("positions: '" + Excerpt(token) +
+                  "' is not instr, bb or line (in that order, each once)");
+    }
+    ++next;
+    ++count;
+  }
+  position_count_ = count;
+  return true;
+}
+
+bool Parser::SummaryOrTotals(std::string_view key, std::string_view value) {
+  if (!events_seen_) return Fail(std::string(key) + ": before the events: header");
+  uint64_t cost = 0;
+  if (!ParseCosts(value, &cost)) return false;
+  // Callgrind writes "summary:" in the header and "totals:" after the last
+  // cost line of each part; Cachegrind writes only "summary:", at the end.
+  if (key == "summary" && !part_has_body_) {
+    part_summary_ = cost;
+    part_summary_line_ = line_no_;
+    return true;
+  }
+  if (cost != part_sum_) {
+    return Fail(std::string(key) + ": " + std::to_string(cost) + " " + event_ +
+                " disagrees with the sum of the part's cost lines, " + std::to_string(part_sum_));
+  }
+  part_totals_seen_ = true;
+  if (!FinishPart()) return false;
+  part_closed_ = true;
+  return true;
+}
+
+bool Parser::FinishPart() {
+  if (part_summary_ && !part_totals_seen_) {
+    return Fail("the part whose summary: is on line " + std::to_string(part_summary_line_) +
+                " ends without a totals: line (truncated file?)");
+  }
+  if (part_summary_ && *part_summary_ < part_sum_) {
+    return Fail("summary: on line " + std::to_string(part_summary_line_) + " gives " +
+                std::to_string(*part_summary_) + " " + event_ +
+                ", less than the part's cost lines, " + std::to_string(part_sum_));
+  }
+  if (part_has_body_ || part_totals_seen_) ++parts_;
+  BeginPart();
+  return true;
+}
+
+void Parser::BeginPart() {
+  part_has_body_ = false;
+  part_closed_ = false;
+  part_summary_.reset();
+  part_totals_seen_ = false;
+  part_sum_ = 0;
+  // Callgrind names ob=, fl= and fn= again at the start of every part.
+  current_fn_.reset();
+  current_obj_ = 0;
+  current_cost_ = nullptr;
+}
+
+bool Parser::PositionLine(std::string_view key, std::string_view value) {
+  if (part_closed_) {
+    return Fail(std::string(key) + "= after totals: (a new part starts with a header line)");
+  }
+  part_has_body_ = true;
+  if (key == "fn") {
+    uint32_t display;
+    if (!FunctionSpec(key, value, &display)) return false;
+    current_fn_ = display;
+    current_cost_ = nullptr;
+    return true;
+  }
+  if (key == "ob") {
+    uint32_t basename;
+    if (!ObjectSpec(key, value, &basename)) return false;
+    current_obj_ = basename;
+    current_cost_ = nullptr;
+    return true;
+  }
+  // Called, jump-target and caller names only define or use ids here.
+  if (key == "cfn" || key == "jfn" || key == "frfn") {
+    uint32_t ignored;
+    return FunctionSpec(key, value, &ignored);
+  }
+  if (key == "cob") {
+    uint32_t ignored;
+    return ObjectSpec(key, value, &ignored);
+  }
+  // fi= and fe= switch the source file for inlined code; the function
+  // stays, and self cost is kept per function, so files only matter for ids.
+  if (key == "fl" || key == "fi" || key == "fe" || key == "cfi" || key == "cfl" || key == "jfi") {
+    return FileSpec(key, value);
+  }
+  if (key == "calls") return CallsLine(value);
+  // jump=, jcnd= (--collect-jumps), rec=, ln=, bb=: no self cost.
+  return true;
+}
+
+bool Parser::CallsLine(std::string_view value) {
+  std::string_view token;
+  uint64_t count;
+  if (!NextToken(&value, &token) || !ParseNumber(token, &count)) {
+    return Fail("calls= needs a call count, then the target position");
+  }
+  int positions = 0;
+  while (NextToken(&value, &token)) {
+    if (!IsSubposition(token) || ++positions > position_count_) {
+      return Fail("calls= target position '" + Excerpt(token) + "' is not one of " +
+                  std::to_string(position_count_) + " subposition(s)");
+    }
+  }
+  if (positions == 0 && position_count_ > 0) return Fail("calls= has no target position");
+  pending_call_line_ = line_no_;
+  return true;
+}
+
+bool Parser::CostLine(std::string_view line) {
+  if (!events_seen_) return Fail("cost line before the events: header");
+  if (part_closed_) return Fail("cost line after totals: (a new part starts with a header line)");
+  part_has_body_ = true;
+  const char* p = line.data();
+  const char* end = p + line.size();
+  for (int i = 0; i < position_count_; ++i) {
+    while (p < end && IsBlank(*p)) ++p;
+    uint64_t ignored;
+    // Subpositions: absolute, relative (+N, -N) or the same as before (*).
+    // Self cost does not depend on them, so only their form is checked.
+    if (p < end && *p == '*') {
+      ++p;
+    } else if (p < end && (*p == '+' || *p == '-')) {
+      ++p;
+      if (!ScanNumber(&p, end, &ignored)) p = nullptr;
+    } else if (p == end || !ScanNumber(&p, end, &ignored)) {
+      p = nullptr;
+    }
+    if (p == nullptr || (p < end && !IsBlank(*p))) {
+      return Fail("cost line needs " + std::to_string(position_count_) +
+                  " position(s) first (number, +N, -N or *): '" + Excerpt(line) + "'");
+    }
+  }
+  uint64_t cost = 0;
+  if (!ParseCosts(std::string_view(p, end - p), &cost)) return false;
+  if (pending_call_line_ != 0) {
+    // The inclusive cost of a call: already counted as the callee's self cost.
+    pending_call_line_ = 0;
+    return true;
+  }
+  if (!current_fn_) return Fail("cost line before any fn= line");
+  if (current_cost_ == nullptr) {
+    uint64_t key = (static_cast<uint64_t>(*current_fn_) << 32) | current_obj_;
+    current_cost_ = &self_[key];  // node addresses are stable in unordered_map
+  }
+  if (__builtin_add_overflow(*current_cost_, cost, current_cost_) ||
+      __builtin_add_overflow(part_sum_, cost, &part_sum_)) {
+    return Fail("cost sum exceeds 2^64-1");
+  }
+  return true;
+}
+
+bool Parser::ParseCosts(std::string_view costs, uint64_t* event_cost) {
+  const char* p = costs.data();
+  const char* end = p + costs.size();
+  int column = 0;
+  *event_cost = 0;
+  while (true) {
+    while (p < end && IsBlank(*p)) ++p;
+    if (p == end) return true;
+    if (column == event_count_) {
+      return Fail("more costs than the " + std::to_string(event_count_) +
+                  " event(s) the events: header lists");
+    }
+    const char* start = p;
+    uint64_t v;
+    if (!ScanNumber(&p, end, &v)) {
+      const char* stop = start;
+      while (stop < end && !IsBlank(*stop)) ++stop;
+      return Fail("cost '" + Excerpt(std::string_view(start, stop - start)) +
+                  "' is not a number below 2^64");
+    }
+    if (column == event_index_) *event_cost = v;
+    ++column;
+  }
+}
+
+}  // namespace workgate::callgrind

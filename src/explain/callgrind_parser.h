@@ -1,0 +1,104 @@
+#pragma once
+// The line-by-line state machine behind ParseCallgrind (callgrind_profile.h).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "explain/callgrind_profile.h"
+
+namespace workgate::callgrind {
+
+/// Hashes std::string keys so that lookups by std::string_view need no copy.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using StringIndex = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
+
+/// Reads one callgrind output file. Not reusable: one Parse per object.
+class Parser {
+ public:
+  /// `event` is the event whose column is summed ("Ir").
+  explicit Parser(std::string event);
+
+  /// Parses `text`. On error returns false and sets `*line` (1-based) and
+  /// `*err` (without the line number).
+  bool Parse(std::string_view text, size_t* line, std::string* err);
+
+  /// Adds the parsed self costs to `*profile`; false if a sum overflows.
+  bool AddTo(Profile* profile, std::string* err) const;
+
+ private:
+  struct FnEntry {
+    std::string raw;
+    uint32_t display;  // index into fn_names_
+  };
+  struct ObjEntry {
+    std::string raw;
+    uint32_t basename;  // index into obj_names_
+  };
+
+  bool Line(std::string_view line);
+  bool HeaderLine(std::string_view key, std::string_view value);
+  bool PositionLine(std::string_view key, std::string_view value);
+  bool CostLine(std::string_view line);
+  bool CallsLine(std::string_view value);
+  bool EventsLine(std::string_view value);
+  bool PositionsLine(std::string_view value);
+  bool SummaryOrTotals(std::string_view key, std::string_view value);
+  bool FunctionSpec(std::string_view key, std::string_view value, uint32_t* display);
+  bool FunctionDisplay(std::string_view raw, uint32_t* display);
+  uint32_t ObjectBasename(std::string_view path);
+  bool ObjectSpec(std::string_view key, std::string_view value, uint32_t* basename);
+  bool FileSpec(std::string_view key, std::string_view value);
+  bool ParseCosts(std::string_view costs, uint64_t* event_cost);
+  bool FinishPart();
+  void BeginPart();
+  bool Fail(std::string message);
+  static uint32_t Intern(std::string_view name, StringIndex* index,
+                         std::vector<std::string>* names);
+
+  std::string event_;
+  size_t line_no_ = 0;
+  std::string error_;
+
+  // Header state.
+  bool events_seen_ = false;  // in the whole file
+  int event_index_ = -1;      // the column of event_ in cost lines
+  int event_count_ = 0;
+  int position_count_ = 1;  // "positions:" defaults to "line"
+
+  // Name compression tables; ids live for the whole file (with
+  // --combine-dumps=yes later parts refer to ids defined by earlier ones).
+  std::unordered_map<uint64_t, FnEntry> fn_ids_;
+  std::unordered_map<uint64_t, ObjEntry> obj_ids_;
+  std::unordered_map<uint64_t, std::string> file_ids_;
+  StringIndex plain_fn_cache_;  // display of names given without an id
+  StringIndex fn_index_;
+  std::vector<std::string> fn_names_;
+  StringIndex obj_index_;
+  std::vector<std::string> obj_names_;
+
+  // Where cost lines go: self cost per (function, object).
+  std::unordered_map<uint64_t, uint64_t> self_;
+  std::optional<uint32_t> current_fn_;
+  uint32_t current_obj_ = 0;  // index of "" until an "ob=" line
+  uint64_t* current_cost_ = nullptr;
+
+  // Part state.
+  bool part_has_body_ = false;
+  bool part_closed_ = false;  // a "totals:" line ended it
+  std::optional<uint64_t> part_summary_;
+  size_t part_summary_line_ = 0;
+  bool part_totals_seen_ = false;
+  uint64_t part_sum_ = 0;
+  int parts_ = 0;
+  size_t pending_call_line_ = 0;  // a "calls=" line awaiting its cost line
+};
+
+}  // namespace workgate::callgrind

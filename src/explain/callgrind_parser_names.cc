@@ -1,0 +1,160 @@
+// Parser members for position names: name compression tables, display
+// names of functions, object basenames, and the hand-over of the result.
+
+#include <utility>
+
+#include "explain/callgrind_parser.h"
+#include "explain/callgrind_tokens.h"
+
+namespace workgate::callgrind {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string IdText(uint64_t id) { return "(" + std::to_string(id) + ")"; }
+
+}  // namespace
+
+uint32_t Parser::Intern(std::string_view name, StringIndex* index,
+                        std::vector<std::string>* names) {
+  auto it = index->find(name);
+  if (it != index->end()) return it->second;
+  uint32_t n = static_cast<uint32_t>(names->size());
+  names->emplace_back(name);
+  index->emplace(std::string(name), n);
+  return n;
+}
+
+uint32_t Parser::ObjectBasename(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return Intern(slash == std::string_view::npos ? path : path.substr(slash + 1), &obj_index_,
+                &obj_names_);
+}
+
+bool Parser::FunctionDisplay(std::string_view raw, uint32_t* display) {
+  if (raw.size() >= 2 && raw[0] == '(' && IsDigit(raw[1])) {
+    // --compress-mangled: "(3)'2'(5)" names a context by the ids of its
+    // functions; the first one is the function itself.
+    size_t close = raw.find(')');
+    uint64_t id = 0;
+    if (close == std::string_view::npos || !ParseNumber(raw.substr(1, close - 1), &id) ||
+        (close + 1 < raw.size() && raw[close + 1] != '\'')) {
+      return Fail("function context '" + Excerpt(raw) + "' is not of the form (id)'...");
+    }
+    auto it = fn_ids_.find(id);
+    if (it == fn_ids_.end()) {
+      return Fail("function context '" + Excerpt(raw) + "' refers to the undefined id " +
+                  IdText(id));
+    }
+    *display = it->second.display;
+    return true;
+  }
+  *display = Intern(DisplayFunctionName(raw), &fn_index_, &fn_names_);
+  return true;
+}
+
+bool Parser::FunctionSpec(std::string_view key, std::string_view value, uint32_t* display) {
+  NameSpec spec;
+  std::string err;
+  if (!ParseNameSpec(value, &spec, &err)) return Fail(std::string(key) + "=: " + err);
+  if (!spec.has_id) {
+    // Without --compress-strings every line repeats the name: demangle once.
+    auto cached = plain_fn_cache_.find(spec.name);
+    if (cached != plain_fn_cache_.end()) {
+      *display = cached->second;
+      return true;
+    }
+    if (!FunctionDisplay(spec.name, display)) return false;
+    plain_fn_cache_.emplace(std::string(spec.name), *display);
+    return true;
+  }
+  auto it = fn_ids_.find(spec.id);
+  if (it != fn_ids_.end()) {
+    if (!spec.name.empty() && it->second.raw != spec.name) {
+      return Fail(std::string(key) + "=: function id " + IdText(spec.id) +
+                  " is defined again as '" + Excerpt(spec.name) + "', it was '" +
+                  Excerpt(it->second.raw) + "'");
+    }
+    *display = it->second.display;
+    return true;
+  }
+  if (spec.name.empty()) {
+    return Fail(std::string(key) + "=: function id " + IdText(spec.id) +
+                " is used before it is defined");
+  }
+  if (!FunctionDisplay(spec.name, display)) return false;
+  fn_ids_.emplace(spec.id, FnEntry{std::string(spec.name), *display});
+  return true;
+}
+
+bool Parser::ObjectSpec(std::string_view key, std::string_view value, uint32_t* basename) {
+  NameSpec spec;
+  std::string err;
+  if (!ParseNameSpec(value, &spec, &err)) return Fail(std::string(key) + "=: " + err);
+  if (!spec.has_id) {
+    *basename = ObjectBasename(spec.name);
+    return true;
+  }
+  auto it = obj_ids_.find(spec.id);
+  if (it != obj_ids_.end()) {
+    if (!spec.name.empty() && it->second.raw != spec.name) {
+      return Fail(std::string(key) + "=: object id " + IdText(spec.id) + " is defined again as '" +
+                  Excerpt(spec.name) + "', it was '" + Excerpt(it->second.raw) + "'");
+    }
+    *basename = it->second.basename;
+    return true;
+  }
+  if (spec.name.empty()) {
+    return Fail(std::string(key) + "=: object id " + IdText(spec.id) +
+                " is used before it is defined");
+  }
+  *basename = ObjectBasename(spec.name);
+  obj_ids_.emplace(spec.id, ObjEntry{std::string(spec.name), *basename});
+  return true;
+}
+
+bool Parser::FileSpec(std::string_view key, std::string_view value) {
+  NameSpec spec;
+  std::string err;
+  if (!ParseNameSpec(value, &spec, &err)) return Fail(std::string(key) + "=: " + err);
+  if (!spec.has_id) return true;
+  if (spec.name.empty()) {
+    if (file_ids_.count(spec.id) == 0) {
+      return Fail(std::string(key) + "=: file id " + IdText(spec.id) +
+                  " is used before it is defined");
+    }
+    return true;
+  }
+  auto [it, inserted] = file_ids_.try_emplace(spec.id, spec.name);
+  if (!inserted && it->second != spec.name) {
+    return Fail(std::string(key) + "=: file id " + IdText(spec.id) + " is defined again as '" +
+                Excerpt(spec.name) + "', it was '" + Excerpt(it->second) + "'");
+  }
+  return true;
+}
+
+bool Parser::AddTo(Profile* profile, std::string* err) const {
+  uint64_t file_total = 0;
+  for (const auto& [key, cost] : self_) {
+    if (__builtin_add_overflow(file_total, cost, &file_total)) {
+      *err = "the file's total cost exceeds 2^64-1";
+      return false;
+    }
+  }
+  uint64_t total;
+  if (__builtin_add_overflow(profile->total, file_total, &total)) {
+    *err = "the profile's total cost exceeds 2^64-1";
+    return false;
+  }
+  // No entry can overflow now: each is at most the new total.
+  for (const auto& [key, cost] : self_) {
+    if (cost == 0) continue;
+    FunctionId id{fn_names_[key >> 32], obj_names_[key & 0xffffffffu]};
+    profile->self[std::move(id)] += cost;
+  }
+  profile->total = total;
+  profile->parts += parts_;
+  return true;
+}
+
+}  // namespace workgate::callgrind

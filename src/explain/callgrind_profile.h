@@ -1,0 +1,69 @@
+#pragma once
+// Per-function self cost from callgrind output files (the "Callgrind Format
+// Specification", valgrind docs cl-format.html), for explaining a work delta.
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace workgate {
+
+/// A function as the explain table shows it: the demangled name without
+/// callgrind's recursion and caller suffixes ("fib'2" is "fib", "f'main" is
+/// "f"), and the
+/// basename of the ELF object ("libc.so.6"), so that two builds at
+/// different paths match.
+struct FunctionId {
+  std::string name;
+  std::string object;  // empty when the file names no object (no "ob=")
+  auto operator<=>(const FunctionId&) const = default;
+};
+
+/// The self (exclusive) cost of one event, per function, summed over every
+/// part, thread and process that was loaded. Call costs (the line after
+/// "calls=") are inclusive and are not part of it.
+struct Profile {
+  std::map<FunctionId, uint64_t> self;
+  uint64_t total = 0;  // the sum of `self`
+  int parts = 0;       // parts read (one per thread, dump and process)
+};
+
+/// Parses one callgrind output file held in `text` and adds its self cost
+/// of `event` to `*profile`. `source` names the input in messages. On
+/// malformed or truncated input returns false, leaves `*profile` unchanged
+/// and sets `*err` to "SOURCE:LINE: what is wrong".
+bool ParseCallgrind(std::string_view text, const std::string& source, Profile* profile,
+                    std::string* err, const std::string& event = "Ir");
+
+/// As ParseCallgrind, reading all of `in`.
+bool ParseCallgrindStream(std::istream& in, const std::string& source, Profile* profile,
+                          std::string* err, const std::string& event = "Ir");
+
+/// As ParseCallgrind, reading the file at `path`.
+bool LoadCallgrindFile(const std::string& path, Profile* profile, std::string* err,
+                       const std::string& event = "Ir");
+
+/// Loads and sums the output files of one profiled run: one file per
+/// process (--callgrind-out-file=DIR/callgrind.out.%p), per thread
+/// (--separate-threads=yes adds "-01", "-02", ...) and per dump
+/// ("--dump-before=fork" adds ".1", ".2", ...). A zero-length file whose
+/// path is another listed path's prefix followed by '-' is skipped: callgrind
+/// creates the base name empty when it writes per-thread files.
+/// Replaces `*profile`; on error returns false with `*err` set.
+///
+/// A child made by fork() without exec starts with a copy of its parent's
+/// counters, so its file repeats the parent's work up to the fork. Profile
+/// such trees with "--dump-before=fork" and without --separate-threads:
+/// the parent then writes and zeroes its counters just before each fork.
+bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::string* err,
+                  const std::string& event = "Ir");
+
+/// The function name as shown: everything from the first quote removed
+/// (callgrind's "'N" recursion level and "'caller" context suffixes), then
+/// demangled when it is an Itanium C++ ABI name ("_Z..."). Exposed for tests.
+std::string DisplayFunctionName(std::string_view raw);
+
+}  // namespace workgate

@@ -1,0 +1,84 @@
+#include "explain/explain.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace workgate {
+namespace {
+
+constexpr uint64_t kMaxCount = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+
+// |delta| without overflow: both counts are at most INT64_MAX.
+uint64_t Magnitude(const FunctionDelta& row) {
+  return row.candidate >= row.baseline
+             ? static_cast<uint64_t>(row.candidate) - static_cast<uint64_t>(row.baseline)
+             : static_cast<uint64_t>(row.baseline) - static_cast<uint64_t>(row.candidate);
+}
+
+bool ByMagnitude(const FunctionDelta& a, const FunctionDelta& b) {
+  uint64_t ma = Magnitude(a);
+  uint64_t mb = Magnitude(b);
+  if (ma != mb) return ma > mb;
+  if (a.function != b.function) return a.function < b.function;
+  if (a.object != b.object) return a.object < b.object;
+  // Same function and object on both sides cannot repeat; keep strict order.
+  return a.delta() > b.delta();
+}
+
+}  // namespace
+
+Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
+  Explanation out;
+  if (baseline.total > kMaxCount || candidate.total > kMaxCount) {
+    out.error = "a profile's total exceeds the int64 range of the explain table";
+    return out;
+  }
+  // Every entry is at most its profile's total, so each fits in int64_t.
+  out.total_delta = static_cast<int64_t>(candidate.total) - static_cast<int64_t>(baseline.total);
+  std::vector<FunctionDelta> rows;
+  auto b = baseline.self.begin();
+  auto c = candidate.self.begin();
+  // Both maps are sorted by FunctionId: merge them.
+  while (b != baseline.self.end() || c != candidate.self.end()) {
+    FunctionDelta row;
+    if (c == candidate.self.end() || (b != baseline.self.end() && b->first < c->first)) {
+      row = {b->first.name, b->first.object, static_cast<int64_t>(b->second), 0};
+      ++b;
+    } else if (b == baseline.self.end() || c->first < b->first) {
+      row = {c->first.name, c->first.object, 0, static_cast<int64_t>(c->second)};
+      ++c;
+    } else {
+      row = {b->first.name, b->first.object, static_cast<int64_t>(b->second),
+             static_cast<int64_t>(c->second)};
+      ++b;
+      ++c;
+    }
+    if (row.baseline != row.candidate) rows.push_back(std::move(row));
+  }
+  size_t n = top_n > 0 ? std::min(rows.size(), static_cast<size_t>(top_n)) : 0;
+  std::partial_sort(rows.begin(), rows.begin() + n, rows.end(), ByMagnitude);
+  rows.resize(n);
+  out.rows = std::move(rows);
+  return out;
+}
+
+Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
+                                    const std::vector<std::string>& candidate_files, int top_n) {
+  Profile baseline;
+  Profile candidate;
+  std::string err;
+  if (!LoadProfiles(baseline_files, &baseline, &err)) {
+    Explanation out;
+    out.error = "baseline profile: " + err;
+    return out;
+  }
+  if (!LoadProfiles(candidate_files, &candidate, &err)) {
+    Explanation out;
+    out.error = "candidate profile: " + err;
+    return out;
+  }
+  return DiffProfiles(baseline, candidate, top_n);
+}
+
+}  // namespace workgate

@@ -1,0 +1,28 @@
+#pragma once
+// Where a work delta went: the per-function self-cost difference between
+// two callgrind profiles (see callgrind_profile.h).
+
+#include <string>
+#include <vector>
+
+#include "explain/callgrind_profile.h"
+#include "gate/model.h"
+
+namespace workgate {
+
+/// The `top_n` functions whose self cost changed most, by absolute delta,
+/// matched across the two profiles by (name, object basename); a function
+/// present on one side only counts 0 on the other. Functions whose cost did
+/// not change are left out. Ties are ordered by name, then object, so the
+/// table is the same on every run. `total_delta` is candidate.total -
+/// baseline.total. `top_n` <= 0 gives no rows. Sets `error` when a count
+/// does not fit in int64_t.
+Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n);
+
+/// Loads both sides' callgrind output files (LoadProfiles) and diffs them.
+/// A file that fails to load gives an Explanation whose `error` says which
+/// side and why.
+Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
+                                    const std::vector<std::string>& candidate_files, int top_n);
+
+}  // namespace workgate

@@ -1,0 +1,96 @@
+// DiffProfiles: ranking, matching across builds, ties and the total.
+
+#include "explain/explain.h"
+
+#include <gtest/gtest.h>
+
+namespace workgate {
+namespace {
+
+Profile Make(std::initializer_list<std::pair<FunctionId, uint64_t>> entries) {
+  Profile p;
+  for (const auto& [id, cost] : entries) {
+    p.self[id] = cost;
+    p.total += cost;
+  }
+  return p;
+}
+
+TEST(Explain, RanksByAbsoluteDeltaAndMatchesByNameAndObject) {
+  Profile base = Make({{{"parse", "app"}, 1000},
+                       {{"memcpy", "libc.so.6"}, 500},
+                       {{"parse", "libother.so"}, 70},
+                       {{"gone", "app"}, 40},
+                       {{"same", "app"}, 9}});
+  Profile cand = Make({{{"parse", "app"}, 1100},
+                       {{"memcpy", "libc.so.6"}, 200},
+                       {{"parse", "libother.so"}, 70},
+                       {{"added", "app"}, 60},
+                       {{"same", "app"}, 9}});
+  Explanation e = DiffProfiles(base, cand, 10);
+  EXPECT_TRUE(e.error.empty());
+  EXPECT_EQ(e.total_delta, static_cast<int64_t>(cand.total) - static_cast<int64_t>(base.total));
+  EXPECT_EQ(e.total_delta, -180);
+  ASSERT_EQ(e.rows.size(), 4u);  // unchanged functions are left out
+  EXPECT_EQ(e.rows[0].function, "memcpy");
+  EXPECT_EQ(e.rows[0].delta(), -300);
+  EXPECT_EQ(e.rows[1].function, "parse");
+  EXPECT_EQ(e.rows[1].object, "app");
+  EXPECT_EQ(e.rows[1].baseline, 1000);
+  EXPECT_EQ(e.rows[1].candidate, 1100);
+  EXPECT_EQ(e.rows[2].function, "added");
+  EXPECT_EQ(e.rows[2].baseline, 0);
+  EXPECT_EQ(e.rows[2].candidate, 60);
+  EXPECT_EQ(e.rows[3].function, "gone");
+  EXPECT_EQ(e.rows[3].candidate, 0);
+  EXPECT_EQ(e.rows[3].delta(), -40);
+}
+
+TEST(Explain, TiesAreOrderedByNameThenObject) {
+  Profile base;
+  Profile cand = Make({{{"b", "x"}, 5}, {{"a", "y"}, 5}, {{"a", "x"}, 5}});
+  Explanation grow = DiffProfiles(base, cand, 10);
+  Explanation shrink = DiffProfiles(cand, base, 10);
+  for (const Explanation* e : {&grow, &shrink}) {
+    ASSERT_EQ(e->rows.size(), 3u);
+    EXPECT_EQ(e->rows[0].function + "/" + e->rows[0].object, "a/x");
+    EXPECT_EQ(e->rows[1].function + "/" + e->rows[1].object, "a/y");
+    EXPECT_EQ(e->rows[2].function + "/" + e->rows[2].object, "b/x");
+  }
+  EXPECT_EQ(grow.total_delta, 15);
+  EXPECT_EQ(shrink.total_delta, -15);
+}
+
+TEST(Explain, TopNLimitsTheRowsNotTheTotal) {
+  Profile base;
+  Profile cand = Make({{{"f1", ""}, 1}, {{"f2", ""}, 2}, {{"f3", ""}, 3}});
+  Explanation e = DiffProfiles(base, cand, 2);
+  ASSERT_EQ(e.rows.size(), 2u);
+  EXPECT_EQ(e.rows[0].function, "f3");
+  EXPECT_EQ(e.rows[1].function, "f2");
+  EXPECT_EQ(e.total_delta, 6);
+  EXPECT_TRUE(DiffProfiles(base, cand, 0).rows.empty());
+  EXPECT_TRUE(DiffProfiles(base, cand, -1).rows.empty());
+}
+
+TEST(Explain, CountsBeyondInt64AreAnError) {
+  Profile base;
+  Profile cand = Make({{{"f", ""}, uint64_t{1} << 63}});
+  Explanation e = DiffProfiles(base, cand, 5);
+  EXPECT_FALSE(e.error.empty());
+  EXPECT_TRUE(e.rows.empty());
+}
+
+TEST(Explain, LoadErrorsNameTheSide) {
+  const std::string good =
+      std::string(WORKGATE_SOURCE_DIR) + "/tests/explain/testdata/inlined.callgrind";
+  Explanation e = ExplainCallgrindOutputs({good}, {"/nonexistent/cg.out"}, 5);
+  EXPECT_EQ(e.error.rfind("candidate profile: /nonexistent/cg.out: cannot open", 0), 0u) << e.error;
+  e = ExplainCallgrindOutputs({good}, {good}, 5);
+  EXPECT_TRUE(e.error.empty()) << e.error;
+  EXPECT_TRUE(e.rows.empty());
+  EXPECT_EQ(e.total_delta, 0);
+}
+
+}  // namespace
+}  // namespace workgate
