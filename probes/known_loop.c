@@ -54,7 +54,7 @@ static unsigned long parse_count(const char *text) {
 
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--crash") == 0) {
-    int *volatile nowhere = NULL;
+    volatile int *volatile nowhere = NULL;
     *nowhere = 1;
     return 1;
   }
