@@ -61,9 +61,10 @@ std::string RelativeCell(const WorkloadResult& w, Minus minus) {
 std::string ValgrindVersionOf(const CompareReport& report) {
   for (const WorkloadResult& w : report.workloads) {
     for (const SideResult* s : {&w.baseline, &w.candidate}) {
-      if (!s->fingerprint.valgrind_version.empty()) {
-        return "Valgrind " + s->fingerprint.valgrind_version;
-      }
+      std::string version = s->fingerprint.valgrind_version;
+      // `valgrind --version` prints "valgrind-3.19.0"; show "Valgrind 3.19.0".
+      if (version.rfind("valgrind-", 0) == 0) version.erase(0, 9);
+      if (!version.empty()) return "Valgrind " + version;
     }
   }
   return "";

@@ -56,6 +56,9 @@ TEST(MarkdownReportTest, ContextAndBlindSpots) {
   EXPECT_NE(md.find("cache misses and branch mispredictions are not seen"), std::string::npos);
   EXPECT_NE(md.find("Counted with **callgrind** (Valgrind 3.19.0, event `Ir`): this runner's"),
             std::string::npos);
+  CompareReport raw = CallgrindReport();
+  raw.workloads[0].baseline.fingerprint.valgrind_version = "valgrind-3.19.0";
+  EXPECT_NE(RenderMarkdown(raw).find("(Valgrind 3.19.0, event `Ir`)"), std::string::npos);
   std::string perf = RenderMarkdown(PerfReport());
   EXPECT_NE(perf.find("excludes 1"), std::string::npos);
   EXPECT_NE(perf.find("bootstrap 95% interval"), std::string::npos);
