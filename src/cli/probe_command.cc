@@ -223,7 +223,7 @@ int RunProbe(const std::string& json_path, bool json_stdout, const std::string& 
   fmt::print("vgcount     {}\n", vgcount_built ? "built (workgate's own Valgrind counting tool)"
                                                : "not built");
   fmt::print("pid ns      {}\n", PidNamespaceAvailable()
-                                     ? "workloads run as pid 1 of a fresh PID namespace"
+                                     ? "workloads run as pid 2 of a fresh PID namespace"
                                      : "not available (needs root or user namespaces)");
   for (const auto& r : resolutions) {
     fmt::print("resolution  {}: {}\n", r.backend, Describe(r));

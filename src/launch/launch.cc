@@ -75,17 +75,27 @@ bool ReceiveSetupMessage(int sock, SetupMessage* msg, std::vector<int>* fds) {
   return true;
 }
 
-// Becomes a silent stand-in for `child` until it ends, then ends the same way,
-// so the launcher sees the workload's own exit status or signal.
-[[noreturn]] void MirrorChild(pid_t child) {
-  // Close everything, Boost.Process's exec-error pipe and our copies of the
-  // output pipes included, so the parent sees the exec and EOF as if we had
-  // exec'd ourselves.
-  for (int fd = 0; fd < 1024; ++fd) close(fd);
+// Closes every descriptor but `keep`: Boost.Process's exec-error pipe and
+// our copies of the output pipes included, so the parent sees the exec and
+// EOF as if the stand-in had exec'd itself.
+void CloseAllBut(int keep) {
+  for (int fd = 0; fd < 1024; ++fd) {
+    if (fd != keep) close(fd);
+  }
+}
+
+int WaitFor(pid_t child) {
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) _exit(127);
+    if (errno != EINTR) return -1;
   }
+  return status;
+}
+
+// Ends this process the way `status` says a child ended: the same exit code,
+// or death by the same signal.
+[[noreturn]] void EndLike(int status) {
+  if (status < 0) _exit(127);
   if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
   const int sig = WTERMSIG(status);
   rlimit no_core{0, 0};
@@ -97,6 +107,40 @@ bool ReceiveSetupMessage(int sock, SetupMessage* msg, std::vector<int>* fds) {
   sigprocmask(SIG_UNBLOCK, &set, nullptr);
   raise(sig);
   _exit(128 + sig);
+}
+
+// The namespace's init (pid 1): reaps whatever the workload leaves orphaned
+// until the workload itself ends, then reports its wait status through
+// `report` and exits, which takes the rest of the namespace with it. It
+// cannot simply mirror the status: the kernel ignores signals that a
+// namespace's init sends itself.
+[[noreturn]] void RunNamespaceInit(pid_t workload, int report) {
+  CloseAllBut(report);
+  int status = -1;
+  for (;;) {
+    int s = 0;
+    pid_t done = wait(&s);
+    if (done == workload) {
+      status = s;
+      break;
+    }
+    if (done < 0 && errno != EINTR) break;
+  }
+  ssize_t unused = write(report, &status, sizeof status);
+  (void)unused;
+  _exit(0);
+}
+
+// Outside the namespace: a silent stand-in for its init until it ends, then
+// ends as the workload did (from the init's report).
+[[noreturn]] void MirrorNamespace(pid_t init, int report) {
+  CloseAllBut(report);
+  int init_status = WaitFor(init);
+  int status = -1;
+  if (read(report, &status, sizeof status) != static_cast<ssize_t>(sizeof status)) {
+    status = init_status;
+  }
+  EndLike(status);
 }
 
 // The Boost.Process initializer that does workgate's part of the launch.
@@ -126,11 +170,21 @@ struct NormalisedLaunch : bp::extend::handler {
     SendSetupMessage(sock, error, fds, error == 0 ? nfds : 0);
     if (error != 0) _exit(127);
     close(sock);
-    if (spec->new_pid_namespace && unshare(CLONE_NEWPID) == 0) {
-      pid_t pid = fork();
-      if (pid > 0) MirrorChild(pid);
-      // pid 1 of the new namespace: go on to exec. If the stand-in dies, so do we.
-      if (pid == 0) prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int report[2];
+    if (spec->new_pid_namespace && pipe(report) == 0 && unshare(CLONE_NEWPID) == 0) {
+      // The workload runs as pid 2 of a fresh PID namespace: the same pid
+      // every run (runtimes that mix the pid into hash seeds count the same),
+      // and not its init, which would ignore signals it sends itself.
+      pid_t init = fork();
+      if (init > 0) MirrorNamespace(init, report[0]);
+      if (init == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // if the stand-in dies, so do we
+        pid_t workload = fork();
+        if (workload > 0) RunNamespaceInit(workload, report[1]);
+        if (workload == 0) prctl(PR_SET_PDEATHSIG, SIGKILL);
+      }
+      close(report[0]);
+      close(report[1]);
     }
   }
 };

@@ -29,7 +29,7 @@ struct LaunchSpec {
   std::string cwd;                // empty: workgate's own
   double timeout_seconds = 0;     // 0: no limit
   bool no_aslr = true;            // personality(ADDR_NO_RANDOMIZE)
-  bool new_pid_namespace = false; // run as pid 1 of a fresh PID namespace
+  bool new_pid_namespace = false; // run as pid 2 of a fresh PID namespace
   ChildSetup* setup = nullptr;
 };
 

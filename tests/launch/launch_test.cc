@@ -78,13 +78,13 @@ TEST(LaunchTest, MissingProgramDoesNotStart) {
   EXPECT_NE(r.Describe().find("could not start"), std::string::npos);
 }
 
-TEST(LaunchTest, RunsAsPidOneInAFreshPidNamespace) {
+TEST(LaunchTest, RunsAsPidTwoInAFreshPidNamespace) {
   if (!PidNamespaceAvailable()) GTEST_SKIP() << "PID namespaces need root or user namespaces";
   LaunchSpec spec = Spec({"/bin/sh", "-c", "echo $$; exit 7"});
   spec.new_pid_namespace = true;
   LaunchResult r = Launch(spec);
   EXPECT_EQ(r.exit_code, 7) << r.Describe();
-  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(r.out, "2\n");
 }
 
 TEST(LaunchTest, PidNamespaceKeepsTheSignal) {
@@ -93,6 +93,10 @@ TEST(LaunchTest, PidNamespaceKeepsTheSignal) {
   spec.new_pid_namespace = true;
   LaunchResult r = Launch(spec);
   EXPECT_EQ(r.signal, SIGSEGV) << r.Describe();
+  // A signal the workload sends itself works too (it is not the namespace's init).
+  spec.argv = {"/bin/sh", "-c", "kill -TERM $$; sleep 5"};
+  r = Launch(spec);
+  EXPECT_EQ(r.signal, SIGTERM) << r.Describe();
 }
 
 class FailingSetup : public ChildSetup {
