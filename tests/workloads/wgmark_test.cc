@@ -1,0 +1,83 @@
+// wgmark: pinned runs do fixed work and print a fixed score, unpinned runs
+// calibrate from the clock, and a corrupted result fails the run.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "run_program.h"
+
+namespace workgate::testing {
+namespace {
+
+const std::string kWgmark = WorkloadBinary("wgmark");
+
+// The value of a "key: value" line of wgmark's output, or "" when absent.
+std::string Field(const std::string& out, const std::string& key) {
+  std::smatch m;
+  std::regex re("(^|\n)" + key + ": ([^\n]*)");
+  return std::regex_search(out, m, re) ? m[2].str() : "";
+}
+
+class WgmarkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!IsExecutable(kWgmark)) GTEST_SKIP() << "wgmark is not built: " << kWgmark;
+  }
+};
+
+TEST_F(WgmarkTest, PinnedRunPrintsTheSameFixedScoreEveryTime) {
+  ProgramResult first = RunProgram({kWgmark}, {"WORKGATE_FIXED_CLOCK=1"});
+  ProgramResult second = RunProgram({kWgmark}, {"WORKGATE_FIXED_CLOCK=1"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(first.out, second.out);
+  EXPECT_EQ(Field(first.out, "score"), "10.000");
+  EXPECT_EQ(Field(first.out, "iterations"), "100");
+  EXPECT_EQ(Field(first.out, "total iterations"), "110");
+  EXPECT_EQ(Field(first.out, "clock reads"), "4");
+  // The suite's pattern finds exactly this score.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(first.out, m, std::regex("score: ([0-9.]+)")));
+  EXPECT_EQ(m[1].str(), "10.000");
+}
+
+TEST_F(WgmarkTest, WorkMultiplierScalesPinnedIterationsAndKeepsTheScore) {
+  ProgramResult by_env = RunProgram({kWgmark}, {"WORKGATE_FIXED_CLOCK=1", "WGMARK_WORK=3"});
+  ProgramResult by_arg = RunProgram({kWgmark, "--work", "3"}, {"WORKGATE_FIXED_CLOCK=1"});
+  ASSERT_EQ(by_env.exit_code, 0) << by_env.err;
+  EXPECT_EQ(by_env.out, by_arg.out);
+  EXPECT_EQ(Field(by_env.out, "iterations"), "300");
+  EXPECT_EQ(Field(by_env.out, "total iterations"), "330");
+  EXPECT_EQ(Field(by_env.out, "score"), "10.000");
+}
+
+TEST_F(WgmarkTest, UnpinnedRunCalibratesFromTheClock) {
+  ProgramResult pinned = RunProgram({kWgmark}, {"WORKGATE_FIXED_CLOCK=1"});
+  ProgramResult real = RunProgram({kWgmark}, {});
+  ASSERT_EQ(real.exit_code, 0) << real.err;
+  EXPECT_EQ(Field(real.out, "fixed clock"), "no");
+  // A real measured run lasts at least a second, and no machine does an
+  // iteration in 10 ms, so calibration always grows past the pinned count.
+  EXPECT_GE(std::stod(Field(real.out, "seconds")), 1.0);
+  EXPECT_GT(std::stoull(Field(real.out, "iterations")),
+            std::stoull(Field(pinned.out, "iterations")));
+  EXPECT_NE(Field(real.out, "score"), Field(pinned.out, "score"));
+}
+
+TEST_F(WgmarkTest, CorruptedResultFailsValidation) {
+  ProgramResult r = RunProgram({kWgmark}, {"WORKGATE_FIXED_CLOCK=1", "WGMARK_FLIP_BIT=1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("validation failed"), std::string::npos) << r.err;
+  EXPECT_EQ(Field(r.out, "score"), "");
+}
+
+TEST_F(WgmarkTest, RejectsABadWorkMultiplier) {
+  EXPECT_EQ(RunProgram({kWgmark, "--work", "0"}, {}).exit_code, 2);
+  EXPECT_EQ(RunProgram({kWgmark}, {"WGMARK_WORK=lots"}).exit_code, 2);
+  EXPECT_EQ(RunProgram({kWgmark, "--bogus"}, {}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace workgate::testing
