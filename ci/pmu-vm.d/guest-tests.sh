@@ -1,0 +1,62 @@
+# The emulated machine's side of ci/pmu-vm-tests (busybox sh, run by /init
+# as root in /work). Runs each step once and leaves, for step NAME,
+# NAME.out, NAME.err and NAME.rc (and NAME.json where the step writes one)
+# in /vm-out; ci/pmu-vm.d/check.py judges them on the host, where there is a
+# JSON parser.
+export PATH=/opt/workgate:/bin HOME=/tmp
+chmod 1777 /vm-out
+
+# step NAME CMD...: runs CMD with "@JSON@" replaced by NAME's JSON path.
+step() {
+  name=$1
+  shift
+  args=""
+  for a in "$@"; do
+    [ "$a" = "@JSON@" ] && a="/vm-out/$name.json"
+    args="$args '$a'"
+  done
+  eval "$args" >"/vm-out/$name.out" 2>"/vm-out/$name.err"
+  echo $? >"/vm-out/$name.rc"
+}
+
+# as_user CMD...: runs CMD as the unprivileged user (uid 1000).
+as_user() {
+  su -s /bin/sh -c "$*" user
+}
+
+# ref NAME PROG ARGS: counts PROG with exec_count in workgate's minimal
+# environment (launch/launch.cc: MinimalEnvironment).
+ref() {
+  name=$1
+  shift
+  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LC_ALL=C TZ=UTC ./exec_count "$@" \
+    >"/vm-out/$name.out" 2>"/vm-out/$name.err"
+  echo $? >"/vm-out/$name.rc"
+}
+
+cat /proc/sys/kernel/perf_event_paranoid >/vm-out/paranoid.txt
+dmesg | grep 'hw perfevents' >/vm-out/dmesg-pmu.txt
+
+step probe workgate probe --json-file @JSON@
+step count_1m workgate count --backend perf --json @JSON@ -- ./probes/known_loop 1000000
+step count_3m workgate count --backend perf --repeat 3 --json @JSON@ -- ./probes/known_loop 3000000
+step fork_1m workgate count --backend perf --json @JSON@ -- ./probes/known_loop --fork 1000000
+step fork_2m workgate count --backend perf --json @JSON@ -- ./probes/known_loop --fork 2000000
+step zero_dynamic workgate count --backend perf --json @JSON@ -- ./probes/known_loop 0
+step zero_static workgate count --backend perf --json @JSON@ -- ./known_loop_static 0
+ref ref_zero_dynamic ./probes/known_loop 0
+ref ref_zero_static ./known_loop_static 0
+step static_1m workgate count --backend perf --json @JSON@ -- ./known_loop_static 1000000
+step region_10k workgate count --backend perf --region --json @JSON@ -- ./region_loop 1000000 10000
+step region_20k workgate count --backend perf --region --json @JSON@ -- ./region_loop 1000000 20000
+step region_fork_10k workgate count --backend perf --region --json @JSON@ -- ./probes/known_loop --region-fork 10000
+step region_fork_20k workgate count --backend perf --region --json @JSON@ -- ./probes/known_loop --region-fork 20000
+step noregion workgate count --backend perf --json @JSON@ -- ./region_loop 1000000 10000
+step events2 workgate count --backend perf --event instructions:u,cycles:u --json @JSON@ -- ./probes/known_loop 1000000
+step events3 workgate count --backend perf --event instructions:u,cycles:u,branches:u --json @JSON@ -- ./probes/known_loop 1000000
+EVENTS8=instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u
+step events8 workgate count --backend perf --event $EVENTS8 --json @JSON@ -- ./probes/known_loop 1000000
+step user_probe as_user /opt/workgate/workgate probe --json-file @JSON@
+step user_count as_user /opt/workgate/workgate count -- ./probes/known_loop 1000
+step user_count_perf as_user /opt/workgate/workgate count --backend perf -- ./probes/known_loop 1000
+exit 0
