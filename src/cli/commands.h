@@ -13,5 +13,6 @@ using CommandRunner = std::function<int()>;
 void AddProbeCommand(CLI::App& app, CommandRunner* run);
 void AddCountCommand(CLI::App& app, CommandRunner* run);
 void AddCompareCommand(CLI::App& app, CommandRunner* run);
+void AddExplainCommand(CLI::App& app, CommandRunner* run);
 
 }  // namespace workgate

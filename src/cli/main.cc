@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   workgate::AddProbeCommand(app, &run);
   workgate::AddCountCommand(app, &run);
   workgate::AddCompareCommand(app, &run);
+  workgate::AddExplainCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

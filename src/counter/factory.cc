@@ -42,12 +42,14 @@ PerfCheck CheckPerf(const std::string& events, const SystemInfo& info) {
       check.ok = !check.counts.empty() && check.counts[0].time_running > 0;
       if (!check.ok) check.reason = "the counter opened but never ran (all counters busy?)";
     } else if (check.open_errno != 0) {
-      const std::string first = events.substr(0, events.find(','));
-      check.reason = PerfOpenFailureReason(check.open_errno, first, info, geteuid() == 0);
+      check.reason = PerfOpenFailureReason(check.open_errno, counter.failed_event(), info,
+                                           geteuid() == 0);
     } else {
       check.reason = "reading the counter failed";
     }
   } catch (const Error& e) {
+    // An event libpfm4 cannot encode is the user's mistake, not the machine's.
+    if (e.exit_code() == kExitUsage) throw;
     check.reason = e.what();
   }
   return check;

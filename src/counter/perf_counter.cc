@@ -161,7 +161,7 @@ CountedRun PerfCounter::Run(const LaunchSpec& spec, const CountOptions& options)
   CountedRun run;
   run.launch = Launch(counted);
   if (run.launch.setup_errno != 0) {
-    run.error = fmt::format("perf_event_open({}) failed: {}", events_[0].name,
+    run.error = fmt::format("perf_event_open({}) failed: {}", events_[FirstFailingEvent()].name,
                             strerror(run.launch.setup_errno));
     return run;
   }
@@ -182,6 +182,17 @@ CountedRun PerfCounter::Run(const LaunchSpec& spec, const CountOptions& options)
   return run;
 }
 
+size_t PerfCounter::FirstFailingEvent() const {
+  for (size_t i = 0; i < events_.size(); ++i) {
+    perf_event_attr attr = events_[i].attr;
+    attr.inherit = 0;
+    int fd = PerfEventOpen(&attr, 0, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) return i;
+    close(fd);
+  }
+  return 0;
+}
+
 bool PerfCounter::CountSelf(void (*work)(void*), void* arg, std::vector<EventCount>* out,
                             int* open_errno) {
   std::vector<int> fds;
@@ -192,6 +203,7 @@ bool PerfCounter::CountSelf(void (*work)(void*), void* arg, std::vector<EventCou
     int fd = PerfEventOpen(&attr, 0, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) {
       *open_errno = errno;
+      failed_index_ = fds.size();
       break;
     }
     fds.push_back(fd);

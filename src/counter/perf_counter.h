@@ -57,9 +57,15 @@ class PerfCounter : public Counter {
   /// how the probe checks that counting really works. Returns false with the
   /// errno of the first failing perf_event_open in *open_errno.
   bool CountSelf(void (*work)(void*), void* arg, std::vector<EventCount>* out, int* open_errno);
+  /// After a CountSelf that failed to open: the name of the event that failed.
+  const std::string& failed_event() const { return events_[failed_index_].name; }
 
  private:
+  /// Which event this process cannot open (the child's errno names no event).
+  size_t FirstFailingEvent() const;
+
   std::vector<PerfEventSpec> events_;
+  size_t failed_index_ = 0;
 };
 
 }  // namespace workgate

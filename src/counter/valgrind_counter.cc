@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <sstream>
 
 #include "util/error.h"
@@ -154,6 +155,10 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
                    "--log-file=" + dir.path() + "/valgrind.log.%p"};
   if (tool_ == Tool::kCallgrind) {
     run_spec.argv.push_back("--callgrind-out-file=" + dir.path() + "/" + prefix + "%p");
+    // A child made by fork() starts with a copy of its parent's counters;
+    // dumping (and zeroing) them just before each fork keeps every
+    // instruction in exactly one file ("callgrind.out.PID.N" for the dumps).
+    run_spec.argv.push_back("--dump-before=fork");
   } else {
     run_spec.argv.push_back("--vgcount-out-file=" + dir.path() + "/" + prefix + "%p");
     run_spec.env["VALGRIND_LIB"] = vgcount_lib_;
@@ -171,13 +176,12 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     if (file.rfind(prefix, 0) == 0) outputs.push_back(entry.path());
     if (file.rfind("valgrind.log.", 0) == 0) logs.push_back(entry.path());
   }
-  // Pid order: the launched process first, then its children as created.
-  auto pid_of = [](const fs::path& p) {
-    const std::string ext = p.extension().string();
-    return ext.size() > 1 ? std::strtoll(ext.c_str() + 1, nullptr, 10) : 0LL;
+  // "PREFIX<pid>" or "PREFIX<pid>.<dump>": per-process totals in pid order,
+  // the launched process first, then its children as they were created.
+  auto pid_of = [&](const fs::path& p) {
+    return std::strtoll(p.filename().string().c_str() + prefix.size(), nullptr, 10);
   };
-  std::sort(outputs.begin(), outputs.end(),
-            [&](const fs::path& a, const fs::path& b) { return pid_of(a) < pid_of(b); });
+  std::sort(outputs.begin(), outputs.end());
   if (MarkFailedLaunch(&run, spec.timeout_seconds)) {
     // Valgrind's own complaint (program not found, unsupported binary) is in its log.
     for (const auto& log : logs) {
@@ -191,6 +195,7 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     return run;
   }
   uint64_t sum = 0;
+  std::map<long long, uint64_t> per_pid;
   for (const auto& out : outputs) {
     auto text = ReadFile(out.string());
     uint64_t total = 0;
@@ -202,8 +207,9 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
       return run;
     }
     sum += total;
-    run.per_process.push_back(total);
+    per_pid[pid_of(out)] += total;
   }
+  for (const auto& [pid, total] : per_pid) run.per_process.push_back(total);
   if (!options.keep_profiles_dir.empty()) {
     std::error_code ec;
     fs::create_directories(options.keep_profiles_dir, ec);
@@ -212,7 +218,7 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
                     fs::copy_options::overwrite_existing, ec);
     }
   }
-  run.processes = static_cast<int>(outputs.size());
+  run.processes = static_cast<int>(per_pid.size());
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
   return run;
 }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "counter/valgrind_counter.h"
+#include "explain/callgrind_profile.h"
 #include "explain/explain.h"
 #include "gate/decision.h"
 #include "gate/fingerprint.h"
@@ -114,32 +115,54 @@ void TimeOne(const ComparisonPlan& plan, const Workload& w, WorkloadResult* r,
                                  plan.seed);
 }
 
-void ExplainOne(const ComparisonPlan& plan, const Workload& w, WorkloadResult* r,
-                const ProgressFn& progress) {
+// Loads one side's callgrind files. Its own program is renamed "{exe}":
+// two builds are usually different files (wgi-baseline, wgi-candidate), and
+// their functions must still match.
+bool LoadSide(const std::vector<std::string>& files, const std::string& exe, Profile* profile,
+              std::string* err) {
+  if (!LoadProfiles(files, profile, err)) return false;
+  const std::string own = fs::path(RealPath(exe)).filename().string();
+  std::map<FunctionId, uint64_t> renamed;
+  for (const auto& [id, cost] : profile->self) {
+    FunctionId key = id;
+    if (!own.empty() && key.object == own) key.object = "{exe}";
+    renamed[key] += cost;
+  }
+  profile->self = std::move(renamed);
+  return true;
+}
+
+}  // namespace
+
+Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
+                            const ProgressFn& progress) {
   Explanation explanation;
   try {
     ValgrindCounter callgrind(ValgrindCounter::Tool::kCallgrind);
     TempDir profiles("workgate-explain");
     WorkDir dir(w.name);
-    std::vector<std::string> files[2];
+    Profile sides[2];
     const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
     for (int side = 0; side < 2; ++side) {
-      progress(fmt::format("{}  {}  explaining (callgrind)", w.name,
-                           side == 0 ? "baseline" : "candidate"));
-      const std::string keep = profiles.path() + (side == 0 ? "/baseline" : "/candidate");
+      const char* name = side == 0 ? "baseline" : "candidate";
+      progress(fmt::format("{}  {}  explaining (callgrind)", w.name, name));
+      const std::string keep = profiles.path() + "/" + name;
       CountedWorkload c =
           CountWorkload(callgrind, w, plan.suite_dir, dir, *exes[side], 1, plan.launch, keep);
-      if (!c.valid()) throw std::runtime_error(c.error);
-      for (const auto& entry : fs::directory_iterator(keep)) files[side].push_back(entry.path());
+      if (!c.valid()) throw std::runtime_error(fmt::format("{} under callgrind: {}", name, c.error));
+      std::vector<std::string> files;
+      for (const auto& entry : fs::directory_iterator(keep)) files.push_back(entry.path());
+      std::string err;
+      if (!LoadSide(files, *exes[side], &sides[side], &err)) {
+        throw std::runtime_error(fmt::format("{} profile: {}", name, err));
+      }
     }
-    explanation = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top);
+    explanation = DiffProfiles(sides[0], sides[1], plan.explain_top);
   } catch (const std::exception& e) {
     explanation.error = e.what();
   }
-  r->explanation = explanation;
+  return explanation;
 }
-
-}  // namespace
 
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
                    const ProgressFn& progress) {
@@ -196,7 +219,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
       WorkloadResult& r = report->workloads[i];
       if (r.verdict == Verdict::kInvalid) continue;
       if (plan.explain_all || r.verdict == Verdict::kWorkAdded) {
-        ExplainOne(plan, plan.workloads[i], &r, progress);
+        r.explanation = ExplainWorkload(plan, plan.workloads[i], progress);
       }
     }
   }

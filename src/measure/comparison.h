@@ -41,6 +41,11 @@ struct ComparisonPlan {
 /// Called with progress text ("interp/fib  baseline  counting  3.2 s").
 using ProgressFn = std::function<void(const std::string&)>;
 
+/// Runs `w` on both builds under callgrind (whatever backend gated) and
+/// diffs the per-function self costs: where the work went.
+Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
+                            const ProgressFn& progress);
+
 /// Fills the report's workloads (decided) and suite verdict. `counter` counts;
 /// explanations use callgrind whatever counted.
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,

@@ -130,4 +130,9 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
   return out;
 }
 
+std::string RenderExplanation(const WorkloadResult& w) {
+  if (!w.explanation) return "";
+  return ExplanationBlock(w);
+}
+
 }  // namespace workgate

@@ -14,4 +14,8 @@ namespace workgate {
 /// Negative numbers use an ASCII '-' so they paste into a shell.
 std::string RenderTerminal(const CompareReport& report, bool colour);
 
+/// One workload's explanation table alone (`workgate explain`): its title,
+/// the rows, and the line of the listed rows against the total delta.
+std::string RenderExplanation(const WorkloadResult& w);
+
 }  // namespace workgate

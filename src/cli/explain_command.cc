@@ -1,0 +1,88 @@
+// `workgate explain`: where a work delta went, per function, for named
+// workloads of a suite, without gating (compare does this by itself for
+// every workload that adds work).
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/progress.h"
+#include "counter/valgrind_counter.h"
+#include "measure/comparison.h"
+#include "report/json_report.h"
+#include "report/terminal_report.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/paths.h"
+
+namespace workgate {
+
+namespace {
+
+struct ExplainArgs {
+  LaunchArgs launch;
+  std::string baseline, candidate, suite, json_path;
+  std::vector<std::string> workloads;
+  int top = 10;
+};
+
+int RunExplain(const ExplainArgs& args) {
+  Suite suite;
+  std::string err;
+  if (!LoadSuite(args.suite, &suite, &err) || !SelectWorkloads(&suite, args.workloads, &err)) {
+    throw UsageError(err);
+  }
+  for (const auto& exe : {args.baseline, args.candidate}) {
+    if (RealPath(exe).empty()) throw Error(kExitInvalid, exe + " does not exist");
+  }
+  if (FindValgrind().path.empty()) {
+    throw EnvironmentError("explanations need callgrind: Valgrind is not installed");
+  }
+  ComparisonPlan plan;
+  plan.suite_dir = suite.dir;
+  plan.baseline_exe = args.baseline;
+  plan.candidate_exe = args.candidate;
+  plan.explain_top = args.top;
+  plan.launch = args.launch.ToOptions();
+  Progress progress;
+  nlohmann::json out = nlohmann::json::array();
+  int code = kExitPass;
+  for (const auto& w : suite.workloads) {
+    WorkloadResult r;
+    r.name = w.name;
+    r.explanation = ExplainWorkload(plan, w, [&](const std::string& t) { progress.Show(t); });
+    progress.Done();
+    if (!r.explanation->error.empty()) {
+      fmt::print("{}: no explanation: {}\n", w.name, r.explanation->error);
+      code = kExitInvalid;
+    } else {
+      fmt::print("{}\n", RenderExplanation(r));
+    }
+    CompareReport one;
+    one.workloads.push_back(r);
+    out.push_back({{"name", w.name}, {"explanation", ToJson(one)["workloads"][0]["explanation"]}});
+  }
+  if (!args.json_path.empty() &&
+      !WriteFileAtomically(args.json_path, nlohmann::json{{"workloads", out}}.dump(2) + "\n", &err)) {
+    throw EnvironmentError(err);
+  }
+  return code;
+}
+
+}  // namespace
+
+void AddExplainCommand(CLI::App& app, CommandRunner* run) {
+  auto args = std::make_shared<ExplainArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "explain", "Show where a work delta went, per function (callgrind, self cost)");
+  args->launch.Register(cmd);
+  cmd->add_option("--baseline", args->baseline, "The baseline build")->required();
+  cmd->add_option("--candidate", args->candidate, "The candidate build")->required();
+  cmd->add_option("--suite", args->suite, "The suite (TOML)")->required();
+  cmd->add_option("--workload", args->workloads, "Explain these workloads (default: all)");
+  cmd->add_option("--top", args->top, "Rows per workload (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--json", args->json_path, "Write the tables as JSON to FILE");
+  cmd->callback([args, run] { *run = [args] { return RunExplain(*args); }; });
+}
+
+}  // namespace workgate
