@@ -81,14 +81,16 @@ TEST_F(CallgrindCounterTest, CountsEveryProcessOfTheTree) {
   ASSERT_EQ(forked.per_process.size(), 3u);
   uint64_t sum = forked.per_process[0] + forked.per_process[1] + forked.per_process[2];
   EXPECT_EQ(*forked.instructions(), sum);
+  // Each child counts from its fork, not its parent's work before it: the
+  // two children differ by their loops alone.
+  EXPECT_EQ(forked.per_process[2] - forked.per_process[1], 400000u);
   // Both children's loops (800,000 instructions) are in the total.
   EXPECT_GT(*forked.instructions(), *alone.instructions() + 800000u);
 }
 
 TEST_F(CallgrindCounterTest, RegionCountsOnlyTheMarkedWorkOfEachProcess) {
-  // A forked child's callgrind file also holds its parent's cost up to the
-  // fork; with the loop alone marked as the region, each child's count is
-  // its loop and the markers, so two children differ by the loop alone.
+  // With the loop alone marked as the region, each child's count is its
+  // loop and the markers, and the parent's is zero.
   ValgrindCounter counter(ValgrindCounter::Tool::kCallgrind);
   LaunchSpec spec;
   spec.argv = {KnownLoop(), "--region-fork", "100000", "300000"};
