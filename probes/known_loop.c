@@ -16,8 +16,7 @@
  *   known_loop --exit CODE  exit with CODE
  *
  * The loop is two instructions per iteration on every supported
- * architecture (decrement-and-set-flags, branch-if-not-zero), written in
- * assembly so no compiler can change it. Everything else the program does is
+ * architecture (two_instruction_loop.h). Everything else the program does is
  * the same for every N, so the count difference between two sizes is exactly
  * 2 * (N2 - N1).
  */
@@ -28,19 +27,9 @@
 #include <unistd.h>
 
 #include "workgate/region.h"
+#include "two_instruction_loop.h"
 
-#define KNOWN_LOOP_INSTRUCTIONS_PER_ITERATION 2
-
-static void run_loop(unsigned long n) {
-  if (n == 0) return;
-#if defined(__x86_64__)
-  __asm__ volatile("1: dec %0\n\tjnz 1b\n" : "+r"(n) : : "cc");
-#elif defined(__aarch64__)
-  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b\n" : "+r"(n) : : "cc");
-#else
-#error "known_loop: add the two-instruction loop for this architecture"
-#endif
-}
+static void run_loop(unsigned long n) { two_instruction_loop(n); }
 
 static unsigned long parse_count(const char *text) {
   char *end = NULL;

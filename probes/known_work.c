@@ -11,21 +11,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "two_instruction_loop.h"
 
 #ifndef EXTRA_ITERATIONS
 #define EXTRA_ITERATIONS 100
 #endif
 
-static void run_loop(unsigned long n) {
-  if (n == 0) return;
-#if defined(__x86_64__)
-  __asm__ volatile("1: dec %0\n\tjnz 1b\n" : "+r"(n) : : "cc");
-#elif defined(__aarch64__)
-  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b\n" : "+r"(n) : : "cc");
-#else
-#error "known_work: add the two-instruction loop for this architecture"
-#endif
-}
+static void run_loop(unsigned long n) { two_instruction_loop(n); }
 
 /* volatile, so both builds load and add it: the instructions around the
  * loop are the same in both, whatever the constant. */

@@ -12,17 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <workgate/region.h>
+#include "two_instruction_loop.h"
 
-static void run_loop(unsigned long n) {
-  if (n == 0) return;
-#if defined(__aarch64__)
-  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b\n" : "+r"(n) : : "cc");
-#elif defined(__x86_64__)
-  __asm__ volatile("1: dec %0\n\tjnz 1b\n" : "+r"(n) : : "cc");
-#else
-#error "region_loop: add the two-instruction loop for this architecture"
-#endif
-}
+static void run_loop(unsigned long n) { two_instruction_loop(n); }
 
 int main(int argc, char **argv) {
   if (argc != 3) {

@@ -6,6 +6,7 @@
 
 #include "counter/perf_counter.h"
 #include "counter/valgrind_counter.h"
+#include "two_instruction_loop.h"
 #include "probe/perf_reason.h"
 #include "probe/system_info.h"
 #include "util/error.h"
@@ -21,17 +22,7 @@ bool ParseBackendRequest(const std::string& text, BackendRequest* out) {
   return true;
 }
 
-void RunKnownLoop(unsigned long n) {
-  if (n == 0) return;
-#if defined(__x86_64__)
-  __asm__ volatile("1: dec %0\n\tjnz 1b\n" : "+r"(n) : : "cc");
-#elif defined(__aarch64__)
-  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b\n" : "+r"(n) : : "cc");
-#else
-  for (volatile unsigned long i = 0; i < n; ++i) {
-  }
-#endif
-}
+void RunKnownLoop(unsigned long n) { two_instruction_loop(n); }
 
 PerfCheck CheckPerf(const std::string& events, const SystemInfo& info) {
   PerfCheck check;

@@ -15,19 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <valgrind/callgrind.h>
+#include "two_instruction_loop.h"
 
 enum { kOutsideIterations = 1000 };
 
-static void run_loop(unsigned long n) {
-  if (n == 0) return;
-#if defined(__x86_64__)
-  __asm__ volatile("1: dec %0\n\tjnz 1b\n" : "+r"(n) : : "cc");
-#elif defined(__aarch64__)
-  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b\n" : "+r"(n) : : "cc");
-#else
-#error "vgcount_thread_probe: add the two-instruction loop for this architecture"
-#endif
-}
+static void run_loop(unsigned long n) { two_instruction_loop(n); }
 
 static void run_region(unsigned long n) {
   run_loop(kOutsideIterations);
