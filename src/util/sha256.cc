@@ -1,11 +1,14 @@
 #include "util/sha256.h"
 
 #include <openssl/evp.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 
 namespace workgate {
 namespace {
@@ -57,7 +60,9 @@ std::string Sha256Hex(std::string_view data) {
   return Finish(ctx.get());
 }
 
-std::optional<std::string> Sha256OfFile(const std::string& path, std::string* err) {
+namespace {
+
+std::optional<std::string> HashFile(const std::string& path, std::string* err) {
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) {
     *err = path + ": " + std::strerror(errno);
@@ -74,6 +79,40 @@ std::optional<std::string> Sha256OfFile(const std::string& path, std::string* er
     return std::nullopt;
   }
   return Finish(ctx.get());
+}
+
+// What identifies a file's content without reading it again: a file that
+// keeps its device, inode, size and modification time keeps its digest.
+struct FileStamp {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  int64_t mtime_ns;
+  auto operator<=>(const FileStamp&) const = default;
+};
+
+}  // namespace
+
+std::optional<std::string> Sha256OfFile(const std::string& path, std::string* err) {
+  // A comparison fingerprints the same C library, loader and builds for
+  // every workload and side: each file is read once per workgate run.
+  static std::mutex mutex;
+  static std::map<FileStamp, std::string> cache;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return HashFile(path, err);
+  const FileStamp stamp{st.st_dev, st.st_ino, st.st_size,
+                        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(stamp);
+    if (it != cache.end()) return it->second;
+  }
+  auto digest = HashFile(path, err);
+  if (digest) {
+    std::lock_guard<std::mutex> lock(mutex);
+    cache.emplace(stamp, *digest);
+  }
+  return digest;
 }
 
 }  // namespace workgate
