@@ -2,6 +2,7 @@
 // cannot; which backend `auto` picks; each backend's resolution here.
 
 #include <algorithm>
+#include <future>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -170,13 +171,20 @@ int RunProbe(const std::string& json_path, bool json_stdout, const std::string& 
     missing.error = "probes/known_loop not found beside workgate";
     resolutions.push_back(missing);
   } else {
-    if (perf.ok) resolutions.push_back(MeasurePerf(known_loop, events));
+    // The Valgrind tools start at the same time (a start costs most of a
+    // second), so the probe takes about one Valgrind start whatever is built.
+    std::future<Resolution> callgrind, vgcount;
     if (!valgrind.path.empty()) {
-      resolutions.push_back(MeasureValgrind(known_loop, ValgrindCounter::Tool::kCallgrind));
+      callgrind = std::async(std::launch::async, MeasureValgrind, known_loop,
+                             ValgrindCounter::Tool::kCallgrind);
     }
     if (vgcount_built) {
-      resolutions.push_back(MeasureValgrind(known_loop, ValgrindCounter::Tool::kVgcount));
+      vgcount = std::async(std::launch::async, MeasureValgrind, known_loop,
+                           ValgrindCounter::Tool::kVgcount);
     }
+    if (perf.ok) resolutions.push_back(MeasurePerf(known_loop, events));
+    if (callgrind.valid()) resolutions.push_back(callgrind.get());
+    if (vgcount.valid()) resolutions.push_back(vgcount.get());
   }
   const int code = choice.backend.empty() ? kExitEnvironment : kExitPass;
 
