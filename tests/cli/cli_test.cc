@@ -166,6 +166,32 @@ TEST_F(CliTest, KnownExtraWorkGivesExactlyThatDeltaAndExitsOne) {
   EXPECT_EQ(ReadJson("wr.json")["workloads"][0]["verdict"], "work-removed");
 }
 
+TEST_F(CliTest, ExplainFindsTheFunctionThatAddedTheWork) {
+  // known_work_b's extra 500,000 loop iterations are in main: the whole
+  // delta, exactly, in one row, matched across the two differently named
+  // builds as {exe}.
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  LaunchResult r = Run({"explain", "--baseline", kA, "--candidate", kB, "--suite", suite,
+                        "--workload", "work", "--json", "e.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto e = ReadJson("e.json")["workloads"][0]["explanation"];
+  ASSERT_GE(e["rows"].size(), 1u) << e.dump();
+  EXPECT_EQ(e["rows"][0]["function"], "main");
+  EXPECT_EQ(e["rows"][0]["object"], "{exe}");
+  EXPECT_EQ(e["rows"][0]["delta"], 1000000);
+  EXPECT_EQ(e["total_delta"], 1000000);
+  // compare explains a work-added workload by itself, in every report.
+  LaunchResult c = Run({"compare", "--baseline", kA, "--candidate", kB, "--suite", suite,
+                        "--workload", "work", "--timed", "0", "--json", "ce.json", "--markdown",
+                        "ce.md"});
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  EXPECT_EQ(ReadJson("ce.json")["workloads"][0]["explanation"]["rows"][0]["delta"], 1000000);
+  EXPECT_NE(c.out.find("main in {exe}"), std::string::npos) << c.out;
+  auto md = ReadFile(Path("ce.md"));
+  ASSERT_TRUE(md);
+  EXPECT_NE(md->find("<details><summary>work: where the"), std::string::npos) << *md;
+}
+
 TEST_F(CliTest, ScoreMismatchCrashAndMissingBuildAreInvalid) {
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
   LaunchResult mismatch = Run({"compare", "--baseline", kA, "--candidate", kB, "--suite", suite,
