@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "probe/system_info.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -99,19 +100,12 @@ bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* er
 
 const ValgrindInstall& FindValgrind() {
   static const ValgrindInstall install = [] {
+    const ValgrindLookup& lookup = LookUpValgrind();
     ValgrindInstall v;
-    const char* path = getenv("PATH");
-    v.path = SearchPath("valgrind", path ? path : "/usr/bin:/bin");
-    if (v.path.empty()) return v;
-    LaunchSpec spec;
-    spec.argv = {v.path, "--version"};
-    spec.env = MinimalEnvironment("/");
-    spec.timeout_seconds = 30;
-    LaunchResult r = Launch(spec);
-    if (r.ok()) {
-      v.version = r.out.substr(0, r.out.find_first_of("\r\n"));
-    } else {
-      v.path.clear();
+    // A valgrind whose --version fails is as good as none.
+    if (lookup.path.value && lookup.version.value) {
+      v.path = *lookup.path.value;
+      v.version = *lookup.version.value;
     }
     return v;
   }();

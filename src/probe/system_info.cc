@@ -104,6 +104,7 @@ bool ReadAllWithin(int fd, std::chrono::milliseconds deadline, std::string* out)
   }
 }
 
+// Fills the two Valgrind fields of `info`.
 void ReadValgrind(SystemInfo* info) {
   boost::filesystem::path exe = bp::search_path("valgrind");
   if (exe.empty()) {
@@ -138,6 +139,15 @@ void ReadValgrind(SystemInfo* info) {
 }
 
 }  // namespace
+
+const ValgrindLookup& LookUpValgrind() {
+  static const ValgrindLookup lookup = [] {
+    SystemInfo info;
+    ReadValgrind(&info);
+    return ValgrindLookup{info.valgrind_path, info.valgrind_version};
+  }();
+  return lookup;
+}
 
 bool SystemInfo::HasCorePmu() const {
   if (!kernel_pmus.value) return false;
@@ -214,7 +224,8 @@ SystemInfo GatherSystemInfo() {
 
   info.kernel_pmus = ReadKernelPmus();
   info.libpfm_pmus = ReadLibpfmPmus();
-  ReadValgrind(&info);
+  info.valgrind_path = LookUpValgrind().path;
+  info.valgrind_version = LookUpValgrind().version;
   return info;
 }
 

@@ -54,6 +54,14 @@ struct SystemInfo {
   std::string HypervisorName() const;
 };
 
+/// Valgrind as found on PATH, and its `valgrind --version`: looked up once
+/// per process (the probe and the Valgrind backends share it).
+struct ValgrindLookup {
+  Probed<std::string> path;
+  Probed<std::string> version;
+};
+const ValgrindLookup& LookUpValgrind();
+
 /// Reads everything above from this machine. Runs `valgrind --version` (no
 /// shell, 5 s limit) and nothing else; takes a few milliseconds.
 SystemInfo GatherSystemInfo();
