@@ -56,8 +56,7 @@ std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
   w.command.insert(w.command.end(), args.command.begin(), args.command.end());
   w.timeout_seconds = args.timeout;
-  w.clock = args.clock == "env" ? ClockMode::kEnv
-                                : args.clock == "shim" ? ClockMode::kShim : ClockMode::kNone;
+  ParseClockMode(args.clock, &w.clock);  // CLI11 admits only the three names
   return {w};
 }
 

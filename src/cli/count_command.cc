@@ -153,8 +153,7 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   w.command.insert(w.command.end(), args.command.begin() + 1, args.command.end());
   w.timeout_seconds = args.timeout;
   w.region = args.region;
-  w.clock = args.clock == "env" ? ClockMode::kEnv
-                                : args.clock == "shim" ? ClockMode::kShim : ClockMode::kNone;
+  ParseClockMode(args.clock, &w.clock);  // CLI11 admits only the three names
   LaunchOptions options = args.launch.ToOptions();
   // The command is found on the user's own PATH, then run through the
   // private directory's `exe` link (or as given, with --as-is).

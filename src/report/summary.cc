@@ -14,19 +14,10 @@ const char kBlindSpots[] =
     "not seen.";
 
 std::string VerdictLabel(Verdict v) {
-  switch (v) {
-    case Verdict::kOk:
-      return "ok";
-    case Verdict::kWorkAdded:
-      return "work added";
-    case Verdict::kWorkRemoved:
-      return "work removed";
-    case Verdict::kInconclusive:
-      return "inconclusive";
-    case Verdict::kInvalid:
-      return "invalid";
-  }
-  return "invalid";
+  // The verdict's JSON name, written as words: "work-added" reads "work added".
+  std::string label = VerdictName(v);
+  std::replace(label.begin(), label.end(), '-', ' ');
+  return label;
 }
 
 std::string HeadlineCounts(const CompareReport& report) {

@@ -71,13 +71,7 @@ class SuiteReader {
     if (const auto* clock = t.get("clock")) {
       auto text = clock->value<std::string>();
       if (!clock->is_string()) return Fail(*clock, ctx, "key 'clock' must be a string");
-      if (*text == "none") {
-        w->clock = ClockMode::kNone;
-      } else if (*text == "env") {
-        w->clock = ClockMode::kEnv;
-      } else if (*text == "shim") {
-        w->clock = ClockMode::kShim;
-      } else {
+      if (!ParseClockMode(*text, &w->clock)) {
         return Fail(*clock, ctx, fmt::format("key 'clock' is '{}'; use \"env\", \"shim\" or "
                                              "\"none\"", *text));
       }
@@ -154,6 +148,16 @@ const char* ClockModeName(ClockMode mode) {
     case ClockMode::kShim: return "shim";
   }
   return "?";
+}
+
+bool ParseClockMode(const std::string& text, ClockMode* mode) {
+  for (ClockMode m : {ClockMode::kNone, ClockMode::kEnv, ClockMode::kShim}) {
+    if (text == ClockModeName(m)) {
+      *mode = m;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string Workload::Canonical() const {

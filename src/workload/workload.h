@@ -16,6 +16,8 @@ enum class ClockMode {
   kShim,  // LD_PRELOAD of workgate's clock shim (libworkgate-clock.so)
 };
 const char* ClockModeName(ClockMode mode);
+/// "none", "env" or "shim" (ClockModeName's words); false for anything else.
+bool ParseClockMode(const std::string& text, ClockMode* mode);
 
 struct Workload {
   std::string name;
