@@ -5,12 +5,17 @@
  *   vgcount_thread_probe --region N         main thread: loop, then the loop N times
  *                                           between two CALLGRIND_TOGGLE_COLLECT, then loop
  *   vgcount_thread_probe --region THREADS N each of THREADS threads marks its own region
+ *   vgcount_thread_probe --signal N         3 times, raises a signal whose handler runs
+ *                                           the loop N times
+ *   vgcount_thread_probe --signal-in-region N  a region (as --region) that also raises
+ *                                           the signal once, inside it
  *
  * The loop is two instructions per iteration, in assembly, as in
  * probes/known_loop.c. Work outside the regions is fixed (1000 iterations)
  * so a region count moves only with N.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +39,34 @@ static void run_region(unsigned long n) {
 }
 
 static unsigned long iterations;
+
+enum { kSignalsRaised = 3 };
+
+static void loop_handler(int signal_number) {
+  (void)signal_number;
+  run_loop(iterations);
+}
+
+static int run_signals(unsigned long n, int in_region) {
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_handler = loop_handler;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(SIGUSR1, &action, NULL) != 0) return 1;
+  iterations = n;
+  run_loop(kOutsideIterations);
+  if (in_region) {
+    CALLGRIND_TOGGLE_COLLECT;
+    run_loop(n);
+    raise(SIGUSR1);
+    run_loop(n);
+    CALLGRIND_TOGGLE_COLLECT;
+  } else {
+    for (int i = 0; i < kSignalsRaised; i++) raise(SIGUSR1);
+  }
+  run_loop(kOutsideIterations);
+  return 0;
+}
 
 static void* plain_worker(void* arg) {
   (void)arg;
@@ -75,6 +108,10 @@ int main(int argc, char** argv) {
     run_region(parse_count(argv[2]));
     return 0;
   }
+  if (argc == 3 && strcmp(argv[1], "--signal") == 0) return run_signals(parse_count(argv[2]), 0);
+  if (argc == 3 && strcmp(argv[1], "--signal-in-region") == 0) {
+    return run_signals(parse_count(argv[2]), 1);
+  }
   if (argc == 4 && strcmp(argv[1], "--region") == 0) {
     iterations = parse_count(argv[3]);
     return run_threads(parse_count(argv[2]), region_worker);
@@ -83,6 +120,8 @@ int main(int argc, char** argv) {
     iterations = parse_count(argv[2]);
     return run_threads(parse_count(argv[1]), plain_worker);
   }
-  fprintf(stderr, "usage: vgcount_thread_probe THREADS N | --region N | --region THREADS N\n");
+  fprintf(stderr,
+          "usage: vgcount_thread_probe THREADS N | --region N | --region THREADS N |\n"
+          "       --signal N | --signal-in-region N\n");
   return 2;
 }

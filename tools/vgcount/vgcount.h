@@ -2,9 +2,9 @@
  * callgrind counts Ir, at close to the cost of --tool=none.
  *
  * The tool is three parts:
- *   vgcount_instrument.c  inline IR that bumps one 64-bit counter at every
- *                         superblock exit (no helper calls);
- *   vgcount_account.c     turns that raw counter into the collected total:
+ *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
+ *                         to date at every superblock exit (no helper calls);
+ *   vgcount_account.c     turns those raw counters into the collected total:
  *                         callgrind's per-thread collect state, its
  *                         TOGGLE_COLLECT / ZERO_STATS requests, signals, fork;
  *   vgcount_main.c        tool registration, options, the output file.
@@ -15,11 +15,13 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 
-/// Guest instructions executed since start-up (or since fork, in a child),
-/// in every thread and whatever the collect state. Bumped by generated code.
-/// Guest threads run one at a time under Valgrind's big lock, so generated
-/// code adds to it with a plain load/add/store.
-extern ULong vgc_raw_instructions;
+/// The raw counter of thread `tid`: guest instructions it has executed,
+/// whatever the collect state, kept by generated code in the thread's shadow
+/// state. Read it only between blocks. A new thread starts from its
+/// creator's figure (Valgrind copies the shadow state at clone), and the
+/// return from a signal handler puts back the figure of the moment the
+/// signal came (Valgrind restores the shadow state from the signal frame).
+ULong vgc_thread_instructions(ThreadId tid);
 
 /// Instructions of the superblock that ended in the client request now being
 /// served: generated code stores it just before such a block's final exit.

@@ -1,11 +1,11 @@
-/* vgcount_account.c: from the raw instruction counter to the collected total.
+/* vgcount_account.c: from the raw per-thread counters to the collected total.
  *
- * Generated code bumps one raw counter whatever happens. Which instructions
- * are "collected" is decided here, at the only moments the answer can
- * change, all of which fall between superblocks: a thread switch, a client
- * request, signal delivery and return, fork. At each one the running
- * interval [interval_start, raw) is credited to the total if the thread that
- * ran it was collecting.
+ * Generated code keeps one raw counter per thread whatever happens. Which
+ * instructions are "collected" is decided here, at the only moments the
+ * answer can change, all of which fall between superblocks: a client
+ * request, signal delivery and return, thread exit, fork, the end. At each
+ * one the thread's running interval [seen, raw) is credited to the total if
+ * the thread was collecting, and `seen` moves up to the boundary.
  *
  * The collect state follows callgrind 3.19 (callgrind/threads.c), which keeps
  * it per thread, not per process: every thread starts with
@@ -20,6 +20,13 @@
  * and outside it when the toggle switches it off. We do the same, using the
  * length of that block which its generated code stored just before the
  * request (vgc_clreq_block_instructions), so region counts agree exactly.
+ *
+ * Two core behaviours move a raw counter other than by counting (see
+ * vgcount.h): a new thread inherits its creator's figure, so its `seen`
+ * starts from the figure it has when it first runs; and the return from a
+ * signal handler restores the figure of the moment the signal came, so the
+ * handler's interval is closed just before, at the sigreturn system call,
+ * and `seen` follows the counter back down after it.
  */
 #include "vgcount.h"
 
@@ -27,6 +34,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vkiscnums.h"
 
 // Nested signal handlers a thread can be in before deeper ones share the
 // innermost state; callgrind itself stops at 10.
@@ -36,19 +44,21 @@ typedef struct {
   // collect[0] is the thread's own state, collect[k] that of the k-th nested
   // signal handler.
   Bool collect[VGC_MAX_SIGNAL_DEPTH + 1];
-  Int depth;  // signal handlers entered and not yet returned from
+  Int depth;     // signal handlers entered and not yet returned from
+  Bool tracked;  // `seen` holds a figure of this thread's counter
+  ULong seen;    // the raw counter at the end of the last closed interval
 } ThreadCollect;
 
 static ThreadCollect* threads = NULL;  // VG_N_THREADS entries, by ThreadId
 static Bool collect_atstart = True;
-static ThreadId current_tid = VG_INVALID_THREADID;  // last thread to run client code
-static ULong interval_start = 0;
 static ULong collected = 0;
 static ULong threads_seen = 0;  // the core announces the main thread too
 
 static void ResetThread(ThreadId tid) {
   threads[tid].collect[0] = collect_atstart;
   threads[tid].depth = 0;
+  threads[tid].tracked = False;
+  threads[tid].seen = 0;
 }
 
 static Bool* CollectSlot(ThreadId tid) {
@@ -57,24 +67,30 @@ static Bool* CollectSlot(ThreadId tid) {
   return &t->collect[level];
 }
 
-// Credits the running interval to the thread that ran it, up to `boundary`.
-static void CloseIntervalAt(ULong boundary) {
-  if (boundary < interval_start) boundary = interval_start;
-  if (current_tid != VG_INVALID_THREADID && *CollectSlot(current_tid)) {
-    collected += boundary - interval_start;
-  }
-  interval_start = boundary;
+// Starts following thread `tid` from its counter's present figure, if not
+// yet followed.
+static void Track(ThreadId tid) {
+  ThreadCollect* t = &threads[tid];
+  if (t->tracked) return;
+  t->seen = vgc_thread_instructions(tid);
+  t->tracked = True;
 }
 
-static void SwitchTo(ThreadId tid) {
-  if (tid == current_tid) return;
-  CloseIntervalAt(vgc_raw_instructions);
-  current_tid = tid;
+// Credits thread `tid`'s running interval, up to raw figure `boundary`, to
+// the total if the thread is collecting.
+static void CloseIntervalAt(ThreadId tid, ULong boundary) {
+  Track(tid);
+  ThreadCollect* t = &threads[tid];
+  if (boundary <= t->seen) return;
+  if (*CollectSlot(tid)) collected += boundary - t->seen;
+  t->seen = boundary;
 }
+
+static void CloseInterval(ThreadId tid) { CloseIntervalAt(tid, vgc_thread_instructions(tid)); }
 
 static void OnStartClientCode(ThreadId tid, ULong blocks_dispatched) {
   (void)blocks_dispatched;
-  SwitchTo(tid);
+  Track(tid);
 }
 
 static void OnThreadCreate(ThreadId parent, ThreadId child) {
@@ -83,19 +99,50 @@ static void OnThreadCreate(ThreadId parent, ThreadId child) {
   threads_seen++;
 }
 
+static void OnThreadExit(ThreadId tid) {
+  if (threads[tid].tracked) CloseInterval(tid);
+  ResetThread(tid);
+}
+
 static void OnPreDeliverSignal(ThreadId tid, Int signal_number, Bool alt_stack) {
   (void)signal_number;
   (void)alt_stack;
-  SwitchTo(tid);
-  CloseIntervalAt(vgc_raw_instructions);
+  CloseInterval(tid);
   threads[tid].depth++;
   *CollectSlot(tid) = collect_atstart;
 }
 
+// The handler's last interval: closed here because the sigreturn that
+// follows puts the counter back (see the top comment).
+static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count) {
+  (void)args;
+  (void)arg_count;
+  Bool is_sigreturn = False;
+#if defined(__NR_rt_sigreturn)
+  is_sigreturn = is_sigreturn || syscall_number == __NR_rt_sigreturn;
+#endif
+#if defined(__NR_sigreturn)
+  is_sigreturn = is_sigreturn || syscall_number == __NR_sigreturn;
+#endif
+  if (is_sigreturn) CloseInterval(tid);
+}
+
+static void OnPostSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count,
+                          SysRes result) {
+  (void)tid;
+  (void)syscall_number;
+  (void)args;
+  (void)arg_count;
+  (void)result;
+}
+
 static void OnPostDeliverSignal(ThreadId tid, Int signal_number) {
   (void)signal_number;
-  SwitchTo(tid);
-  CloseIntervalAt(vgc_raw_instructions);
+  // The counter now holds the figure saved when the signal came, which the
+  // interrupted code goes on from; the handler's work was credited at the
+  // sigreturn.
+  threads[tid].seen = vgc_thread_instructions(tid);
+  threads[tid].tracked = True;
   if (threads[tid].depth > 0) threads[tid].depth--;
 }
 
@@ -107,9 +154,9 @@ static void OnForkChild(ThreadId tid) {
   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
     if (t != tid) ResetThread(t);
   }
-  interval_start = vgc_raw_instructions;
+  threads[tid].seen = vgc_thread_instructions(tid);
+  threads[tid].tracked = True;
   collected = 0;
-  current_tid = tid;
   threads_seen = 1;
 }
 
@@ -122,29 +169,38 @@ void vgc_account_init(Bool atstart) {
 void vgc_account_track_events(void) {
   VG_(track_start_client_code)(OnStartClientCode);
   VG_(track_pre_thread_ll_create)(OnThreadCreate);
+  VG_(track_pre_thread_ll_exit)(OnThreadExit);
   VG_(track_pre_deliver_signal)(OnPreDeliverSignal);
   VG_(track_post_deliver_signal)(OnPostDeliverSignal);
+  VG_(needs_syscall_wrapper)(OnPreSyscall, OnPostSyscall);
   VG_(atfork)(NULL, NULL, OnForkChild);
 }
 
 void vgc_account_toggle_collect(ThreadId tid) {
-  SwitchTo(tid);
   // The request's own block goes with the new state (see the top comment).
-  CloseIntervalAt(vgc_raw_instructions - vgc_clreq_block_instructions);
+  CloseIntervalAt(tid, vgc_thread_instructions(tid) - vgc_clreq_block_instructions);
   Bool* slot = CollectSlot(tid);
   *slot = !*slot;
 }
 
 void vgc_account_zero(ThreadId tid) {
-  SwitchTo(tid);
   // Callgrind adds the request's block after zeroing, like any block after
   // the request: so it stays in the new figure when collecting.
-  CloseIntervalAt(vgc_raw_instructions - vgc_clreq_block_instructions);
+  CloseIntervalAt(tid, vgc_thread_instructions(tid) - vgc_clreq_block_instructions);
   collected = 0;
+  // Other threads' work so far goes too, though their intervals are open.
+  for (ThreadId t = 1; t < VG_N_THREADS; t++) {
+    if (t != tid && threads[t].tracked && VG_(is_valid_tid)(t)) {
+      threads[t].seen = vgc_thread_instructions(t);
+    }
+  }
 }
 
 ULong vgc_account_finish(void) {
-  CloseIntervalAt(vgc_raw_instructions);
+  // Threads that ended were closed as they exited; close any still alive.
+  for (ThreadId t = 1; t < VG_N_THREADS; t++) {
+    if (threads[t].tracked && VG_(is_valid_tid)(t)) CloseInterval(t);
+  }
   return collected;
 }
 
