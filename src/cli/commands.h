@@ -15,4 +15,9 @@ void AddCountCommand(CLI::App& app, CommandRunner* run);
 void AddCompareCommand(CLI::App& app, CommandRunner* run);
 void AddExplainCommand(CLI::App& app, CommandRunner* run);
 
+/// Makes every option that takes a value refuse one that looks like an
+/// option (`--json --suite x.toml`): CLI11 would take "--suite" as the file
+/// name. Negative numbers pass. Call after the commands are added.
+void RefuseOptionsAsValues(CLI::App& app);
+
 }  // namespace workgate

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "util/error.h"
 
 namespace workgate {
@@ -29,6 +31,25 @@ BackendChoice CounterArgs::Choose(const SystemInfo& info) const {
         choice.reason));
   }
   return choice;
+}
+
+void RefuseOptionsAsValues(CLI::App& app) {
+  CLI::Validator not_an_option(
+      [](std::string& value) -> std::string {
+        bool looks_like_option = value.size() > 1 && value[0] == '-' &&
+                                 !std::isdigit(static_cast<unsigned char>(value[1])) &&
+                                 value[1] != '.';
+        if (!looks_like_option) return "";
+        return fmt::format("needs a value, not the option {}", value);
+      },
+      "", "not an option");
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::Option* option : sub->get_options([](CLI::Option* o) {
+           return o->nonpositional() && o->get_type_size() > 0;
+         })) {
+      option->check(not_an_option);
+    }
+  }
 }
 
 void LaunchArgs::Register(CLI::App* cmd) {

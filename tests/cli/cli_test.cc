@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -55,6 +56,12 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad_suite.toml:4: workload 'typo': key 'comand' is not known"),
             std::string::npos) << r.err;
+  // An option that needs a value never takes the next option as it.
+  r = Run({"count", "--json", "--suite", SourcePath("workloads/interp.toml"), "--exe", kA});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--json: needs a value, not the option --suite"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("--suite")));
 }
 
 TEST_F(CliTest, ProbeChoosesABackendAndSaysWhy) {
@@ -209,9 +216,11 @@ TEST_F(CliTest, ScoreMismatchCrashAndMissingBuildAreInvalid) {
 TEST_F(CliTest, NoisyCountsStraddlingTheMarginAreInconclusive) {
   // The perf backend's plumbing with a noisy software event: the same build
   // on both sides, task-clock repeats spread by far more than a 0.0001%
-  // margin, so the interval of the relative delta straddles it.
+  // margin, so the interval of the relative delta straddles it. It does not
+  // only if every baseline time falls on one side of every candidate time:
+  // for 9 repeats a side, odds of 2 in C(18, 9) = 48,620 (3 gave 1 in 10).
   LaunchResult r = Run({"compare", "--backend", "perf", "--event", "perf::task-clock", "--repeat",
-                        "3", "--max-work-added", "0.0001", "--timed", "0", "--baseline", kA,
+                        "9", "--max-work-added", "0.0001", "--timed", "0", "--baseline", kA,
                         "--candidate", kA, "--json", "inc.json", "--", "3000000"});
   if (r.exit_code == 5) GTEST_SKIP() << "perf_event_open refuses software events here: " << r.err;
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
