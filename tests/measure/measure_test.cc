@@ -131,6 +131,42 @@ TEST_F(MeasureTest, MissingBuildIsInvalid) {
   EXPECT_NE(c.error.find("does not exist"), std::string::npos) << c.error;
 }
 
+// Stands in for the perf backend: every run reads `primary` as given.
+class FixedReadingCounter : public Counter {
+ public:
+  explicit FixedReadingCounter(EventCount primary) : primary_(std::move(primary)) {}
+  std::string name() const override { return "perf"; }
+  std::string event() const override { return primary_.event; }
+  CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override {
+    (void)options;
+    CountedRun run;
+    run.launch = Launch(spec);
+    MarkFailedLaunch(&run, spec.timeout_seconds);
+    run.events = {primary_};
+    return run;
+  }
+
+ private:
+  EventCount primary_;
+};
+
+TEST(MultiplexedCountTest, APartlyCountedPrimaryEventMakesTheSideInvalid) {
+  FixedReadingCounter partial({"instructions:u", 1234, 1000000, 400000});
+  WorkDir dir("multiplexed");
+  CountedWorkload c =
+      CountWorkload(partial, LoopWorkload("10"), "", dir, KnownLoop(), 1, LaunchOptions{});
+  EXPECT_FALSE(c.valid());
+  EXPECT_NE(c.error.find("instructions:u was multiplexed: the kernel counted it 40.0% of the run"),
+            std::string::npos)
+      << c.error;
+
+  FixedReadingCounter whole({"instructions:u", 1234, 1000000, 1000000});
+  CountedWorkload w =
+      CountWorkload(whole, LoopWorkload("10"), "", dir, KnownLoop(), 2, LaunchOptions{});
+  ASSERT_TRUE(w.valid()) << w.error;
+  EXPECT_EQ(w.counts(), (std::vector<uint64_t>{1234, 1234}));
+}
+
 TEST(OutputTailTest, KeepsTheLastLines) {
   EXPECT_EQ(OutputTail("a\nb\nc\nd\n", 2), "c\nd");
   EXPECT_EQ(OutputTail("only", 5), "only");
