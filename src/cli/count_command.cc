@@ -114,6 +114,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
     WorkDir dir(w.name);
     CountedWorkload result =
         CountWorkload(counter, w, suite.dir, dir, args.exe, args.repeat, options);
+    RejectMultiplexed(&result);
     nlohmann::json j = {{"name", w.name},
                         {"score", result.score ? nlohmann::json(*result.score) : nlohmann::json()},
                         {"expected_score", w.score_expect ? nlohmann::json(*w.score_expect)

@@ -71,12 +71,14 @@ void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& c
     progress(fmt::format("{}  baseline  counting", w.name));
     CountedWorkload base =
         CountWorkload(counter, w, plan.suite_dir, dir, plan.baseline_exe, plan.repeat, plan.launch);
+    RejectMultiplexed(&base);
     FillSide(plan, common, w, plan.baseline_exe, base, &r->baseline);
   }
   if (!plan.candidate_exe.empty()) {
     progress(fmt::format("{}  candidate  counting  ({})", w.name, Elapsed(start)));
     CountedWorkload cand = CountWorkload(counter, w, plan.suite_dir, dir, plan.candidate_exe,
                                          plan.repeat, plan.launch);
+    RejectMultiplexed(&cand);
     FillSide(plan, common, w, plan.candidate_exe, cand, &r->candidate);
   }
   if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);

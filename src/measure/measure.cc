@@ -77,20 +77,6 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
       result.runs.push_back(std::move(run));
       return result;
     }
-    // A multiplexed primary event counted only part of the run; scaling it
-    // would be an estimate, and the gate compares exact counts only.
-    const EventCount& primary = run.events[0];
-    if (primary.multiplexed()) {
-      result.error = fmt::format(
-          "{} was multiplexed: the kernel counted it {:.1f}% of the run, so its figure is "
-          "partial (workgate never scales it); count fewer events with --event, or stop what "
-          "else holds the PMU's counters",
-          primary.event,
-          100.0 * static_cast<double>(primary.time_running) /
-              static_cast<double>(primary.time_enabled));
-      result.runs.push_back(std::move(run));
-      return result;
-    }
     std::optional<std::string> score;
     std::string score_error = CheckScore(w, run.launch.out, &score);
     if (!score_error.empty()) {
@@ -103,6 +89,22 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
     result.runs.push_back(std::move(run));
   }
   return result;
+}
+
+void RejectMultiplexed(CountedWorkload* c) {
+  if (!c->valid()) return;
+  for (const CountedRun& run : c->runs) {
+    if (run.events.empty() || !run.events[0].multiplexed()) continue;
+    const EventCount& primary = run.events[0];
+    c->error = fmt::format(
+        "{} was multiplexed: the kernel counted it {:.1f}% of the run, so its figure is "
+        "partial (workgate never scales it); count fewer events with --event, or stop what "
+        "else holds the PMU's counters",
+        primary.event,
+        100.0 * static_cast<double>(primary.time_running) /
+            static_cast<double>(primary.time_enabled));
+    return;
+  }
 }
 
 TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const WorkDir& dir,

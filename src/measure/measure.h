@@ -33,6 +33,13 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
                               const LaunchOptions& options,
                               const std::string& keep_profiles_dir = "");
 
+/// Makes `c` invalid when the primary event of one of its runs was
+/// multiplexed: the kernel counted it for only part of the run, and a delta
+/// built on a partial figure would be wrong by an unknown amount (workgate
+/// never scales). Suites and comparisons call it; an ad hoc count only
+/// reports the multiplexing beside the figure.
+void RejectMultiplexed(CountedWorkload* c);
+
 /// One run of `w` on the real clock: its wall time and the score it printed.
 TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
                          const std::string& exe, const LaunchOptions& options, std::string* err);
