@@ -1,8 +1,10 @@
 #include "explain/explain.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <limits>
+#include <map>
 
 namespace workgate {
 namespace {
@@ -26,6 +28,29 @@ bool ByMagnitude(const FunctionDelta& a, const FunctionDelta& b) {
   return a.delta() > b.delta();
 }
 
+// Callgrind names code without a symbol by its address ("0x0000000000001370"):
+// PLT stubs, mostly. Such names are not stable across builds, so one stub at
+// two addresses would show as -5 and +5.
+bool IsAddressName(const std::string& name) {
+  if (name.size() < 3 || name[0] != '0' || name[1] != 'x') return false;
+  return std::all_of(name.begin() + 2, name.end(),
+                     [](unsigned char ch) { return std::isxdigit(ch) != 0; });
+}
+
+// `self` with every address-named function of an object folded into one
+// entry named kUnnamedCode.
+std::map<FunctionId, uint64_t> FoldUnnamed(const std::map<FunctionId, uint64_t>& self) {
+  std::map<FunctionId, uint64_t> folded;
+  for (const auto& [id, cost] : self) {
+    if (IsAddressName(id.name)) {
+      folded[FunctionId{kUnnamedCode, id.object}] += cost;
+    } else {
+      folded[id] += cost;
+    }
+  }
+  return folded;
+}
+
 }  // namespace
 
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
@@ -36,16 +61,18 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
   }
   // Every entry is at most its profile's total, so each fits in int64_t.
   out.total_delta = static_cast<int64_t>(candidate.total) - static_cast<int64_t>(baseline.total);
+  const std::map<FunctionId, uint64_t> base_self = FoldUnnamed(baseline.self);
+  const std::map<FunctionId, uint64_t> cand_self = FoldUnnamed(candidate.self);
   std::vector<FunctionDelta> rows;
-  auto b = baseline.self.begin();
-  auto c = candidate.self.begin();
+  auto b = base_self.begin();
+  auto c = cand_self.begin();
   // Both maps are sorted by FunctionId: merge them.
-  while (b != baseline.self.end() || c != candidate.self.end()) {
+  while (b != base_self.end() || c != cand_self.end()) {
     FunctionDelta row;
-    if (c == candidate.self.end() || (b != baseline.self.end() && b->first < c->first)) {
+    if (c == cand_self.end() || (b != base_self.end() && b->first < c->first)) {
       row = {b->first.name, b->first.object, static_cast<int64_t>(b->second), 0};
       ++b;
-    } else if (b == baseline.self.end() || c->first < b->first) {
+    } else if (b == base_self.end() || c->first < b->first) {
       row = {c->first.name, c->first.object, 0, static_cast<int64_t>(c->second)};
       ++c;
     } else {

@@ -10,9 +10,15 @@
 
 namespace workgate {
 
+/// The row that stands for an object's code without a symbol (PLT stubs and
+/// the like), which callgrind names by address.
+inline constexpr const char* kUnnamedCode = "(code without a symbol)";
+
 /// The `top_n` functions whose self cost changed most, by absolute delta,
 /// matched across the two profiles by (name, object basename); a function
-/// present on one side only counts 0 on the other. Functions whose cost did
+/// present on one side only counts 0 on the other. Functions callgrind names
+/// by their address are summed per object into one kUnnamedCode row, since
+/// their addresses move between builds. Functions whose cost did
 /// not change are left out. Ties are ordered by name, then object, so the
 /// table is the same on every run. `total_delta` is candidate.total -
 /// baseline.total. `top_n` <= 0 gives no rows. Sets `error` when a count

@@ -61,6 +61,28 @@ TEST(Explain, TiesAreOrderedByNameThenObject) {
   EXPECT_EQ(shrink.total_delta, -15);
 }
 
+TEST(Explain, CodeWithoutASymbolIsOneRowPerObject) {
+  // A PLT stub that moved from 0x1370 to 0x2370 between the builds is no
+  // change; a stub in another object that grew is one row for that object.
+  Profile base = Make({{{"0x0000000000001370", "app"}, 5},
+                       {{"0x00000000000013a0", "app"}, 7},
+                       {{"0x0000000000004000", "libx.so"}, 3},
+                       {{"0xnothex", "app"}, 1},
+                       {{"main", "app"}, 100}});
+  Profile cand = Make({{{"0x0000000000002370", "app"}, 5},
+                       {{"0x00000000000023a0", "app"}, 7},
+                       {{"0x0000000000004010", "libx.so"}, 9},
+                       {{"0xnothex", "app"}, 1},
+                       {{"main", "app"}, 100}});
+  Explanation e = DiffProfiles(base, cand, 10);
+  ASSERT_EQ(e.rows.size(), 1u);
+  EXPECT_EQ(e.rows[0].function, kUnnamedCode);
+  EXPECT_EQ(e.rows[0].object, "libx.so");
+  EXPECT_EQ(e.rows[0].baseline, 3);
+  EXPECT_EQ(e.rows[0].candidate, 9);
+  EXPECT_EQ(e.total_delta, 6);
+}
+
 TEST(Explain, TopNLimitsTheRowsNotTheTotal) {
   Profile base;
   Profile cand = Make({{{"f1", ""}, 1}, {{"f2", ""}, 2}, {{"f3", ""}, 3}});
