@@ -13,6 +13,7 @@
 #include "counter/perf_counter.h"
 #include "counter/valgrind_counter.h"
 #include "launch/launch.h"
+#include "probe/cpu_identity.h"
 #include "probe/system_info.h"
 #include "report/format.h"
 #include "util/atomic_file.h"
@@ -213,8 +214,9 @@ int RunProbe(const std::string& json_path, bool json_stdout, const std::string& 
     fmt::print("{}\n", j.dump(2));
     return code;
   }
-  fmt::print("machine     {} {}, {}, kernel {}\n", Or(info.cpu_vendor), Or(info.cpu_model),
-             Or(info.architecture), Or(info.kernel_release));
+  fmt::print("machine     {}, {}, kernel {}\n",
+             CpuDisplayName(Or(info.cpu_vendor), Or(info.cpu_model)), Or(info.architecture),
+             Or(info.kernel_release));
   std::string hv = info.hypervisor_present.value.value_or(false)
                        ? fmt::format("{} (cpuid vendor \"{}\")", info.HypervisorName(),
                                      Or(info.hypervisor_vendor, ""))

@@ -153,6 +153,11 @@ CpuIdentity CpuIdentityFromCpuinfo(const std::string& cpuinfo) {
   return id;
 }
 
+std::string CpuDisplayName(const std::string& vendor, const std::string& model) {
+  if (model == vendor || model.rfind(vendor + " ", 0) == 0) return model;
+  return vendor + " " + model;
+}
+
 std::string HypervisorDisplayName(const std::string& vendor) {
   static const std::map<std::string, std::string> kNames = {
       {"KVMKVMKVM", "KVM"},       {"Linux KVM Hv", "KVM"},       {"Microsoft Hv", "Hyper-V"},

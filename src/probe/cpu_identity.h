@@ -44,6 +44,12 @@ CpuIdentity CpuIdentityFromCpuinfo(const std::string& cpuinfo);
 /// Unknown signatures come back trimmed; an empty one as "".
 std::string HypervisorDisplayName(const std::string& vendor);
 
+/// The CPU for a person to read: vendor then model, but the model alone where
+/// it already starts with the vendor ("ARM" and "ARM Neoverse-N1" give "ARM
+/// Neoverse-N1"; "implementer 0x00" and "implementer 0x00 part 0x051" give
+/// the latter).
+std::string CpuDisplayName(const std::string& vendor, const std::string& model);
+
 /// The Arm core name for a MIDR implementer/part pair, or nullopt if unknown.
 std::optional<std::string> ArmCoreName(unsigned implementer, unsigned part);
 

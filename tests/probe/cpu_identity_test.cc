@@ -129,5 +129,14 @@ TEST(ReadCpuIdentity, ReadsVendorAndModel) {
   }
 }
 
+TEST(CpuDisplayNameTest, SaysTheVendorOnce) {
+  EXPECT_EQ(CpuDisplayName("ARM", "ARM Neoverse-N1"), "ARM Neoverse-N1");
+  EXPECT_EQ(CpuDisplayName("implementer 0x00", "implementer 0x00 part 0x051"),
+            "implementer 0x00 part 0x051");
+  EXPECT_EQ(CpuDisplayName("AuthenticAMD", "AMD EPYC 7763"), "AuthenticAMD AMD EPYC 7763");
+  EXPECT_EQ(CpuDisplayName("ARM", "ARMv8 Processor"), "ARM ARMv8 Processor");
+  EXPECT_EQ(CpuDisplayName("GenuineIntel", "GenuineIntel"), "GenuineIntel");
+}
+
 }  // namespace
 }  // namespace workgate
