@@ -28,15 +28,6 @@ bool ByMagnitude(const FunctionDelta& a, const FunctionDelta& b) {
   return a.delta() > b.delta();
 }
 
-// Callgrind names code without a symbol by its address ("0x0000000000001370"):
-// PLT stubs, mostly. Such names are not stable across builds, so one stub at
-// two addresses would show as -5 and +5.
-bool IsAddressName(const std::string& name) {
-  if (name.size() < 3 || name[0] != '0' || name[1] != 'x') return false;
-  return std::all_of(name.begin() + 2, name.end(),
-                     [](unsigned char ch) { return std::isxdigit(ch) != 0; });
-}
-
 // `self` with every address-named function of an object folded into one
 // entry named kUnnamedCode.
 std::map<FunctionId, uint64_t> FoldUnnamed(const std::map<FunctionId, uint64_t>& self) {
@@ -52,6 +43,12 @@ std::map<FunctionId, uint64_t> FoldUnnamed(const std::map<FunctionId, uint64_t>&
 }
 
 }  // namespace
+
+bool IsAddressName(const std::string& name) {
+  if (name.size() < 3 || name[0] != '0' || name[1] != 'x') return false;
+  return std::all_of(name.begin() + 2, name.end(),
+                     [](unsigned char ch) { return std::isxdigit(ch) != 0; });
+}
 
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
   Explanation out;

@@ -14,6 +14,11 @@ namespace workgate {
 /// the like), which callgrind names by address.
 inline constexpr const char* kUnnamedCode = "(code without a symbol)";
 
+/// Whether `name` is callgrind's name for code without a symbol: its address,
+/// "0x" then hex digits ("0x0000000000001370"). Such names move between
+/// builds: a PLT stub at 0x1370 in one can be at 0x2370 in the other.
+bool IsAddressName(const std::string& name);
+
 /// The `top_n` functions whose self cost changed most, by absolute delta,
 /// matched across the two profiles by (name, object basename); a function
 /// present on one side only counts 0 on the other. Functions callgrind names
