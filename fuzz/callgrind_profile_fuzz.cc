@@ -37,14 +37,10 @@ void ParseAs(std::string_view text, const std::string& event) {
   Check(sum == p.total);
   workgate::Explanation same = workgate::DiffProfiles(p, p, 10);
   Check(same.rows.empty() && same.total_delta == 0);
-  // Every function is a row of its own, except code without a symbol, which
-  // is one row per object.
+  // One row per row a function is shown under (code without a symbol shares
+  // its object's row).
   std::set<workgate::FunctionId> shown;
-  for (const auto& [id, cost] : p.self) {
-    shown.insert(workgate::IsAddressName(id.name)
-                     ? workgate::FunctionId{workgate::kUnnamedCode, id.object}
-                     : id);
-  }
+  for (const auto& [id, cost] : p.self) shown.insert(workgate::ShownFunction(id));
   workgate::Explanation grown = workgate::DiffProfiles(workgate::Profile{}, p, 10);
   Check(!grown.error.empty() || grown.rows.size() == std::min<size_t>(shown.size(), 10));
 }

@@ -28,26 +28,24 @@ bool ByMagnitude(const FunctionDelta& a, const FunctionDelta& b) {
   return a.delta() > b.delta();
 }
 
-// `self` with every address-named function of an object folded into one
-// entry named kUnnamedCode.
-std::map<FunctionId, uint64_t> FoldUnnamed(const std::map<FunctionId, uint64_t>& self) {
-  std::map<FunctionId, uint64_t> folded;
-  for (const auto& [id, cost] : self) {
-    if (IsAddressName(id.name)) {
-      folded[FunctionId{kUnnamedCode, id.object}] += cost;
-    } else {
-      folded[id] += cost;
-    }
-  }
-  return folded;
-}
-
-}  // namespace
-
 bool IsAddressName(const std::string& name) {
   if (name.size() < 3 || name[0] != '0' || name[1] != 'x') return false;
   return std::all_of(name.begin() + 2, name.end(),
                      [](unsigned char ch) { return std::isxdigit(ch) != 0; });
+}
+
+// `self` summed by the row each function is shown under.
+std::map<FunctionId, uint64_t> ByShownFunction(const std::map<FunctionId, uint64_t>& self) {
+  std::map<FunctionId, uint64_t> shown;
+  for (const auto& [id, cost] : self) shown[ShownFunction(id)] += cost;
+  return shown;
+}
+
+}  // namespace
+
+FunctionId ShownFunction(const FunctionId& id) {
+  if (IsAddressName(id.name)) return FunctionId{kUnnamedCode, id.object};
+  return id;
 }
 
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
@@ -58,8 +56,8 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
   }
   // Every entry is at most its profile's total, so each fits in int64_t.
   out.total_delta = static_cast<int64_t>(candidate.total) - static_cast<int64_t>(baseline.total);
-  const std::map<FunctionId, uint64_t> base_self = FoldUnnamed(baseline.self);
-  const std::map<FunctionId, uint64_t> cand_self = FoldUnnamed(candidate.self);
+  const std::map<FunctionId, uint64_t> base_self = ByShownFunction(baseline.self);
+  const std::map<FunctionId, uint64_t> cand_self = ByShownFunction(candidate.self);
   std::vector<FunctionDelta> rows;
   auto b = base_self.begin();
   auto c = cand_self.begin();

@@ -14,17 +14,16 @@ namespace workgate {
 /// the like), which callgrind names by address.
 inline constexpr const char* kUnnamedCode = "(code without a symbol)";
 
-/// Whether `name` is callgrind's name for code without a symbol: its address,
-/// "0x" then hex digits ("0x0000000000001370"). Such names move between
-/// builds: a PLT stub at 0x1370 in one can be at 0x2370 in the other.
-bool IsAddressName(const std::string& name);
+/// The row a function is shown under: itself, except code without a symbol,
+/// which callgrind names by its address ("0x0000000000001370") and which goes
+/// to its object's kUnnamedCode row. Such names move between builds: a PLT
+/// stub at 0x1370 in one can be at 0x2370 in the other.
+FunctionId ShownFunction(const FunctionId& id);
 
 /// The `top_n` functions whose self cost changed most, by absolute delta,
-/// matched across the two profiles by (name, object basename); a function
-/// present on one side only counts 0 on the other. Functions callgrind names
-/// by their address are summed per object into one kUnnamedCode row, since
-/// their addresses move between builds. Functions whose cost did
-/// not change are left out. Ties are ordered by name, then object, so the
+/// matched across the two profiles by (name, object basename) as
+/// ShownFunction gives them; a function present on one side only counts 0 on
+/// the other. Functions whose cost did not change are left out. Ties are ordered by name, then object, so the
 /// table is the same on every run. `total_delta` is candidate.total -
 /// baseline.total. `top_n` <= 0 gives no rows. Sets `error` when a count
 /// does not fit in int64_t.
