@@ -23,10 +23,10 @@ FunctionId ShownFunction(const FunctionId& id);
 /// The `top_n` functions whose self cost changed most, by absolute delta,
 /// matched across the two profiles by (name, object basename) as
 /// ShownFunction gives them; a function present on one side only counts 0 on
-/// the other. Functions whose cost did not change are left out. Ties are ordered by name, then object, so the
-/// table is the same on every run. `total_delta` is candidate.total -
-/// baseline.total. `top_n` <= 0 gives no rows. Sets `error` when a count
-/// does not fit in int64_t.
+/// the other. Functions whose cost did not change are left out. Ties are
+/// ordered by name, then object, so the table is the same on every run.
+/// `total_delta` is candidate.total - baseline.total. `top_n` <= 0 gives no
+/// rows. Sets `error` when a count does not fit in int64_t.
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n);
 
 /// Loads both sides' callgrind output files (LoadProfiles) and diffs them.
