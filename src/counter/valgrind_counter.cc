@@ -112,15 +112,19 @@ const ValgrindInstall& FindValgrind() {
   return install;
 }
 
+bool HoldsVgcountTool(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename().string().rfind("vgcount-", 0) == 0) return true;
+  }
+  return false;
+}
+
 std::string FindVgcountLib() {
   const char* override_dir = getenv("WORKGATE_VGCOUNT_LIB");
   if (override_dir && *override_dir) return override_dir;
   std::string dir = FindCompanion("valgrind-lib");
-  if (dir.empty()) return "";
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().filename().string().rfind("vgcount-", 0) == 0) return dir;
-  }
-  return "";
+  return !dir.empty() && HoldsVgcountTool(dir) ? dir : "";
 }
 
 ValgrindCounter::ValgrindCounter(Tool tool) : tool_(tool) {

@@ -28,6 +28,9 @@ struct ValgrindInstall {
 };
 const ValgrindInstall& FindValgrind();
 
+/// Whether `dir` holds a built vgcount tool (a file named vgcount-<platform>).
+bool HoldsVgcountTool(const std::string& dir);
+
 /// The directory to use as VALGRIND_LIB for the vgcount tool (the build's
 /// valgrind-lib/ or the installed one); empty when the tool is not built.
 std::string FindVgcountLib();

@@ -8,7 +8,6 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -43,14 +42,6 @@ std::ostream& operator<<(std::ostream& out, const BundledCase& c) {
   return out << c.workload << " (" << c.baseline << " -> " << c.candidate << ")";
 }
 
-bool HasVgcountTool(const std::string& dir) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().filename().string().rfind("vgcount-", 0) == 0) return true;
-  }
-  return false;
-}
-
 class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
  protected:
   void SetUp() override {
@@ -58,7 +49,7 @@ class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
     // workgate finds valgrind-lib beside its own binary; this test binary
     // lives one level down, so it names the build's copy.
     const std::string lib = BuildPath("valgrind-lib");
-    if (!HasVgcountTool(lib)) GTEST_SKIP() << "the vgcount tool is not built in " << lib;
+    if (!HoldsVgcountTool(lib)) GTEST_SKIP() << "the vgcount tool is not built in " << lib;
     setenv("WORKGATE_VGCOUNT_LIB", lib.c_str(), 1);
     for (const std::string& build : {GetParam().baseline, GetParam().candidate}) {
       if (access(BuildPath(build).c_str(), X_OK) != 0) GTEST_SKIP() << build << " not built";
