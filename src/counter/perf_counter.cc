@@ -57,6 +57,7 @@ class PerfChildSetup : public ChildSetup {
     }
     return 0;
   }
+  bool WorkloadKeepsFds() const override { return region_; }
 
  private:
   std::vector<perf_event_attr> attrs_;

@@ -3,21 +3,24 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/personality.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sched.h>
 #include <unistd.h>
 
+#include <array>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <chrono>
 #include <fmt/format.h>
-#include <future>
+#include <memory>
+
+#include "launch/output_capture.h"
+#include "launch/supervisor.h"
+#include "launch/tree_registry.h"
 
 namespace workgate {
 
@@ -25,37 +28,51 @@ namespace bp = boost::process;
 
 namespace {
 
-// What the child tells the parent over the socket, before it execs.
-struct SetupMessage {
-  int error;  // 0, or the errno that stopped the ChildSetup
-  int nfds;
+using Clock = std::chrono::steady_clock;
+
+// After the deadline workgate asks the supervisor to kill the tree; if it has
+// not ended this much later, its process group is killed outright.
+constexpr auto kKillPatience = std::chrono::seconds(2);
+// After the supervisor ended, the output pipes normally reach EOF at once;
+// a descendant that escaped both supervisor and subreaper could hold them.
+constexpr auto kPipeGrace = std::chrono::seconds(2);
+
+// The Boost.Process initializer that does workgate's part of the launch.
+struct SupervisedLaunch : bp::extend::handler {
+  const ChildPlan* plan;
+  const std::string* exec_path;
+  char** envp;
+  pid_t* forked;  // the child's pid, also when its exec failed
+
+  template <class Executor>
+  void on_setup(Executor& exec) const {
+    // argv[0] and the exec path are separate choices: Boost uses argv[0] as
+    // the path unless told otherwise.
+    if (!exec_path->empty()) exec.exe = exec_path->c_str();
+    // The environment is built here rather than with bp::env: Boost 1.74's
+    // basic_environment_impl::find reads past the end of shorter entries
+    // (AddressSanitizer: heap-buffer-overflow).
+    exec.env = envp;
+  }
+
+  template <class Executor>
+  void on_exec_setup(Executor&) const {
+    BecomeWorkload(*plan);
+  }
+
+  template <class Executor>
+  void on_error(Executor& exec, const std::error_code&) const {
+    *forked = exec.pid;
+  }
+
+  template <class Executor>
+  void on_success(Executor& exec) const {
+    *forked = exec.pid;
+  }
 };
 
-// Sends the setup outcome and descriptors over `sock` with SCM_RIGHTS.
-// Async-signal-safe (sendmsg only).
-void SendSetupMessage(int sock, int error, const int* fds, int nfds) {
-  SetupMessage msg{error, nfds};
-  iovec iov{&msg, sizeof msg};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * ChildSetup::kMaxFds)];
-  msghdr hdr{};
-  hdr.msg_iov = &iov;
-  hdr.msg_iovlen = 1;
-  if (nfds > 0) {
-    hdr.msg_control = control;
-    hdr.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-    cmsghdr* c = CMSG_FIRSTHDR(&hdr);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-    memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-  }
-  while (sendmsg(sock, &hdr, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-  }
-}
-
-// Receives the child's message, if it sent one (it has, once the exec
-// happened or failed). Returns false when nothing arrived.
-bool ReceiveSetupMessage(int sock, SetupMessage* msg, std::vector<int>* fds) {
+// Receives one message from the supervisor, with any descriptors it carries.
+bool ReceiveMessage(int sock, LaunchMessage* msg, std::vector<int>* fds) {
   iovec iov{msg, sizeof *msg};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * ChildSetup::kMaxFds)];
   msghdr hdr{};
@@ -75,129 +92,82 @@ bool ReceiveSetupMessage(int sock, SetupMessage* msg, std::vector<int>* fds) {
   return true;
 }
 
-// Closes every descriptor but `keep`: Boost.Process's exec-error pipe and
-// our copies of the output pipes included, so the parent sees the exec and
-// EOF as if the stand-in had exec'd itself.
-void CloseAllBut(int keep) {
-  for (int fd = 0; fd < 1024; ++fd) {
-    if (fd != keep) close(fd);
+// One output pipe read to its end, chunk by chunk, into a bounded capture.
+class PipeReader {
+ public:
+  PipeReader(boost::asio::io_context& ios, int fd,
+             std::function<void(std::string_view)> on_line,
+             const std::function<void(int, std::string_view)>& passthrough)
+      : pipe_(ios), capture_(std::move(on_line)), fd_(fd), passthrough_(passthrough) {}
+
+  bp::async_pipe& pipe() { return pipe_; }
+  bool done() const { return done_; }
+  const OutputCapture& capture() const { return capture_; }
+
+  void Start(std::function<void()> on_end) {
+    on_end_ = std::move(on_end);
+    Read();
   }
-}
-
-int WaitFor(pid_t child) {
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return status;
-}
-
-// Ends this process the way `status` says a child ended: the same exit code,
-// or death by the same signal.
-[[noreturn]] void EndLike(int status) {
-  if (status < 0) _exit(127);
-  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
-  const int sig = WTERMSIG(status);
-  rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
-  signal(sig, SIG_DFL);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  sigprocmask(SIG_UNBLOCK, &set, nullptr);
-  raise(sig);
-  _exit(128 + sig);
-}
-
-// The namespace's init (pid 1): reaps whatever the workload leaves orphaned
-// until the workload itself ends, then reports its wait status through
-// `report` and exits, which takes the rest of the namespace with it. It
-// cannot simply mirror the status: the kernel ignores signals that a
-// namespace's init sends itself.
-[[noreturn]] void RunNamespaceInit(pid_t workload, int report) {
-  CloseAllBut(report);
-  int status = -1;
-  for (;;) {
-    int s = 0;
-    pid_t done = wait(&s);
-    if (done == workload) {
-      status = s;
-      break;
-    }
-    if (done < 0 && errno != EINTR) break;
-  }
-  ssize_t unused = write(report, &status, sizeof status);
-  (void)unused;
-  _exit(0);
-}
-
-// Outside the namespace: a silent stand-in for its init until it ends, then
-// ends as the workload did (from the init's report).
-[[noreturn]] void MirrorNamespace(pid_t init, int report) {
-  CloseAllBut(report);
-  int init_status = WaitFor(init);
-  int status = -1;
-  if (read(report, &status, sizeof status) != static_cast<ssize_t>(sizeof status)) {
-    status = init_status;
-  }
-  EndLike(status);
-}
-
-// The Boost.Process initializer that does workgate's part of the launch.
-struct NormalisedLaunch : bp::extend::handler {
-  const LaunchSpec* spec;
-  int sock;  // child's end of the socketpair
-
-  template <class Executor>
-  void on_setup(Executor& exec) const {
-    // argv[0] and the exec path are separate choices: Boost uses argv[0] as
-    // the path unless told otherwise.
-    if (!spec->exec_path.empty()) exec.exe = spec->exec_path.c_str();
+  // Stops reading: what still holds the write end is no longer waited for.
+  void Abandon() {
+    boost::system::error_code ec;
+    pipe_.close(ec);
   }
 
-  template <class Executor>
-  void on_exec_setup(Executor&) const {
-    // Its own process group, so a timeout kills the whole tree and ctrl-c
-    // at the terminal reaches workgate first.
-    setpgid(0, 0);
-    if (spec->no_aslr) {
-      int persona = personality(0xffffffff);
-      if (persona != -1) personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE);
-    }
-    int fds[ChildSetup::kMaxFds];
-    int nfds = 0;
-    int error = spec->setup != nullptr ? spec->setup->InChild(fds, &nfds) : 0;
-    SendSetupMessage(sock, error, fds, error == 0 ? nfds : 0);
-    if (error != 0) _exit(127);
-    close(sock);
-    int report[2];
-    if (spec->new_pid_namespace && pipe(report) == 0 && unshare(CLONE_NEWPID) == 0) {
-      // The workload runs as pid 2 of a fresh PID namespace: the same pid
-      // every run (runtimes that mix the pid into hash seeds count the same),
-      // and not its init, which would ignore signals it sends itself.
-      pid_t init = fork();
-      if (init > 0) MirrorNamespace(init, report[0]);
-      if (init == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // if the stand-in dies, so do we
-        pid_t workload = fork();
-        if (workload > 0) RunNamespaceInit(workload, report[1]);
-        if (workload == 0) prctl(PR_SET_PDEATHSIG, SIGKILL);
-      }
-      close(report[0]);
-      close(report[1]);
-    }
+ private:
+  void Read() {
+    pipe_.async_read_some(boost::asio::buffer(*buffer_),
+                          [this](const boost::system::error_code& ec, size_t n) {
+                            if (n > 0) {
+                              std::string_view chunk(buffer_->data(), n);
+                              capture_.Feed(chunk);
+                              if (passthrough_) passthrough_(fd_, chunk);
+                            }
+                            if (ec) {
+                              capture_.Finish();
+                              done_ = true;
+                              on_end_();
+                              return;
+                            }
+                            Read();
+                          });
   }
+
+  bp::async_pipe pipe_;
+  OutputCapture capture_;
+  int fd_;
+  const std::function<void(int, std::string_view)>& passthrough_;
+  std::unique_ptr<std::array<char, 64 * 1024>> buffer_ =
+      std::make_unique<std::array<char, 64 * 1024>>();
+  std::function<void()> on_end_;
+  bool done_ = false;
 };
+
+std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::string>& env) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : env) out.push_back(key + "=" + value);
+  return out;
+}
 
 }  // namespace
 
 std::string LaunchResult::Describe(double timeout_seconds) const {
   if (!started) return "could not start: " + start_error;
+  if (interrupted) return "interrupted (process tree killed)";
   if (timed_out) {
     return fmt::format("timed out after {:g} s (process tree killed)", timeout_seconds);
   }
   if (signal != 0) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
   return fmt::format("exited with status {}", exit_code);
+}
+
+std::string LaunchResult::LeftoverNote() const {
+  if (leftover_processes == 0 || timed_out || interrupted) return "";
+  if (leftover_processes < 0) return "the workload's supervisor was killed; its tree was killed";
+  return leftover_processes == 1
+             ? "the workload left 1 process running; it was killed"
+             : fmt::format("the workload left {} processes running; they were killed",
+                           leftover_processes);
 }
 
 LaunchResult Launch(const LaunchSpec& spec) {
@@ -206,82 +176,165 @@ LaunchResult Launch(const LaunchSpec& spec) {
     result.start_error = "empty command";
     return result;
   }
+  BecomeSubreaper();
+  // SOCK_SEQPACKET, not DGRAM: the supervisor sees EOF when workgate's end
+  // closes (workgate died), which a datagram socket pair never reports.
   int sv[2];
-  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0) {
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     result.start_error = fmt::format("socketpair: {}", strerror(errno));
     return result;
   }
-  // The child's end must survive until the child's own exec (CLOEXEC closes it there).
-  NormalisedLaunch hook;
-  hook.spec = &spec;
-  hook.sock = sv[1];
+  ChildPlan plan;
+  plan.sock = sv[1];
+  plan.no_aslr = spec.no_aslr;
+  plan.new_pid_namespace = spec.new_pid_namespace;
+  plan.setup = spec.setup;
+  plan.inherit_fds = spec.inherit_fds.data();
+  plan.n_inherit_fds = static_cast<int>(spec.inherit_fds.size());
+  plan.grace_ms = static_cast<int>(spec.grace_seconds * 1000);
 
-  bp::environment env;
-  for (const auto& [key, value] : spec.env) env[key] = value;
+  std::vector<std::string> env_strings = EnvironmentStrings(spec.env);
+  std::vector<char*> envp;
+  for (std::string& kv : env_strings) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  pid_t supervisor = -1;
+  SupervisedLaunch hook;
+  hook.plan = &plan;
+  hook.exec_path = &spec.exec_path;
+  hook.envp = envp.data();
+  hook.forked = &supervisor;
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
 
   boost::asio::io_context ios;
-  std::future<std::string> out, err;
-  boost::asio::steady_timer timer(ios);
-  auto start = std::chrono::steady_clock::now();
+  PipeReader out(ios, 1, spec.stdout_line, spec.passthrough);
+  PipeReader err(ios, 2, {}, spec.passthrough);
+  boost::asio::steady_timer deadline(ios), patience(ios), pipe_grace(ios);
+  auto start = Clock::now();
   auto end = start;
+  bool supervisor_done = false;
+  LaunchMessage final_msg{};
+  bool have_final = false;
+  std::unique_ptr<bp::child> child;
   try {
-    bp::child child(
-        bp::exe = spec.argv[0], bp::args = args, bp::env = env,
-        bp::start_dir = spec.cwd.empty() ? std::string(".") : spec.cwd, bp::std_in < bp::null,
-        bp::std_out > out, bp::std_err > err, ios,
-        bp::on_exit = [&](int, const std::error_code&) {
-          end = std::chrono::steady_clock::now();
-          timer.cancel();
-        },
-        hook);
-    close(sv[1]);
-    sv[1] = -1;
-    result.started = true;
-    const pid_t pgid = child.id();
-    if (spec.timeout_seconds > 0) {
-      timer.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(spec.timeout_seconds)));
-      timer.async_wait([&](const boost::system::error_code& ec) {
-        if (ec) return;  // cancelled: the child exited in time
-        result.timed_out = true;
-        kill(-pgid, SIGKILL);
-      });
+    auto lock = LockSpawning();
+    if (LaunchesInterrupted()) {
+      result.start_error = "workgate is being interrupted";
+      close(sv[0]);
+      close(sv[1]);
+      return result;
     }
-    SetupMessage msg{};
-    std::vector<int> fds;
-    if (ReceiveSetupMessage(sv[0], &msg, &fds)) result.fds = fds;
-    ios.run();
-    child.wait();
-    // Whatever the workload left running in its process group goes too.
-    kill(-pgid, SIGKILL);
-    const int status = child.native_exit_code();
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-    if (msg.error != 0) {
-      result.started = false;
-      result.setup_errno = msg.error;
-      result.start_error = fmt::format("setting up the counters failed: {}", strerror(msg.error));
-      for (int fd : result.fds) close(fd);
-      result.fds.clear();
+    try {
+      child = std::make_unique<bp::child>(
+          bp::exe = spec.argv[0], bp::args = args,
+          bp::start_dir = spec.cwd.empty() ? std::string(".") : spec.cwd, bp::std_in < bp::null,
+          bp::std_out > out.pipe(), bp::std_err > err.pipe(), ios,
+          bp::on_exit =
+              [&](int, const std::error_code&) {
+                end = Clock::now();
+                supervisor_done = true;
+                deadline.cancel();
+                patience.cancel();
+                std::vector<int> none;
+                have_final = ReceiveMessage(sv[0], &final_msg, &none) &&
+                             final_msg.kind == LaunchMessage::kFinal;
+                // A supervisor that died without its report (the workload
+                // killed it) leaves orphans with workgate, the subreaper. One
+                // whose setup failed never started a workload.
+                if (!have_final && result.setup_errno == 0) {
+                  result.leftover_processes = -1;
+                  KillEscapees();
+                }
+                if (!out.done() || !err.done()) {
+                  pipe_grace.expires_after(kPipeGrace);
+                  pipe_grace.async_wait([&](const boost::system::error_code& ec) {
+                    if (ec) return;
+                    KillEscapees();
+                    out.Abandon();
+                    err.Abandon();
+                  });
+                }
+              },
+          hook);
+    } catch (...) {
+      // An exec that failed leaves the supervisor, which ends on its own.
+      if (supervisor > 0) {
+        while (waitpid(supervisor, nullptr, 0) < 0 && errno == EINTR) {
+        }
+      }
+      throw;
     }
-    result.out = out.get();
-    result.err = err.get();
+    RegisterTree(child->id(), sv[0]);
   } catch (const bp::process_error& e) {
-    result.started = false;
     const int code = e.code().value();
     result.start_error = fmt::format("{}: {}", spec.exec_path.empty() ? spec.argv[0] : spec.exec_path,
                                      code != 0 ? strerror(code) : e.what());
-    end = std::chrono::steady_clock::now();
+    close(sv[0]);
+    close(sv[1]);
+    return result;
   }
-  if (sv[1] >= 0) close(sv[1]);
+  close(sv[1]);
+  result.started = true;
+  const pid_t pgid = child->id();
+
+  LaunchMessage setup{};
+  if (ReceiveMessage(sv[0], &setup, &result.fds) && setup.kind == LaunchMessage::kSetup &&
+      setup.error != 0) {
+    result.setup_errno = setup.error;
+  }
+  auto pipes_done = [&] {
+    if (out.done() && err.done()) pipe_grace.cancel();
+  };
+  out.Start(pipes_done);
+  err.Start(pipes_done);
+  if (spec.timeout_seconds > 0) {
+    deadline.expires_after(std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(spec.timeout_seconds)));
+    deadline.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;  // cancelled: the tree ended in time
+      result.timed_out = true;
+      send(sv[0], &kKillRequest, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+      patience.expires_after(kKillPatience);
+      patience.async_wait([&](const boost::system::error_code& ec2) {
+        if (ec2 || supervisor_done) return;
+        kill(-pgid, SIGKILL);
+        kill(pgid, SIGKILL);
+      });
+    });
+  }
+  ios.run();
+  std::error_code wait_error;
+  child->wait(wait_error);
+  UnregisterTree(pgid);
   close(sv[0]);
-  result.wall_seconds = std::chrono::duration<double>(end - start).count();
+
+  const int status = have_final ? final_msg.status : child->native_exit_code();
+  if (status >= 0 && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (status >= 0 && WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  if (have_final) {
+    result.leftover_processes = final_msg.leftovers;
+    // Asked to kill the tree without a deadline passing: an interruption.
+    if (final_msg.killed_on_request && !result.timed_out) result.interrupted = true;
+  }
+  if (result.setup_errno != 0) {
+    result.started = false;
+    result.start_error =
+        fmt::format("setting up the counters failed: {}", strerror(result.setup_errno));
+    for (int fd : result.fds) close(fd);
+    result.fds.clear();
+  }
+  result.out = out.capture().Text();
+  result.err = err.capture().Text();
+  result.out_bytes = out.capture().total_bytes();
+  result.err_bytes = err.capture().total_bytes();
+  result.wall_seconds = have_final && final_msg.wall_ns > 0
+                            ? static_cast<double>(final_msg.wall_ns) / 1e9
+                            : std::chrono::duration<double>(end - start).count();
   return result;
 }
 
 bool PidNamespaceAvailable() {
   static const bool available = [] {
+    auto lock = LockSpawning();  // a child of workgate that is no tree
     pid_t pid = fork();
     if (pid < 0) return false;
     if (pid == 0) _exit(unshare(CLONE_NEWPID) == 0 ? 0 : 1);

@@ -1,11 +1,16 @@
 #pragma once
 // Starting a workload: one process tree, launched with Boost.Process, with
-// the settings that make its instruction count reproducible (see
-// design.md, "Reproducible launch"), a timeout that kills the whole tree,
-// and a hook that runs in the child between fork and exec.
+// the settings that make its instruction count reproducible (README.md,
+// "Reproducible launch"), contained (a supervisor that is the tree's
+// subreaper kills whatever the workload leaves; a deadline covers the whole
+// tree), and bounded (output is streamed: only a head and a tail are kept).
+// A hook runs in the child between fork and exec (launch/supervisor.h).
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace workgate {
@@ -20,6 +25,9 @@ class ChildSetup {
   /// Returns 0, or an errno value that stops the launch. Descriptors stored
   /// in fds[0..*nfds) are handed back to the parent (LaunchResult::fds).
   virtual int InChild(int* fds, int* nfds) = 0;
+  /// Whether the workload itself keeps those descriptors across exec (a
+  /// region's counters at fixed numbers); otherwise they are close-on-exec.
+  virtual bool WorkloadKeepsFds() const { return false; }
 };
 
 struct LaunchSpec {
@@ -31,6 +39,16 @@ struct LaunchSpec {
   bool no_aslr = true;            // personality(ADDR_NO_RANDOMIZE)
   bool new_pid_namespace = false; // run as pid 2 of a fresh PID namespace
   ChildSetup* setup = nullptr;
+  /// Descriptors the workload inherits besides stdin, stdout and stderr;
+  /// every other descriptor is closed at its exec.
+  std::vector<int> inherit_fds;
+  /// How long the workload's descendants may run on after it ends before
+  /// they are killed (and reported as left running).
+  double grace_seconds = 1.0;
+  /// Each line of stdout as it arrives (see OutputCapture); may be empty.
+  std::function<void(std::string_view)> stdout_line;
+  /// Every chunk of output as it arrives, for passing it through: fd 1 or 2.
+  std::function<void(int fd, std::string_view chunk)> passthrough;
 };
 
 struct LaunchResult {
@@ -39,9 +57,17 @@ struct LaunchResult {
   int exit_code = -1;       // when it exited
   int signal = 0;           // when a signal ended it
   bool timed_out = false;
-  double wall_seconds = 0;
-  std::string out;  // captured stdout
-  std::string err;  // captured stderr
+  bool interrupted = false;  // workgate was interrupted: the tree was killed
+  double wall_seconds = 0;   // from the workload's start to its end
+  /// The workload's output: all of it when it was short, else its head and
+  /// tail around a line saying how much was not kept (launch/output_capture.h).
+  std::string out;
+  std::string err;
+  uint64_t out_bytes = 0;  // how much it printed in all
+  uint64_t err_bytes = 0;
+  /// Processes of the tree still running after the workload ended (or when
+  /// the deadline came), all killed; -1 when unknown.
+  int leftover_processes = 0;
   std::vector<int> fds;  // descriptors the ChildSetup handed back; caller closes
   int setup_errno = 0;   // the errno that stopped the ChildSetup (then !started)
 
@@ -50,10 +76,13 @@ struct LaunchResult {
   /// "exited with status 3", "killed by signal 11 (Segmentation fault)",
   /// "timed out after 5 s (process tree killed)", "could not start: ...".
   std::string Describe(double timeout_seconds = 0) const;
+  /// "the workload left 2 processes running; they were killed", or "".
+  std::string LeftoverNote() const;
 };
 
 /// Runs the program to completion (or timeout) with stdin from /dev/null and
-/// fresh pipes for stdout and stderr, which are captured.
+/// fresh pipes for stdout and stderr, which are streamed. When it returns,
+/// no process of the tree is left. Safe to call from several threads.
 LaunchResult Launch(const LaunchSpec& spec);
 
 /// Whether this machine lets workgate create a PID namespace (root or user

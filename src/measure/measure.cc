@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "workload/score.h"
 
 namespace workgate {
@@ -69,7 +71,13 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   count_options.region = w.region;
   for (int i = 0; i < repeat; ++i) {
     count_options.keep_profiles_dir = i == 0 ? keep_profiles_dir : "";
+    spec.passthrough = i == 0 ? options.passthrough : nullptr;
     CountedRun run = counter.Run(spec, count_options);
+    const std::string note = run.launch.LeftoverNote();
+    if (!note.empty() &&
+        std::find(result.notes.begin(), result.notes.end(), note) == result.notes.end()) {
+      result.notes.push_back(note);
+    }
     if (!run.valid()) {
       std::string tail = OutputTail(run.launch.err);
       result.error = run.error.empty() ? "no count" : run.error;

@@ -19,6 +19,9 @@ struct CountedWorkload {
   std::vector<std::string> argv;     // as run
   std::map<std::string, std::string> env;
   std::string error;  // non-empty: the counts must not be used, and why
+  /// What the runs did that the reports should say without making them
+  /// invalid: "the workload left 1 process running; it was killed".
+  std::vector<std::string> notes;
 
   bool valid() const { return error.empty(); }
   std::vector<uint64_t> counts() const;

@@ -3,8 +3,10 @@
 // launch of design.md ("Reproducible launch") for counted and timed runs, or
 // the command as it is (--as-is).
 
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "launch/launch.h"
@@ -16,13 +18,18 @@ struct LaunchOptions {
   bool as_is = false;  // no normalisation: the user's environment, path and directory
   std::map<std::string, std::string> extra_env;  // --env KEY=VALUE
   std::vector<std::string> pass_env;             // --pass-env KEY
+  /// The program's output as it arrives (`count` passes it through); the
+  /// first counted run only.
+  std::function<void(int fd, std::string_view chunk)> passthrough;
 };
 
-/// A workload's private directory, /tmp/workgate-<uid>/w<16 hex digits of a
-/// hash of the key>: the same path on every run and for both sides, so
-/// programs that look at their path, argv[0] or working directory see the same
-/// text. Holds an exclusive lock on it while it exists, so two workgate runs
-/// take turns. Its `exe` entry is a symlink to the build under test.
+/// A workload's private directory, $TMPDIR/workgate-<uid>/w<16 hex digits of
+/// a hash of the key> (/tmp without TMPDIR): the same path on every run and
+/// for both sides, so programs that look at their path, argv[0] or working
+/// directory see the same text. Holds an exclusive lock on it (the file
+/// beside it, ".lock") while it exists, so two workgate runs take turns; both
+/// are removed when it goes. Its `exe` entry is a symlink to the build under
+/// test.
 class WorkDir {
  public:
   /// Throws Error(kExitEnvironment) when the directory cannot be made safely.
@@ -33,6 +40,7 @@ class WorkDir {
 
   const std::string& path() const { return path_; }
   std::string exe_link() const { return path_ + "/exe"; }
+  std::string lock_path() const { return path_ + ".lock"; }
   /// Points `exe` at `target` (a binary or a build directory). False with a
   /// message when the target does not exist.
   bool PointExeAt(const std::string& target, std::string* err) const;

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
+
+#include "hostile/hostile_paths.h"
 #include "test_paths.h"
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
@@ -62,13 +66,20 @@ TEST(LaunchTest, ReportsASignal) {
 }
 
 TEST(LaunchTest, TimeoutKillsTheWholeProcessTree) {
-  // The shell starts a grandchild that would outlive it; both must go.
-  LaunchSpec spec = Spec({"/bin/sh", "-c", "sleep 30 & sleep 30; wait"});
+  // The shell starts a child that would outlive it; both must go, checked by
+  // pid (the shell writes both before it waits).
+  TempDir dir;
+  const std::string pids = dir.path() + "/pids";
+  LaunchSpec spec = Spec(
+      {"/bin/sh", "-c", "sleep 30 & echo $! > " + pids + "; echo $$ >> " + pids + "; wait"});
   spec.timeout_seconds = 0.5;
+  auto start = std::chrono::steady_clock::now();
   LaunchResult r = Launch(spec);
   EXPECT_TRUE(r.timed_out);
-  EXPECT_LT(r.wall_seconds, 10);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
   EXPECT_NE(r.Describe(0.5).find("timed out after 0.5 s"), std::string::npos);
+  ASSERT_EQ(testing::RecordedPids(pids).size(), 2u);
+  EXPECT_TRUE(testing::Survivors(pids).empty());
 }
 
 TEST(LaunchTest, MissingProgramDoesNotStart) {

@@ -55,11 +55,17 @@ inline ChildResult RunChild(const std::vector<std::string>& argv,
   spec.env = testing::EnvMap(env);
   spec.cwd = cwd;
   spec.timeout_seconds = timeout_seconds;
+  // The launcher keeps only the ends of long output; these tests read all of
+  // stdout, so they take it as it streams by.
+  std::string out;
+  spec.passthrough = [&out](int fd, std::string_view chunk) {
+    if (fd == 1) out.append(chunk);
+  };
   LaunchResult r = Launch(spec);
   ChildResult result;
   if (r.started && r.signal == 0 && !r.timed_out) result.exit_code = r.exit_code;
   result.timed_out = r.timed_out;
-  result.out = r.out;
+  result.out = out;
   result.err = r.err;
   result.seconds = r.wall_seconds;
   return result;

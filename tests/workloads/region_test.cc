@@ -111,7 +111,7 @@ TEST_F(RegionTest, PerfCountersFollowTheRegion) {
   ASSERT_GE(second, 0) << strerror(errno);
   std::string fds = "WORKGATE_PERF_FDS=" + std::to_string(first) + "," + std::to_string(second);
   // 5,000 page faults of setup, 300 inside the region.
-  ProgramResult r = RunProgram({kProbe, "5000", "300"}, {fds});
+  ProgramResult r = RunProgram({kProbe, "5000", "300"}, {fds}, {first, second});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   uint64_t a = ReadCounter(first);
   uint64_t b = ReadCounter(second);
@@ -127,7 +127,7 @@ TEST_F(RegionTest, PerfCountersFollowTheRegion) {
   int unused = OpenPageFaultCounter();
   ASSERT_GE(unused, 0) << strerror(errno);
   // Without the variable the markers leave counters alone.
-  ASSERT_EQ(RunProgram({kProbe, "100", "300"}, {}).exit_code, 0);
+  ASSERT_EQ(RunProgram({kProbe, "100", "300"}, {}, {unused}).exit_code, 0);
   EXPECT_EQ(ReadCounter(unused), 0u);
   close(unused);
 }

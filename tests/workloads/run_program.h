@@ -33,14 +33,16 @@ inline std::map<std::string, std::string> EnvMap(const std::vector<std::string>&
 }
 
 /// Runs argv[0] (a path; no PATH search) with exactly `env` as its
-/// environment and waits for it, through workgate's own launcher. File
-/// descriptors the caller opened without O_CLOEXEC are inherited, as the
-/// region tests need.
+/// environment and waits for it, through workgate's own launcher. The program
+/// inherits `inherit_fds` besides stdin, stdout and stderr (the region tests
+/// hand it counters that way), and no other descriptor.
 inline ProgramResult RunProgram(const std::vector<std::string>& argv,
-                                const std::vector<std::string>& env) {
+                                const std::vector<std::string>& env,
+                                const std::vector<int>& inherit_fds = {}) {
   LaunchSpec spec;
   spec.argv = argv;
   spec.env = EnvMap(env);
+  spec.inherit_fds = inherit_fds;
   spec.no_aslr = false;
   LaunchResult r = Launch(spec);
   ProgramResult result;

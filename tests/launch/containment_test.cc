@@ -1,0 +1,180 @@
+// What the launcher does with a workload that will not stay in its tree:
+// daemons, a tree left running, a killed supervisor, output that never ends.
+// Every test checks by pid that nothing of the tree survived.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "hostile/hostile_paths.h"
+#include "launch/launch.h"
+#include "util/paths.h"
+
+namespace workgate {
+namespace {
+
+using testing::HostileWorkload;
+using testing::RecordedPids;
+using testing::Survivors;
+
+double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Runs with and without a PID namespace: the supervisor differs (a subreaper
+// or the namespace's init), the promises do not.
+class ContainmentTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (GetParam() && !PidNamespaceAvailable()) {
+      GTEST_SKIP() << "PID namespaces need root or user namespaces";
+    }
+  }
+  LaunchSpec Spec(std::vector<std::string> args) {
+    LaunchSpec spec;
+    spec.argv = {HostileWorkload()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = MinimalEnvironment(dir_.path());
+    spec.env["HOSTILE_PIDS"] = pids();
+    spec.timeout_seconds = 60;
+    spec.new_pid_namespace = GetParam();
+    return spec;
+  }
+  std::string pids() const { return dir_.path() + "/pids"; }
+  TempDir dir_;
+};
+
+TEST_P(ContainmentTest, ADaemonIsKilledWhenTheWorkloadEnds) {
+  LaunchResult r = Launch(Spec({"daemon"}));
+  ASSERT_TRUE(r.ok()) << r.Describe() << r.err;
+  ASSERT_EQ(RecordedPids(pids()).size(), 1u);
+  EXPECT_TRUE(Survivors(pids()).empty());
+  EXPECT_EQ(r.leftover_processes, 1);
+  EXPECT_EQ(r.LeftoverNote(), "the workload left 1 process running; it was killed");
+  EXPECT_EQ(r.out, "score: 1\n");
+}
+
+TEST_P(ContainmentTest, ADaemonHoldingStdoutDelaysTheEndOnlyByTheGrace) {
+  LaunchSpec spec = Spec({"daemon-holding-stdout"});
+  spec.grace_seconds = 0.5;
+  auto start = std::chrono::steady_clock::now();
+  LaunchResult r = Launch(spec);
+  // Without containment this waits for EOF, which the daemon never gives.
+  EXPECT_LT(SecondsSince(start), 5);
+  ASSERT_TRUE(r.ok()) << r.Describe() << r.err;
+  EXPECT_TRUE(Survivors(pids()).empty());
+  EXPECT_EQ(r.leftover_processes, 1);
+  // The workload's own time, not the grace.
+  EXPECT_LT(r.wall_seconds, 0.45);
+}
+
+TEST_P(ContainmentTest, EveryProcessOfATreeLeftRunningIsKilledAndCounted) {
+  LaunchResult r = Launch(Spec({"fork-tree", "4"}));
+  ASSERT_TRUE(r.ok()) << r.Describe() << r.err;
+  EXPECT_EQ(RecordedPids(pids()).size(), 15u);
+  EXPECT_TRUE(Survivors(pids()).empty());
+  EXPECT_EQ(r.leftover_processes, 15);
+  EXPECT_EQ(r.LeftoverNote(), "the workload left 15 processes running; they were killed");
+}
+
+TEST_P(ContainmentTest, TheDeadlineCoversTheWholeTree) {
+  LaunchSpec spec = Spec({"spin-with-daemon"});
+  spec.timeout_seconds = 0.5;
+  auto start = std::chrono::steady_clock::now();
+  LaunchResult r = Launch(spec);
+  EXPECT_LT(SecondsSince(start), 5);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(RecordedPids(pids()).size(), 2u);
+  EXPECT_TRUE(Survivors(pids()).empty());
+  EXPECT_EQ(r.Describe(0.5), "timed out after 0.5 s (process tree killed)");
+}
+
+TEST_P(ContainmentTest, AWorkloadThatIgnoresSignalsStillEnds) {
+  LaunchSpec spec = Spec({"ignore-signals"});
+  spec.timeout_seconds = 0.3;
+  LaunchResult r = Launch(spec);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_TRUE(Survivors(pids()).empty());
+}
+
+TEST_P(ContainmentTest, OutputIsStreamedAndOnlyItsEndsKept) {
+  const uint64_t bytes = 80ULL * 4000000;  // 320 MB of 80-byte lines
+  LaunchSpec spec = Spec({"flood", std::to_string(bytes)});
+  uint64_t lines = 0;
+  std::string last;
+  spec.stdout_line = [&](std::string_view line) {
+    ++lines;
+    last = line;
+  };
+  LaunchResult r = Launch(spec);
+  ASSERT_TRUE(r.ok()) << r.Describe();
+  EXPECT_EQ(r.out_bytes, bytes + 9);  // and "score: 1\n"
+  EXPECT_LT(r.out.size(), 200u * 1024);
+  EXPECT_NE(r.out.find("bytes of output not kept ...]"), std::string::npos);
+  EXPECT_EQ(r.out.substr(r.out.size() - 9), "score: 1\n");
+  EXPECT_EQ(last, "score: 1");
+  EXPECT_EQ(lines, bytes / 80 + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(WithAndWithoutPidNamespace, ContainmentTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Namespace" : "NoNamespace"; });
+
+TEST(ContainmentEscapeTest, AWorkloadThatKillsItsSupervisorLeavesNothingBehind) {
+  // Without a namespace the supervisor is the workload's parent, which it
+  // can kill; its daemon then comes back to workgate, itself a subreaper.
+  TempDir dir;
+  LaunchSpec spec;
+  spec.argv = {HostileWorkload(), "kill-supervisor"};
+  spec.env = MinimalEnvironment(dir.path());
+  spec.env["HOSTILE_PIDS"] = dir.path() + "/pids";
+  spec.timeout_seconds = 30;
+  auto start = std::chrono::steady_clock::now();
+  LaunchResult r = Launch(spec);
+  EXPECT_LT(SecondsSince(start), 10);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(RecordedPids(dir.path() + "/pids").size(), 1u);
+  EXPECT_TRUE(Survivors(dir.path() + "/pids").empty());
+  EXPECT_EQ(r.leftover_processes, -1);
+}
+
+TEST(ContainmentFdTest, ConcurrentLaunchesStartWithTheSameDescriptors) {
+  // Each launch's pipes exist in workgate while the others fork; none of
+  // them may reach another workload.
+  std::vector<std::string> outputs(8);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    threads.emplace_back([i, &outputs] {
+      LaunchSpec spec;
+      spec.argv = {HostileWorkload(), "fds"};
+      spec.env = MinimalEnvironment("/tmp");
+      spec.timeout_seconds = 30;
+      outputs[i] = Launch(spec).out;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const std::string& out : outputs) {
+    EXPECT_EQ(out, "fd 0 /dev/null\nfd 1 pipe\nfd 2 pipe\nscore: 1\n");
+  }
+}
+
+TEST(ContainmentFdTest, OnlyTheDescriptorsNamedAreInherited) {
+  int a = open("/dev/null", O_RDONLY);  // no O_CLOEXEC
+  int b = open("/dev/zero", O_RDONLY);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  LaunchSpec spec;
+  spec.argv = {HostileWorkload(), "fds"};
+  spec.env = MinimalEnvironment("/tmp");
+  spec.inherit_fds = {b};
+  LaunchResult r = Launch(spec);
+  close(a);
+  close(b);
+  EXPECT_EQ(r.out, "fd 0 /dev/null\nfd 1 pipe\nfd 2 pipe\nfd " + std::to_string(b) +
+                       " /dev/zero\nscore: 1\n");
+}
+
+}  // namespace
+}  // namespace workgate
