@@ -14,6 +14,7 @@
 #include "cli/progress.h"
 #include "gate/baseline_file.h"
 #include "gate/decision.h"
+#include "launch/interrupt.h"
 #include "measure/comparison.h"
 #include "probe/system_info.h"
 #include "report/json_report.h"
@@ -155,6 +156,9 @@ int RunCompare(const CompareArgs& args) {
                 [&progress](const std::string& text) { progress.Show(text); });
   progress.Done();
 
+  // Nothing is published once an interruption began: its counts are partial.
+  auto publishing = BeginPublishing();
+  if (!publishing) return kExitEnvironment;
   if (!args.save_baseline.empty()) {
     std::string err;
     auto file = BaselineFromResults(report.workloads, /*candidate_side=*/false, WORKGATE_VERSION,

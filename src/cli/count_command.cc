@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "counter/factory.h"
+#include "launch/interrupt.h"
 #include "measure/measure.h"
 #include "probe/system_info.h"
 #include "report/format.h"
@@ -140,6 +141,8 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   }
   out["workloads"] = workloads;
   out["exit_code"] = code;
+  auto publishing = BeginPublishing();
+  if (!publishing) return kExitEnvironment;
   fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
   if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, out.dump(2) + "\n", &err)) {
     throw EnvironmentError(err);
@@ -165,13 +168,19 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   }
   if (options.as_is) w.command[0] = args.command[0];
   WorkDir dir("count:" + args.command[0]);
+  if (!args.quiet) {
+    // The first run's output goes through as it arrives: however much the
+    // program prints, workgate holds none of it.
+    options.passthrough = [](int fd, std::string_view chunk) {
+      FILE* to = fd == 1 ? stdout : stderr;
+      fwrite(chunk.data(), 1, chunk.size(), to);
+      fflush(to);
+    };
+  }
   CountedWorkload result = CountWorkload(counter, w, "", dir, exe, args.repeat, options);
   const std::vector<CountedRun>& runs = result.runs;
-  if (!args.quiet && !runs.empty()) {
-    fwrite(runs[0].launch.out.data(), 1, runs[0].launch.out.size(), stdout);
-    fflush(stdout);
-    fwrite(runs[0].launch.err.data(), 1, runs[0].launch.err.size(), stderr);
-  }
+  auto publishing = BeginPublishing();
+  if (!publishing) return kExitEnvironment;
   std::vector<uint64_t> counts;
   for (size_t i = 0; i < runs.size(); ++i) {
     PrintRun(runs[i], static_cast<int>(i), args.repeat);

@@ -8,10 +8,14 @@
 
 #include "cli/commands.h"
 #include "gate/model.h"
+#include "launch/interrupt.h"
 #include "util/error.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
+  // Before any thread exists, so that every thread leaves these signals to
+  // the one that ends the workload trees and cleans up.
+  workgate::HandleInterruptions();
   CLI::App app{"workgate: gate pull requests on work added (retired user-space instructions)"};
   app.set_version_flag("--version", std::string("workgate ") + WORKGATE_VERSION);
   app.require_subcommand(1);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/cleanup.h"
 #include "util/error.h"
 
 namespace workgate {
@@ -61,11 +62,13 @@ TempDir::TempDir(const std::string& prefix) {
     throw EnvironmentError("cannot create a temporary directory under " + pattern);
   }
   path_ = pattern;
+  RegisterCleanupPath(path_);
 }
 
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+  UnregisterCleanupPath(path_);
 }
 
 std::optional<std::string> ReadFile(const std::string& path) {

@@ -1,6 +1,8 @@
 #include "workload/run_plan.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -9,6 +11,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "util/cleanup.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -40,10 +43,12 @@ std::string Substitute(std::string arg, const std::string& exe, const std::strin
   return arg;
 }
 
-// The per-user base directory; refuses one that another user could have
-// prepared (a shared /tmp).
+// The per-user base directory, $TMPDIR/workgate-<uid> (/tmp without TMPDIR);
+// refuses one that another user could have prepared (a shared /tmp).
 std::string BaseDirectory() {
-  const std::string base = fmt::format("/tmp/workgate-{}", getuid());
+  const char* tmp = getenv("TMPDIR");
+  const std::string base =
+      fmt::format("{}/workgate-{}", tmp != nullptr && *tmp == '/' ? tmp : "/tmp", getuid());
   mkdir(base.c_str(), 0700);
   struct stat st;
   if (lstat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
@@ -59,21 +64,37 @@ std::string BaseDirectory() {
 WorkDir::WorkDir(const std::string& key) {
   const std::string base = BaseDirectory();
   path_ = fmt::format("{}/w{:016x}", base, Fnv1a64(key));
-  const std::string lock = path_ + ".lock";
-  lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0) {
-    throw EnvironmentError(fmt::format("cannot lock {}", lock));
+  const std::string lock = lock_path();
+  // The holder removes the lock file when it is done, so a waiter may end up
+  // holding a lock on a file that is no longer there: it tries again until
+  // the file it locked is the one at the path.
+  for (;;) {
+    lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0) {
+      throw EnvironmentError(fmt::format("cannot lock {}: {}", lock, strerror(errno)));
+    }
+    struct stat held, named;
+    if (fstat(lock_fd_, &held) == 0 && stat(lock.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      break;
+    }
+    close(lock_fd_);
   }
+  RegisterCleanupPath(path_);
+  RegisterCleanupPath(lock);
   std::error_code ec;
   fs::remove_all(path_, ec);  // a fresh directory: nothing left by an earlier run
   if (mkdir(path_.c_str(), 0700) != 0) {
-    throw EnvironmentError(fmt::format("cannot create {}", path_));
+    throw EnvironmentError(fmt::format("cannot create {}: {}", path_, strerror(errno)));
   }
 }
 
 WorkDir::~WorkDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+  unlink(lock_path().c_str());  // while still holding it: see the constructor
+  UnregisterCleanupPath(path_);
+  UnregisterCleanupPath(lock_path());
   if (lock_fd_ >= 0) close(lock_fd_);
 }
 

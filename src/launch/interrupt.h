@@ -1,0 +1,24 @@
+#pragma once
+// What workgate does when it is interrupted (SIGINT from ctrl-c, SIGTERM or
+// SIGHUP from a cancelled CI job): it ends every workload tree it started,
+// removes its temporary and work directories, publishes nothing that could
+// read as a pass, and exits with 128 + the signal. A second signal while it
+// cleans up ends it at once.
+
+#include <mutex>
+#include <optional>
+
+namespace workgate {
+
+/// Blocks SIGINT, SIGTERM and SIGHUP in every thread and takes them on a
+/// thread of its own. Call first thing in main(), before any other thread
+/// exists (threads inherit the blocked set).
+void HandleInterruptions();
+
+/// Held while results are printed and reports written. Empty once an
+/// interruption has begun: the caller publishes nothing. An interruption that
+/// arrives meanwhile waits for the lock, so a report is either written whole
+/// by a run that finished, or not at all.
+std::optional<std::unique_lock<std::mutex>> BeginPublishing();
+
+}  // namespace workgate
