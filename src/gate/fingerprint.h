@@ -27,32 +27,21 @@ std::optional<std::string> CompatibilityProblem(const Fingerprint& baseline,
                                                 const Fingerprint& candidate);
 
 /// The shared objects the dynamic loader would map for `exe`, each with the
-/// SHA-256 of its file. Found as ldd does, by running `exe` with
-/// LD_TRACE_LOADED_OBJECTS=1 in a minimal environment, so the loader lists its
-/// mappings and exits before main. Only an ELF file with a PT_INTERP header is
-/// run: a statically linked program would ignore the variable and really run,
-/// so it (and a script with a #! line, or any other non-ELF file) gets an empty
-/// map. A library the loader cannot find maps to "not found". Returns false
-/// with `*err` when `exe` cannot be read, the trace fails, or a listed file
-/// cannot be hashed.
-/// `env` is the environment the trace runs with besides
-/// LD_TRACE_LOADED_OBJECTS (pass the workload's, so LD_LIBRARY_PATH or
-/// LD_PRELOAD resolve as in the counted run); the trace gets 10 s.
+/// SHA-256 of its file, the program interpreter (PT_INTERP) included. Found
+/// from the ELF files, the loader cache and `env` as glibc's ld.so would
+/// find them (ResolveSharedLibraries in gate/shared_libraries.h), without
+/// running anything: a candidate build's interpreter is its own code.
+/// A library the loader would not find maps to "not found". A statically
+/// linked program, a script or any other non-ELF file gets an empty map.
+/// `env` is the workload's environment: its LD_LIBRARY_PATH and LD_PRELOAD
+/// take part as in the counted run (workgate's own environment does not).
+/// Returns false with `*err`, and an empty map, when `exe` cannot be read,
+/// a file on the way is a malformed ELF file, a bound on the walk is passed,
+/// or a found file cannot be hashed.
 bool SharedLibrariesOf(const std::string& exe, const std::map<std::string, std::string>& env,
                        std::map<std::string, std::string>* libraries, std::string* err);
 bool SharedLibrariesOf(const std::string& exe, std::map<std::string, std::string>* libraries,
                        std::string* err);
-
-/// Parses the loader's LD_TRACE_LOADED_OBJECTS output into (name-or-path,
-/// path) pairs: "libc.so.6 => /lib/.../libc.so.6 (0x...)" gives the path,
-/// "/lib64/ld-linux-x86-64.so.2 (0x...)" the loader itself, "libx.so => not
-/// found" an empty path; the vDSO (no file) is left out.
-std::vector<std::pair<std::string, std::string>> ParseLoadedObjects(const std::string& trace);
-
-/// The path of the ELF program interpreter of `path` (PT_INTERP); "" when the
-/// file has none (statically linked, or not an ELF file of this machine's byte
-/// order at all, such as a script); nullopt with `*err` when it cannot be read.
-std::optional<std::string> ElfInterpreter(const std::string& path, std::string* err);
 
 /// SHA-256 of the loader cache at `path` (default /etc/ld.so.cache); "" when
 /// the file does not exist (a system without one). nullopt with `*err` when it

@@ -5,7 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+
+#include "gate/elf_file.h"
+#include "gate/test_programs.h"
+#include "test_paths.h"
 
 namespace workgate {
 namespace {
@@ -91,22 +96,6 @@ TEST(FingerprintTest, AllProblemsAreListed) {
   EXPECT_NE(problem.find("; argv differs"), std::string::npos) << problem;
 }
 
-TEST(FingerprintTest, ParsesTheLoaderTrace) {
-  const std::string trace =
-      "\tlinux-vdso.so.1 (0x00007ffc3a7e5000)\n"
-      "\tlibstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x00007f0d1a000000)\n"
-      "\tlibmissing.so.1 => not found\n"
-      "\t/lib64/ld-linux-x86-64.so.2 (0x00007f0d1a5f4000)\n";
-  auto objects = ParseLoadedObjects(trace);
-  ASSERT_EQ(objects.size(), 3u);
-  EXPECT_EQ(objects[0].first, "libstdc++.so.6");
-  EXPECT_EQ(objects[0].second, "/lib/x86_64-linux-gnu/libstdc++.so.6");
-  EXPECT_EQ(objects[1].first, "libmissing.so.1");
-  EXPECT_EQ(objects[1].second, "");
-  EXPECT_EQ(objects[2].second, "/lib64/ld-linux-x86-64.so.2");
-  EXPECT_TRUE(ParseLoadedObjects("\tstatically linked\n").empty());
-}
-
 TEST(FingerprintTest, SharedLibrariesOfTrueIncludeLibc) {
   std::map<std::string, std::string> libs;
   std::string err;
@@ -123,7 +112,7 @@ TEST(FingerprintTest, SharedLibrariesOfTrueIncludeLibc) {
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = testing::TempDir() + "/wg_fp_XXXXXX";
+    std::string tmpl = ::testing::TempDir() + "/wg_fp_XXXXXX";
     path_ = mkdtemp(tmpl.data());
   }
   ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
@@ -144,22 +133,109 @@ TEST(FingerprintTest, ScriptsAndStaticProgramsHaveNoLibraries) {
   EXPECT_TRUE(libs.empty());
   EXPECT_NE(access((dir.path() + "/ran").c_str(), F_OK), 0) << "the script must not be run";
 
-  // Debian's ldconfig is statically linked; it must be left alone, not run.
+  // Debian's ldconfig is statically linked: no loader, no libraries.
   if (access("/sbin/ldconfig", X_OK) == 0) {
-    std::optional<std::string> interp = ElfInterpreter("/sbin/ldconfig", &err);
-    ASSERT_TRUE(interp) << err;
-    if (interp->empty()) {
+    FileSource file;
+    ElfFile elf;
+    ASSERT_TRUE(file.Open("/sbin/ldconfig", &err) && ReadElfFile(file, &elf, &err)) << err;
+    if (elf.interpreter.empty()) {
       ASSERT_TRUE(SharedLibrariesOf("/sbin/ldconfig", &libs, &err)) << err;
       EXPECT_TRUE(libs.empty());
     }
   }
 }
 
-TEST(FingerprintTest, ElfInterpreterOfADynamicProgram) {
+// A hostile build's program interpreter: it creates the directory MARKER
+// when run. No libc: the kernel starts an interpreter with the program's
+// auxiliary vector, which libc's start-up would misread. (A script cannot be
+// an interpreter at all: the kernel refuses to start the program.)
+constexpr const char* kMarkerInterpreter = R"(#include <fcntl.h>
+#include <sys/syscall.h>
+static long Call3(long n, long a, long b, long c) {
+#if defined(__x86_64__)
+  long r;
+  __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+  return r;
+#else
+  register long x8 __asm__("x8") = n;
+  register long x0 __asm__("x0") = a;
+  register long x1 __asm__("x1") = b;
+  register long x2 __asm__("x2") = c;
+  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+  return x0;
+#endif
+}
+void _start(void) {
+  Call3(SYS_mkdirat, AT_FDCWD, (long)MARKER, 0755);
+  Call3(SYS_exit_group, 0, 0, 0);
+}
+)";
+
+TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
+#if !defined(__x86_64__) && !defined(__aarch64__)
+  GTEST_SKIP() << "the marker interpreter is written for x86-64 and aarch64";
+#endif
+  if (!testing::HaveTool("cc")) GTEST_SKIP() << "cc is not installed";
+  TempDir dir;
+  const std::string interp = dir.path() + "/interp", exe = dir.path() + "/hostile",
+                    marker = dir.path() + "/marker";
+  ASSERT_TRUE(
+      testing::CompileC(kMarkerInterpreter, interp,
+                        "-nostdlib -static -fno-stack-protector -DMARKER='\"" + marker + "\"'"));
+  ASSERT_TRUE(
+      testing::CompileC("int main(void) { return 0; }\n", exe, "-Wl,--dynamic-linker=" + interp));
+  std::map<std::string, std::string> libs;
   std::string err;
-  std::optional<std::string> interp = ElfInterpreter("/bin/true", &err);
-  ASSERT_TRUE(interp) << err;
-  EXPECT_NE(interp->find("ld-linux"), std::string::npos) << *interp;
+  auto start = std::chrono::steady_clock::now();
+  const bool listed = SharedLibrariesOf(exe, &libs, &err);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the program's interpreter was run";
+  ASSERT_TRUE(listed) << err;
+  ASSERT_EQ(libs.count(interp), 1u) << "the interpreter is listed with its digest";
+  EXPECT_EQ(libs[interp].size(), 64u);
+  // The control: started, the program does run its interpreter.
+  ASSERT_EQ(std::system(exe.c_str()), 0);
+  EXPECT_EQ(access(marker.c_str(), F_OK), 0) << "the marker interpreter does not work";
+}
+
+TEST(FingerprintTest, LdLibraryPathComesFromTheGivenEnvironment) {
+  if (!testing::HaveTool("cc")) GTEST_SKIP() << "cc is not installed";
+  TempDir dir;
+  const std::string lib = dir.path() + "/lib/libwgfp.so", exe = dir.path() + "/prog";
+  std::system(("mkdir -p '" + dir.path() + "/lib'").c_str());
+  ASSERT_TRUE(testing::CompileC("int wg_fp(void) { return 0; }\n", lib,
+                                "-shared -fPIC -Wl,-soname,libwgfp.so"));
+  ASSERT_TRUE(testing::CompileC("int wg_fp(void);\nint main(void) { return wg_fp(); }\n", exe,
+                                "-L'" + dir.path() + "/lib' -lwgfp"));
+  std::map<std::string, std::string> libs;
+  std::string err;
+  ASSERT_TRUE(SharedLibrariesOf(exe, {{"LD_LIBRARY_PATH", dir.path() + "/lib"}}, &libs, &err))
+      << err;
+  EXPECT_EQ(libs.count(lib), 1u);
+  EXPECT_EQ(libs.count("libwgfp.so"), 0u);
+  // workgate's own LD_LIBRARY_PATH is not the workload's.
+  const char* saved = getenv("LD_LIBRARY_PATH");
+  const std::string old = saved ? saved : "";
+  setenv("LD_LIBRARY_PATH", (dir.path() + "/lib").c_str(), 1);
+  ASSERT_TRUE(SharedLibrariesOf(exe, {{"PATH", "/usr/bin:/bin"}}, &libs, &err)) << err;
+  if (saved) {
+    setenv("LD_LIBRARY_PATH", old.c_str(), 1);
+  } else {
+    unsetenv("LD_LIBRARY_PATH");
+  }
+  EXPECT_EQ(libs.count(lib), 0u);
+  EXPECT_EQ(libs["libwgfp.so"], "not found");
+}
+
+TEST(FingerprintTest, LdPreloadComesFromTheGivenEnvironment) {
+  const std::string shim = testing::BuildPath("libworkgate-clock.so");
+  if (access(shim.c_str(), R_OK) != 0) GTEST_SKIP() << "no clock shim built";
+  std::map<std::string, std::string> libs;
+  std::string err;
+  ASSERT_TRUE(SharedLibrariesOf("/bin/true", {{"LD_PRELOAD", shim}}, &libs, &err)) << err;
+  EXPECT_EQ(libs[shim].size(), 64u);
+  ASSERT_TRUE(SharedLibrariesOf("/bin/true", {}, &libs, &err)) << err;
+  EXPECT_EQ(libs.count(shim), 0u);
 }
 
 TEST(FingerprintTest, AMissingProgramIsAnError) {
