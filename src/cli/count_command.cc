@@ -16,6 +16,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -74,7 +75,7 @@ void AddMinMax(nlohmann::json* j, const std::vector<uint64_t>& counts) {
 void PrintRun(const CountedRun& run, int index, int repeat) {
   std::string line = fmt::format("run {}/{}: ", index + 1, repeat);
   if (!run.valid()) {
-    fmt::print("{}invalid: {}\n", line, run.error);
+    fmt::print("{}invalid: {}\n", line, TerminalSafe(run.error, LineBreaks::kKeep));
     return;
   }
   for (size_t i = 0; i < run.events.size(); ++i) {
@@ -131,11 +132,14 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
     workloads.push_back(j);
     if (result.valid()) {
       auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-      fmt::print("{}: {} {}{}{}\n", w.name, FormatCount(*lo), counter.event(),
-                 *hi != *lo ? fmt::format(" (max {})", FormatCount(*hi)) : "",
-                 result.score ? fmt::format(", score {} asserted", *result.score) : "");
+      fmt::print("{}: {} {}{}{}\n", TerminalSafe(w.name, LineBreaks::kToSpace), FormatCount(*lo),
+                 counter.event(), *hi != *lo ? fmt::format(" (max {})", FormatCount(*hi)) : "",
+                 result.score ? fmt::format(", score {} asserted",
+                                            TerminalSafe(*result.score, LineBreaks::kToSpace))
+                              : "");
     } else {
-      fmt::print("{}: invalid: {}\n", w.name, result.error);
+      fmt::print("{}: invalid: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
+                 TerminalSafe(result.error, LineBreaks::kKeep));
       code = kExitInvalid;
     }
   }
@@ -144,7 +148,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
   fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
-  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, out.dump(2) + "\n", &err)) {
+  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, JsonText(out), &err)) {
     throw EnvironmentError(err);
   }
   return code;
@@ -201,11 +205,12 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   AddMinMax(&out, valid ? counts : std::vector<uint64_t>{});
   out["exit_code"] = valid ? kExitPass : kExitInvalid;
   std::string err;
-  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, out.dump(2) + "\n", &err)) {
+  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, JsonText(out), &err)) {
     throw EnvironmentError(err);
   }
   if (!valid) {
-    fmt::print(stderr, "Error: no valid count: {}\n", result.error);
+    fmt::print(stderr, "Error: no valid count: {}\n",
+               TerminalSafe(result.error, LineBreaks::kKeep));
     return kExitInvalid;
   }
   return kExitPass;

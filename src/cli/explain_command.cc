@@ -14,6 +14,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -53,7 +54,8 @@ int RunExplain(const ExplainArgs& args) {
     r.explanation = ExplainWorkload(plan, w, [&](const std::string& t) { progress.Show(t); });
     progress.Done();
     if (!r.explanation->error.empty()) {
-      fmt::print("{}: no explanation: {}\n", w.name, r.explanation->error);
+      fmt::print("{}: no explanation: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
+                 TerminalSafe(r.explanation->error, LineBreaks::kKeep));
       code = kExitInvalid;
     } else {
       fmt::print("{}\n", RenderExplanation(r));
@@ -63,7 +65,7 @@ int RunExplain(const ExplainArgs& args) {
     out.push_back({{"name", w.name}, {"explanation", ToJson(one)["workloads"][0]["explanation"]}});
   }
   if (!args.json_path.empty() &&
-      !WriteFileAtomically(args.json_path, nlohmann::json{{"workloads", out}}.dump(2) + "\n", &err)) {
+      !WriteFileAtomically(args.json_path, JsonText(nlohmann::json{{"workloads", out}}), &err)) {
     throw EnvironmentError(err);
   }
   return code;

@@ -10,6 +10,7 @@
 #include "gate/model.h"
 #include "launch/interrupt.h"
 #include "util/error.h"
+#include "util/text.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
@@ -35,10 +36,13 @@ int main(int argc, char** argv) {
   try {
     return run();
   } catch (const workgate::Error& e) {
-    fmt::print(stderr, "Error: {}\n", e.what());
+    // Messages can quote a name, a path or a program's stderr.
+    fmt::print(stderr, "Error: {}\n",
+               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
     return e.exit_code();
   } catch (const std::exception& e) {
-    fmt::print(stderr, "Error: {}\n", e.what());
+    fmt::print(stderr, "Error: {}\n",
+               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
     return workgate::kExitEnvironment;
   }
 }

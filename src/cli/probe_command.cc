@@ -19,6 +19,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -207,11 +208,11 @@ int RunProbe(const std::string& json_path, bool json_stdout, const std::string& 
                {"reason", choice.reason}};
   j["exit_code"] = code;
   std::string err;
-  if (!json_path.empty() && !WriteFileAtomically(json_path, j.dump(2) + "\n", &err)) {
+  if (!json_path.empty() && !WriteFileAtomically(json_path, JsonText(j), &err)) {
     throw EnvironmentError(err);
   }
   if (json_stdout) {
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}", JsonText(j));
     return code;
   }
   fmt::print("machine     {}, {}, kernel {}\n",

@@ -11,6 +11,7 @@
 #include "gate/fingerprint.h"
 #include "gate/model_json.h"
 #include "util/atomic_file.h"
+#include "util/text.h"
 
 namespace workgate {
 namespace {
@@ -125,8 +126,7 @@ bool SaveBaselineFile(const std::string& path, const BaselineFile& file, std::st
               {"workgate_version", file.workgate_version},
               {"label", file.label},
               {"workloads", workloads}};
-  if (!WriteFileAtomically(path, doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
-                           err)) {
+  if (!WriteFileAtomically(path, JsonText(doc), err)) {
     *err = "cannot save baseline file: " + *err;
     return false;
   }

@@ -3,6 +3,7 @@
 #include "gate/decision.h"
 #include "gate/model_json.h"
 #include "util/atomic_file.h"
+#include "util/text.h"
 
 namespace workgate {
 namespace {
@@ -89,9 +90,7 @@ json ToJson(const CompareReport& report) {
 }
 
 bool WriteJsonReport(const std::string& path, const CompareReport& report, std::string* err) {
-  if (!WriteFileAtomically(
-          path, ToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-          err)) {
+  if (!WriteFileAtomically(path, JsonText(ToJson(report)), err)) {
     *err = "cannot write the JSON report: " + *err;
     return false;
   }

@@ -4,6 +4,7 @@
 
 #include "gate/decision.h"
 #include "report/format.h"
+#include "report/markdown_text.h"
 #include "report/summary.h"
 #include "util/atomic_file.h"
 
@@ -33,22 +34,18 @@ std::string Headline(const CompareReport& r) {
   return fmt::format("### workgate: {} {} \u2014 {}\n", Icon(r.verdict), label, HeadlineCounts(r));
 }
 
-// A code span that survives backticks in the text (C++ names rarely have any).
-std::string Code(const std::string& text) {
-  const char* fence = text.find('`') == std::string::npos ? "`" : "`` ";
-  const char* close = text.find('`') == std::string::npos ? "`" : " ``";
-  return fence + EscapeMarkdownCell(text) + close;
-}
+// Every name, score, path and reason below comes from the suite, the
+// program's output or the candidate's binary: each goes into a code span (in
+// raw HTML, a <code> element), which nothing in it can leave.
+std::string Cell(const std::string& text) { return MarkdownCode(text, SpanIn::kTableCell); }
 
 std::string Table(const CompareReport& r) {
   std::string out =
       "| workload | baseline instr. | candidate instr. | \u0394 instructions | \u0394 | verdict "
       "|\n|---|---:|---:|---:|---:|---|\n";
   for (const WorkloadResult& w : r.workloads) {
-    std::string name = EscapeMarkdownCell(w.name);
-    if (w.expected_score) {
-      name += " (score " + EscapeMarkdownCell(*w.expected_score) + " asserted)";
-    }
+    std::string name = Cell(w.name);
+    if (w.expected_score) name += " (score " + Cell(*w.expected_score) + " asserted)";
     auto count = [](const SideResult& s) {
       return s.counts.empty() ? std::string(kDash) : FormatCount(s.min());
     };
@@ -58,7 +55,7 @@ std::string Table(const CompareReport& r) {
     if (w.verdict == Verdict::kWorkAdded) relative = "**" + relative + "**";
     std::string verdict = fmt::format("{} {}", Icon(w.verdict), VerdictLabel(w.verdict));
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
-      verdict += ": " + EscapeMarkdownCell(w.reason);
+      verdict += ": " + Cell(w.reason);
     }
     out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, count(w.baseline),
                        count(w.candidate), delta, relative, verdict);
@@ -68,9 +65,12 @@ std::string Table(const CompareReport& r) {
 
 std::string ExplanationBlock(const WorkloadResult& w) {
   const Explanation& e = *w.explanation;
-  std::string out =
-      "<details><summary>" + EscapeMarkdownCell(ExplanationTitle(w)) + "</summary>\n\n";
-  if (!e.error.empty()) return out + EscapeMarkdownCell(e.error) + "\n</details>\n";
+  // The summary line is raw HTML, which GFM passes through unparsed.
+  std::string out = "<details><summary>" +
+                    ExplanationTitle(w, "<code>" + HtmlText(w.name) + "</code>") + "</summary>\n\n";
+  if (!e.error.empty()) {
+    return out + MarkdownCode(e.error, SpanIn::kParagraph) + "\n</details>\n";
+  }
   auto share = [&e](int64_t d) {
     return e.total_delta == 0 ? std::string(kDash)
                               : FormatShare(static_cast<double>(d) / e.total_delta, kMinus);
@@ -80,8 +80,8 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   int64_t listed = 0;
   for (const FunctionDelta& row : e.rows) {
     listed += row.delta();
-    out += fmt::format("| {}{} | {} | {} | {} | {} |\n", Code(row.function),
-                       row.object.empty() ? "" : " in " + Code(row.object),
+    out += fmt::format("| {}{} | {} | {} | {} | {} |\n", Cell(row.function),
+                       row.object.empty() ? "" : " in " + Cell(row.object),
                        FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
                        FormatSignedCount(row.delta(), kMinus), share(row.delta()));
   }
@@ -95,16 +95,18 @@ std::string ExplanationBlock(const WorkloadResult& w) {
 }
 
 std::string BackendParagraph(const CompareReport& r) {
-  std::string detail = ValgrindVersionOf(r);
-  if (!r.event.empty()) detail += (detail.empty() ? "event `" : ", event `") + r.event + "`";
+  std::string detail = MarkdownText(ValgrindVersionOf(r));
+  if (!r.event.empty()) {
+    detail += (detail.empty() ? "event " : ", event ") + MarkdownCode(r.event, SpanIn::kParagraph);
+  }
   std::string reason = r.backend_reason;
   while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
   return fmt::format(
       "Counted with **{}**{}{}. Counts are user-space instructions of the whole process tree, "
       "both sides launched the same way (ASLR off, fixed environment, pinned clock where the "
       "workload asks for it). {}\n",
-      r.backend.empty() ? "an unknown backend" : r.backend,
-      detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + reason,
+      r.backend.empty() ? "an unknown backend" : MarkdownText(r.backend),
+      detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + MarkdownText(reason),
       RepeatSentence(r));
 }
 
@@ -118,7 +120,7 @@ std::string TimedBlock(const CompareReport& r) {
                    : "| workload | baseline | candidate |\n|---|---:|---:|\n";
   for (const WorkloadResult& w : r.workloads) {
     if (w.baseline.timed.empty() && w.candidate.timed.empty()) continue;
-    out += fmt::format("| {} | {} | {} |", EscapeMarkdownCell(w.name), TimedCell(w.baseline),
+    out += fmt::format("| {} | {} | {} |", Cell(w.name), TimedCell(w.baseline),
                        TimedCell(w.candidate));
     out += any_stats ? " " + StatsCell(w) + " |\n" : "\n";
   }
@@ -127,8 +129,12 @@ std::string TimedBlock(const CompareReport& r) {
 
 std::string Footer(const CompareReport& r) {
   std::vector<std::string> parts;
-  if (!r.baseline_label.empty()) parts.push_back("Baseline " + Code(r.baseline_label));
-  if (!r.candidate_label.empty()) parts.push_back("candidate " + Code(r.candidate_label));
+  if (!r.baseline_label.empty()) {
+    parts.push_back("Baseline " + MarkdownCode(r.baseline_label, SpanIn::kParagraph));
+  }
+  if (!r.candidate_label.empty()) {
+    parts.push_back("candidate " + MarkdownCode(r.candidate_label, SpanIn::kParagraph));
+  }
   parts.push_back("workgate " + r.workgate_version);
   std::string line;
   for (const std::string& p : parts) line += (line.empty() ? "" : " \u00b7 ") + p;
@@ -136,20 +142,6 @@ std::string Footer(const CompareReport& r) {
 }
 
 }  // namespace
-
-std::string EscapeMarkdownCell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string RenderMarkdown(const CompareReport& r) {
   std::string out = Headline(r) + "\n" + Table(r);

@@ -17,7 +17,4 @@ std::string RenderMarkdown(const CompareReport& report);
 /// Writes RenderMarkdown(report) to `path` atomically.
 bool WriteMarkdownReport(const std::string& path, const CompareReport& report, std::string* err);
 
-/// `text` made safe inside a table cell: "|" escaped, line breaks as spaces.
-std::string EscapeMarkdownCell(const std::string& text);
-
 }  // namespace workgate

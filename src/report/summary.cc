@@ -75,12 +75,12 @@ std::string RepeatSentence(const CompareReport& report) {
                      report.repeat, widest * 1e6);
 }
 
-std::string ExplanationTitle(const WorkloadResult& w) {
+std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_name) {
   const int64_t total = w.explanation ? w.explanation->total_delta : 0;
   if (w.explanation && !w.explanation->error.empty()) {
-    return w.name + ": no per-function explanation";
+    return shown_name + ": no per-function explanation";
   }
-  return fmt::format("{}: where the {} instructions {} (callgrind, self cost)", w.name,
+  return fmt::format("{}: where the {} instructions {} (callgrind, self cost)", shown_name,
                      FormatShortCount(total), total >= 0 ? "went" : "were saved");
 }
 

@@ -27,8 +27,9 @@ std::string ValgrindVersionOf(const CompareReport& report);
 /// exactly.", or "3 repeats per side; the widest spread was 12 ppm of a count."
 std::string RepeatSentence(const CompareReport& report);
 
-/// "interp/fib: where the 37.4 M instructions went (callgrind, self cost)".
-std::string ExplanationTitle(const WorkloadResult& w);
+/// "interp/fib: where the 37.4 M instructions went (callgrind, self cost)",
+/// with `shown_name` (w.name as the renderer shows it) in front.
+std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_name);
 
 /// Whether any workload has timed samples.
 bool HasTimedSamples(const CompareReport& report);

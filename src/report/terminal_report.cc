@@ -6,6 +6,7 @@
 #include "report/format.h"
 #include "report/summary.h"
 #include "report/text_table.h"
+#include "util/text.h"
 
 namespace workgate {
 namespace {
@@ -29,6 +30,12 @@ std::string ColourOf(Verdict v) {
   return "";
 }
 
+// Names, reasons and function names come from the suite, the program's
+// output and the candidate's binary: none may reach the terminal (or a CI
+// log) with an escape sequence or a control character in it.
+std::string Line(const std::string& text) { return TerminalSafe(text, LineBreaks::kToSpace); }
+std::string Block(const std::string& text) { return TerminalSafe(text, LineBreaks::kKeep); }
+
 std::string Paint(const std::string& text, const std::string& sgr, bool colour) {
   return colour ? "\033[" + sgr + "m" + text + "\033[0m" : text;
 }
@@ -43,7 +50,7 @@ std::string MainTable(const CompareReport& r, bool colour) {
       return s.counts.empty() ? std::string("-") : FormatCount(s.min());
     };
     const bool figures = HasDelta(w);
-    table.AddRow({w.name, count(w.baseline), count(w.candidate),
+    table.AddRow({Line(w.name), count(w.baseline), count(w.candidate),
                   figures ? FormatSignedCount(w.delta, kMinus) : "-",
                   figures ? RelativeCell(w, kMinus) : "-", VerdictName(w.verdict)},
                  {"", "", "", "", "", ColourOf(w.verdict)});
@@ -55,7 +62,7 @@ std::string Reasons(const CompareReport& r) {
   std::string out;
   for (const WorkloadResult& w : r.workloads) {
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
-      out += fmt::format("{}: {}: {}\n", w.name, VerdictName(w.verdict), w.reason);
+      out += fmt::format("{}: {}: {}\n", Line(w.name), VerdictName(w.verdict), Block(w.reason));
     }
   }
   return out;
@@ -63,8 +70,8 @@ std::string Reasons(const CompareReport& r) {
 
 std::string ExplanationBlock(const WorkloadResult& w) {
   const Explanation& e = *w.explanation;
-  std::string out = ExplanationTitle(w) + "\n";
-  if (!e.error.empty()) return out + "  " + e.error + "\n";
+  std::string out = ExplanationTitle(w, Line(w.name)) + "\n";
+  if (!e.error.empty()) return out + "  " + Block(e.error) + "\n";
   auto share = [&e](int64_t d) {
     return e.total_delta == 0 ? std::string("-")
                               : FormatShare(static_cast<double>(d) / e.total_delta, kMinus);
@@ -74,7 +81,7 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   int64_t listed = 0;
   for (const FunctionDelta& row : e.rows) {
     listed += row.delta();
-    table.AddRow({row.object.empty() ? row.function : row.function + " in " + row.object,
+    table.AddRow({Line(row.object.empty() ? row.function : row.function + " in " + row.object),
                   FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
                   FormatSignedCount(row.delta(), kMinus), share(row.delta())});
   }
@@ -94,20 +101,20 @@ std::string TimedBlock(const CompareReport& r) {
       {"workload", "baseline", "candidate", any_stats ? "paired ratio, 95% interval" : ""});
   for (const WorkloadResult& w : r.workloads) {
     if (w.baseline.timed.empty() && w.candidate.timed.empty()) continue;
-    table.AddRow(
-        {w.name, TimedCell(w.baseline), TimedCell(w.candidate), any_stats ? StatsCell(w) : ""});
+    table.AddRow({Line(w.name), TimedCell(w.baseline), TimedCell(w.candidate),
+                  any_stats ? StatsCell(w) : ""});
   }
   return "Timed scores (context only, not part of the verdict):\n" + table.Render(2, false) + "  " +
          TimedNote(r) + "\n";
 }
 
 std::string BackendLine(const CompareReport& r) {
-  std::string detail = ValgrindVersionOf(r);
-  if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + r.event;
-  std::string reason = r.backend_reason;
+  std::string detail = Line(ValgrindVersionOf(r));
+  if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + Line(r.event);
+  std::string reason = Line(r.backend_reason);
   while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
   return fmt::format("Counted with {}{}{}. {}\n",
-                     r.backend.empty() ? "an unknown backend" : r.backend,
+                     r.backend.empty() ? "an unknown backend" : Line(r.backend),
                      detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + reason,
                      RepeatSentence(r));
 }

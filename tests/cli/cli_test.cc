@@ -196,7 +196,7 @@ TEST_F(CliTest, ExplainFindsTheFunctionThatAddedTheWork) {
   EXPECT_NE(c.out.find("main in {exe}"), std::string::npos) << c.out;
   auto md = ReadFile(Path("ce.md"));
   ASSERT_TRUE(md);
-  EXPECT_NE(md->find("<details><summary>work: where the"), std::string::npos) << *md;
+  EXPECT_NE(md->find("<details><summary><code>work</code>: where the"), std::string::npos) << *md;
 }
 
 TEST_F(CliTest, ScoreMismatchCrashAndMissingBuildAreInvalid) {
@@ -266,6 +266,48 @@ TEST_F(CliTest, TimedContextWithFiveSamplesHasABootstrapInterval) {
   EXPECT_EQ(w["candidate"]["timed"].size(), 5u);
   ASSERT_TRUE(w["timed"].is_object()) << w.dump();
   EXPECT_LE(w["timed"]["ci_low"].get<double>(), w["timed"]["ci_high"].get<double>());
+}
+
+TEST_F(CliTest, CountJsonKeepsNonUtf8ArgumentsAndEnvironment) {
+  // Bytes that are not UTF-8 in an argument and an --env value: the counts
+  // are written, the bad bytes as U+FFFD, and nothing is lost.
+  LaunchResult r = Run({"count", "--backend", "callgrind", "--json", "bad.json", "--env",
+                        "WG_BAD=\xC3\x28", "--", "/bin/true", "arg\xFF\xFE"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto text = ReadFile(Path("bad.json"));
+  ASSERT_TRUE(text.has_value());
+  nlohmann::json j = nlohmann::json::parse(*text);  // throws on invalid UTF-8
+  EXPECT_EQ(j["argv"].back(), "arg\uFFFD\uFFFD") << *text;
+  EXPECT_GT(j["min"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["exit_code"], 0);
+}
+
+TEST_F(CliTest, ProgramOutputCannotDriveTheTerminalThroughWorkgatesLines) {
+  // A score the program printed is quoted in workgate's own line about the
+  // workload: the escape sequences in it (window title, clear screen, cursor
+  // up) are gone, the score is there.
+  std::ofstream(Path("hostile.toml"))
+      << "[[workload]]\n"
+         "name = \"hostile-score\"\n"
+         "command = [\"{exe}\", \"-c\", "
+         "\"printf 'score: \\\\033]0;pwned\\\\007\\\\033[2J\\\\033[1A42\\\\n'\"]\n"
+         "clock = \"none\"\n"
+         "timeout = 60\n"
+         "[workload.score]\n"
+         "pattern = 'score: (.*)'\n"
+         "expect = \"10\"\n";
+  LaunchResult r = Run({"count", "--suite", Path("hostile.toml"), "--exe", "/bin/sh"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("hostile-score: invalid: score mismatch: expected 10, got 42"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  // A name in workgate's "Error:" line.
+  LaunchResult missing = Run({"count", "--", "/nonexistent/\x1b]0;pwned\x07\x1b[2Jprog"});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("Error: /nonexistent/prog: command not found"), std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.err.find('\x1b'), std::string::npos) << missing.err;
 }
 
 }  // namespace

@@ -127,6 +127,46 @@ inline CompareReport PerfReport() {
   return r;
 }
 
+/// A comparison with `h` everywhere text from a suite, a program's output or
+/// a candidate's binary can go: four workloads (one named `h`, explained and
+/// timed, with `h` as its asserted score, function and object; one with `h`
+/// as its reason; one whose printed score is `h`; one whose explanation failed
+/// with `h`), and `h` as both labels.
+inline CompareReport HostileReport(const std::string& h) {
+  CompareReport r = testing_report::CallgrindReport();
+  r.baseline_label = h;
+  r.candidate_label = h;
+  // Work added, explained, timed: its name shows in the table, the
+  // explanation's summary and the timed table.
+  WorkloadResult named = Counted(h, {1000}, {2000});
+  named.baseline.timed = {{std::nullopt, 1.0}};
+  named.candidate.timed = {{std::nullopt, 1.1}};
+  Decide(&named);
+  named.expected_score = h;
+  Explanation e;
+  e.rows = {{h, h, 10, 1010}};
+  e.total_delta = 1000;
+  named.explanation = e;
+  // An invalid workload whose reason is the hostile text itself.
+  WorkloadResult reason = Counted("reason", {1000}, {});
+  Decide(&reason);
+  reason.reason = h;
+  // A printed score the gate quotes in its own reason.
+  WorkloadResult score = Counted("score", {1000}, {1000});
+  score.expected_score = "10";
+  score.baseline.score = "10";
+  score.candidate.score = h;
+  Decide(&score);
+  // An explanation that failed, with the hostile text as its error.
+  WorkloadResult failed = Counted("failed", {1000}, {2000});
+  Decide(&failed);
+  failed.explanation = Explanation{};
+  failed.explanation->error = h;
+  r.workloads = {named, reason, score, failed};
+  DecideSuite(&r);
+  return r;
+}
+
 /// Compares `actual` with tests/report/testdata/`name`. With
 /// WORKGATE_UPDATE_SNAPSHOTS=1 in the environment it rewrites the file
 /// instead (review the diff by eye before committing).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "report/sample_report.h"
 #include "report/text_table.h"
 
@@ -10,6 +12,7 @@ namespace {
 
 using testing_report::CallgrindReport;
 using testing_report::ExpectSnapshot;
+using testing_report::HostileReport;
 using testing_report::PerfReport;
 
 TEST(TerminalReportTest, CallgrindSnapshot) {
@@ -38,6 +41,37 @@ TEST(TerminalReportTest, ColourDoesNotMoveColumns) {
     stripped += coloured[i];
   }
   EXPECT_EQ(stripped, RenderTerminal(PerfReport(), false));
+}
+
+// What a candidate names or prints reaches the terminal without anything a
+// terminal acts on: no escape sequence, no control character but the line
+// feeds of workgate's own layout, no C1 control, no bidi control.
+TEST(TerminalReportTest, HostileTextCannotDriveTheTerminal) {
+  const std::string hostile =
+      "n\x1b]0;pwned\x07"
+      "a\x1b[2J\x1b[1Am\re\xC2\x9B"
+      "31m\u202E\b\x7f\xFF|line\nbreak";
+  const std::string shown_name = "name\uFFFD|line break";
+  for (bool colour : {false, true}) {
+    std::string out = RenderTerminal(HostileReport(hostile), colour);
+    // workgate's own colours, and only those, when asked for.
+    if (colour) out = std::regex_replace(out, std::regex("\x1b\\[(1;)?3[123]m|\x1b\\[0m"), "");
+    for (size_t i = 0; i < out.size(); ++i) {
+      const unsigned char c = out[i];
+      ASSERT_TRUE(c >= 0x20 || c == '\n') << "control 0x" << std::hex << int(c) << " at " << i;
+      ASSERT_NE(c, 0x7f) << "DEL at " << i;
+      if (c == 0xC2 && i + 1 < out.size()) {
+        ASSERT_FALSE(static_cast<unsigned char>(out[i + 1]) >= 0x80 &&
+                     static_cast<unsigned char>(out[i + 1]) <= 0x9F)
+            << "C1 control at " << i;
+      }
+    }
+    EXPECT_EQ(out.find("\u202E"), std::string::npos);
+    EXPECT_NE(out.find(shown_name + "  "), std::string::npos) << out;  // in the tables
+    EXPECT_NE(out.find(shown_name + ": where the"), std::string::npos) << out;
+    // A reason is a block: its line break stays.
+    EXPECT_NE(out.find("reason: invalid: name\uFFFD|line\nbreak\n"), std::string::npos) << out;
+  }
 }
 
 TEST(TerminalReportTest, TextTableAlignsByDisplayWidth) {

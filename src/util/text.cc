@@ -1,0 +1,224 @@
+#include "util/text.h"
+
+#include <nlohmann/json.hpp>
+
+namespace workgate {
+namespace {
+
+constexpr char32_t kReplacement = 0xFFFD;
+constexpr char32_t kEsc = 0x1B;
+
+void AppendUtf8(char32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+bool IsBidiControl(char32_t cp) {
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// ECMA-48 control strings (OSC, DCS, SOS, PM, APC): ESC and one of these
+// opens a payload that runs to the string terminator.
+bool OpensControlString(char32_t after_esc) {
+  return after_esc == ']' || after_esc == 'P' || after_esc == 'X' || after_esc == '^' ||
+         after_esc == '_';
+}
+
+// The same, as the single C1 characters that stand for ESC + letter.
+bool IsC1ControlString(char32_t cp) {
+  return cp == 0x9D || cp == 0x90 || cp == 0x98 || cp == 0x9E || cp == 0x9F;
+}
+
+}  // namespace
+
+// The well-formed byte sequences of the Unicode standard (3.9, table 3-7):
+// the lead byte narrows the range of the next one (E0: A0-BF excludes overlong
+// forms, ED: 80-9F surrogates, F0: 90-BF overlong forms, F4: 80-8F code
+// points above U+10FFFF). A byte outside the range ends the ill-formed
+// subsequence, which becomes one U+FFFD, and is then read afresh.
+int Utf8Decoder::Push(unsigned char byte, char32_t cps[2]) {
+  int n = 0;
+  if (need_ != 0) {
+    if (byte >= lower_ && byte <= upper_) {
+      lower_ = 0x80;
+      upper_ = 0xBF;
+      cp_ = (cp_ << 6) | (byte & 0x3F);
+      if (--need_ > 0) return 0;
+      cps[0] = cp_;
+      return 1;
+    }
+    need_ = 0;
+    lower_ = 0x80;
+    upper_ = 0xBF;
+    cps[n++] = kReplacement;
+  }
+  if (byte < 0x80) {
+    cps[n++] = byte;
+  } else if (byte >= 0xC2 && byte <= 0xDF) {
+    need_ = 1;
+    cp_ = byte & 0x1F;
+  } else if (byte >= 0xE0 && byte <= 0xEF) {
+    need_ = 2;
+    cp_ = byte & 0x0F;
+    if (byte == 0xE0) lower_ = 0xA0;
+    if (byte == 0xED) upper_ = 0x9F;
+  } else if (byte >= 0xF0 && byte <= 0xF4) {
+    need_ = 3;
+    cp_ = byte & 0x07;
+    if (byte == 0xF0) lower_ = 0x90;
+    if (byte == 0xF4) upper_ = 0x8F;
+  } else {
+    cps[n++] = kReplacement;  // a continuation byte without a lead, C0, C1, F5-FF
+  }
+  return n;
+}
+
+bool Utf8Decoder::Flush(char32_t* cp) {
+  const bool cut = need_ != 0;
+  need_ = 0;
+  lower_ = 0x80;
+  upper_ = 0xBF;
+  if (cut) *cp = kReplacement;
+  return cut;
+}
+
+std::string ValidUtf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  Utf8Decoder decoder;
+  char32_t cps[2];
+  for (char c : bytes) {
+    const int n = decoder.Push(static_cast<unsigned char>(c), cps);
+    for (int i = 0; i < n; ++i) AppendUtf8(cps[i], &out);
+  }
+  if (decoder.Flush(cps)) AppendUtf8(cps[0], &out);
+  return out;
+}
+
+// One code point through the escape-sequence parser. The states follow
+// ECMA-48 (5.3-5.6) as terminals implement it: a CSI is parameter bytes
+// 30-3F, intermediate bytes 20-2F and one final byte 40-7E, and any other
+// character cancels it and is then read as text; other ESC sequences are
+// intermediates 20-2F and one final byte 30-7E; a control string's payload is
+// swallowed up to BEL or ST (ESC \, U+009C), and CAN or SUB abort it.
+void TerminalFilter::Filter(char32_t cp, std::string* out) {
+  switch (state_) {
+    case State::kText:
+      break;
+    case State::kEscape:
+      if (cp == '[') {
+        state_ = State::kCsi;
+        return;
+      }
+      if (OpensControlString(cp)) {
+        state_ = State::kString;
+        return;
+      }
+      if (cp >= 0x20 && cp <= 0x2F) {
+        state_ = State::kEscapeTail;
+        return;
+      }
+      state_ = State::kText;
+      if (cp >= 0x30 && cp <= 0x7E) return;  // ESC 7, ESC c (reset), ESC =
+      // An ESC before anything else goes alone; the character is text.
+      break;
+    case State::kEscapeTail:
+      if (cp >= 0x20 && cp <= 0x2F) return;
+      state_ = State::kText;
+      if (cp >= 0x30 && cp <= 0x7E) return;  // ESC ( B, ESC # 8
+      break;
+    case State::kCsi:
+      if (cp >= 0x20 && cp <= 0x3F) return;
+      state_ = State::kText;
+      if (cp >= 0x40 && cp <= 0x7E) return;
+      break;
+    case State::kString:
+      if (cp == kEsc) {
+        state_ = State::kStringEscape;
+        return;
+      }
+      if (cp == 0x07 || cp == 0x9C || cp == 0x18 || cp == 0x1A) {
+        state_ = State::kText;
+        return;
+      }
+      if (cp != '\n') return;
+      // Unterminated at the end of a line: end it there (the line feed
+      // stays), so a program cannot swallow the rest of its own output and
+      // what follows it.
+      state_ = State::kText;
+      break;
+    case State::kStringEscape:
+      if (cp == '\\') {
+        state_ = State::kText;
+        return;
+      }
+      // ESC and anything else ends the string and starts a new sequence.
+      state_ = State::kEscape;
+      return Filter(cp, out);
+  }
+  if (cp == kEsc) {
+    state_ = State::kEscape;
+    return;
+  }
+  if (cp == 0x9B) {  // CSI as one C1 character
+    state_ = State::kCsi;
+    return;
+  }
+  if (IsC1ControlString(cp)) {
+    state_ = State::kString;
+    return;
+  }
+  if (cp == '\n' || cp == '\t' || cp == 0x2028 || cp == 0x2029) {
+    out->push_back(breaks_ == LineBreaks::kToSpace ? ' ' : cp == '\t' ? '\t' : '\n');
+    return;
+  }
+  // The other C0 controls (CR, BS, BEL), DEL and the C1 controls: a program
+  // could move the cursor or overwrite a line with them.
+  if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || IsBidiControl(cp)) return;
+  AppendUtf8(cp, out);
+}
+
+std::string TerminalFilter::Feed(std::string_view chunk) {
+  std::string out;
+  out.reserve(chunk.size());
+  char32_t cps[2];
+  for (char c : chunk) {
+    const int n = decoder_.Push(static_cast<unsigned char>(c), cps);
+    for (int i = 0; i < n; ++i) Filter(cps[i], &out);
+  }
+  return out;
+}
+
+std::string TerminalFilter::Finish() {
+  std::string out;
+  char32_t cp;
+  if (decoder_.Flush(&cp)) Filter(cp, &out);
+  state_ = State::kText;
+  return out;
+}
+
+std::string TerminalSafe(std::string_view text, LineBreaks breaks) {
+  TerminalFilter filter(breaks);
+  std::string out = filter.Feed(text);
+  return out + filter.Finish();  // after Feed: the operands of + are unsequenced
+}
+
+std::string JsonText(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace workgate

@@ -1,0 +1,94 @@
+#pragma once
+// Text that workgate publishes but did not write itself: workload names,
+// scores, reasons with a program's stderr, function and object names from a
+// candidate build. The candidate is untrusted, so what it wrote must neither
+// drive the terminal (escape sequences can rewrite the screen, the window
+// title or a CI log) nor break a JSON writer (bytes that are not UTF-8).
+// The Markdown renderer builds on TerminalSafe (report/markdown_text.h).
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace workgate {
+
+/// `bytes` as well-formed UTF-8: each maximal ill-formed subsequence (an
+/// overlong form, a surrogate, a code point above U+10FFFF, a stray or missing
+/// continuation byte) becomes one U+FFFD, the "maximal subpart" practice of
+/// the Unicode standard (chapter 3) that browsers follow. Valid text comes back
+/// unchanged. Linear time.
+std::string ValidUtf8(std::string_view bytes);
+
+/// A UTF-8 decoder that can be fed one byte at a time, with ValidUtf8's
+/// replacement rule; the state of a character split between two reads stays
+/// in the object.
+class Utf8Decoder {
+ public:
+  /// Reads `byte` and stores in `cps` the code points it completes: none
+  /// (inside a character), one, or two (a U+FFFD for the sequence the byte
+  /// broke off, then what the byte itself starts or is). Returns how many.
+  int Push(unsigned char byte, char32_t cps[2]);
+  /// Ends the input: returns true, and U+FFFD in `cp`, if a character was cut
+  /// short. The decoder can then start over.
+  bool Flush(char32_t* cp);
+
+ private:
+  int need_ = 0;                               // continuation bytes still to come
+  char32_t cp_ = 0;                            // the bits read so far
+  unsigned char lower_ = 0x80, upper_ = 0xBF;  // the range of the next byte
+};
+
+/// What TerminalSafe does with line breaks (LF, U+2028, U+2029) and tabs.
+enum class LineBreaks {
+  kKeep,     // kept (LF for the Unicode separators): a multi-line block
+  kToSpace,  // each becomes one space: a name or a table cell on one line
+};
+
+/// Streaming form of TerminalSafe, for a program's output read in pieces: an
+/// escape sequence or a UTF-8 character split between two chunks is held back
+/// and handled whole, so the output is the same however the input is cut.
+/// Linear time; between calls it holds at most 3 bytes' worth of a character
+/// and the escape parser's state, never the text itself.
+class TerminalFilter {
+ public:
+  explicit TerminalFilter(LineBreaks breaks) : breaks_(breaks) {}
+
+  /// The safe text of `chunk`, less what the next chunk may complete.
+  std::string Feed(std::string_view chunk);
+
+  /// Ends the stream: a UTF-8 character cut short becomes U+FFFD, an
+  /// unfinished escape sequence is dropped. The filter can then start over.
+  std::string Finish();
+
+ private:
+  enum class State : uint8_t { kText, kEscape, kEscapeTail, kCsi, kString, kStringEscape };
+  void Filter(char32_t cp, std::string* out);
+
+  LineBreaks breaks_;
+  State state_ = State::kText;
+  Utf8Decoder decoder_;
+};
+
+/// `text` made safe to print on a terminal or into a CI log:
+/// - invalid UTF-8 becomes U+FFFD (as ValidUtf8);
+/// - escape sequences are removed whole: CSI (ESC [ ... final byte), the
+///   control strings OSC, DCS, SOS, PM and APC (ESC ] P X ^ _ ... up to BEL or
+///   ST; an unterminated one ends at the next line feed, so a program cannot
+///   hide the rest of its output), and the other ESC sequences (ESC 7, ESC c,
+///   ESC ( B); their 8-bit C1 forms (U+009B, U+009D, ...) likewise;
+/// - the other C0 controls, DEL and C1 controls (U+0080-U+009F) are removed,
+///   CR included (it would let a line overwrite itself);
+/// - Unicode bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E,
+///   U+2066-U+2069) are removed, so text cannot display reordered;
+/// - line breaks and tabs as `breaks` says.
+/// workgate's own colours are added after this, never passed through it.
+std::string TerminalSafe(std::string_view text, LineBreaks breaks);
+
+/// `j` as a JSON document indented by two spaces, ending in a newline. Bytes
+/// that are not UTF-8 in its strings become U+FFFD instead of making the
+/// writer throw, so a hostile name or output never costs a result. Every
+/// JSON file and stream workgate writes goes through this.
+std::string JsonText(const nlohmann::json& j);
+
+}  // namespace workgate

@@ -1,0 +1,247 @@
+// The PR comment with hostile text in every place a candidate can reach
+// (workload name, asserted and printed score, reason, function and object
+// name, explanation error, baseline and candidate labels), rendered the way
+// GitHub renders it: cmark-gfm with the table, autolink, tagfilter and
+// strikethrough extensions. Raw HTML is let through (--unsafe), so anything
+// that got into the comment as markup shows in the rendered HTML.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "launch/launch.h"
+#include "report/markdown_report.h"
+#include "report/sample_report.h"
+#include "util/paths.h"
+
+namespace workgate {
+namespace {
+
+using testing_report::HostileReport;
+
+struct Hostile {
+  std::string label;
+  std::string raw;       // what the candidate wrote
+  std::string shown;     // the text a reader must see
+  bool one_span = true;  // shown whole in one code element
+};
+
+std::vector<Hostile> Battery() {
+  std::string many;
+  for (int i = 0; i < 2000; ++i) many += "`<a>|";
+  const std::string breakout = "``q`` <img src=x onerror=alert(1)> [link](https://e.example) ``z``";
+  // Runs of every length a code span's fence can have (cmark-gfm reads at
+  // most 80 backticks as one), so no fence fits.
+  std::string every_fence = "<img src=x onerror=alert(1)>";
+  for (int n = 1; n <= 81; ++n) every_fence += std::string(n, '`') + "*x*|";
+  std::vector<Hostile> b = {
+      {"one backtick", "a`b", ""},
+      {"backtick runs", "``x```y````z`", ""},
+      {"backticks at both ends", "`x`", ""},
+      {"only backticks", "````", ""},
+      {"spaces at both ends", " x ", ""},
+      {"a long backtick run", "x" + std::string(300, '`') + "y", ""},
+      {"every fence length", every_fence, "", false},
+      {"code span breakout", breakout, ""},
+      {"img element", "<img src=x onerror=alert(1)>", ""},
+      {"link", "[x](https://e.example)", ""},
+      {"image", "![i](https://e.example/i.png)", ""},
+      {"bare URL", "https://evil.example", ""},
+      {"www autolink", "www.evil.example", ""},
+      {"e-mail address", "a@b.example", ""},
+      {"angle autolink", "<https://evil.example>", ""},
+      {"entities", "&amp; &#60; &lt;script&gt;", ""},
+      {"script", "<script>alert(1)</script>", ""},
+      {"raw HTML close", "</code></summary></details><a href=x>y</a>", ""},
+      {"emphasis", "*emph* _e_ **s** ~~del~~", ""},
+      {"heading", "# heading", ""},
+      {"pipes", "a|b||c\\|d\\", ""},
+      {"newlines", "a\nb\r\nc", "a b c"},
+      {"line separator", "a\u2028b", "a b"},
+      {"bidi overrides", "a\u202Eb\u2066c\u2069d", "abcd"},
+      {"escape sequences", "a\x1b[31mb\x1b]0;t\x07", "ab"},
+      {"10,000 characters", many, ""},
+      {"invalid UTF-8",
+       "a\xFF\xFE"
+       "b\xC3",
+       "a\uFFFD\uFFFDb\uFFFD"},
+  };
+  for (Hostile& h : b) {
+    if (h.shown.empty()) h.shown = h.raw;
+  }
+  return b;
+}
+
+std::string DecodeEntities(const std::string& s) {
+  static const std::regex entity("&(#[0-9]+|#[xX][0-9a-fA-F]+|[a-z]+);");
+  std::string out;
+  auto begin = std::sregex_iterator(s.begin(), s.end(), entity);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += s.substr(last, it->position() - last);
+    const std::string name = (*it)[1];
+    if (name == "amp")
+      out += '&';
+    else if (name == "lt")
+      out += '<';
+    else if (name == "gt")
+      out += '>';
+    else if (name == "quot")
+      out += '"';
+    else if (name[0] == '#') {
+      const long cp = name[1] == 'x' || name[1] == 'X' ? std::strtol(name.c_str() + 2, nullptr, 16)
+                                                       : std::strtol(name.c_str() + 1, nullptr, 10);
+      out += cp == '\'' ? "'" : "&#" + std::to_string(cp) + ";";
+    } else {
+      out += it->str();  // left as written: the check below then fails
+    }
+    last = it->position() + it->length();
+  }
+  return out + s.substr(last);
+}
+
+// The text a reader sees: the HTML without its tags, references decoded.
+std::string TextOf(const std::string& html) {
+  std::string text;
+  for (size_t at = 0; at < html.size();) {
+    const size_t tag = std::min(html.find('<', at), html.size());
+    text += html.substr(at, tag - at);
+    at = tag < html.size() ? html.find('>', tag) + 1 : tag;
+  }
+  return DecodeEntities(text);
+}
+
+size_t Occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos;
+       at = text.find(part, at + part.size())) {
+    ++n;
+  }
+  return n;
+}
+
+// The elements and attributes of the rendered HTML, and each <code>'s text.
+struct Html {
+  std::map<std::string, int> elements;  // name (opening or closing) -> openings
+  std::vector<std::string> attributes;  // name="value"
+  std::vector<std::string> code_texts;
+};
+
+Html ParseHtml(const std::string& html) {
+  static const std::regex attribute(R"re(([^\s=/"'>]+)(\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+))?)re");
+  Html out;
+  for (size_t at = html.find('<'); at != std::string::npos; at = html.find('<', at + 1)) {
+    const size_t end = html.find('>', at);
+    const std::string tag = html.substr(at + 1, end == std::string::npos ? 50 : end - at - 1);
+    const bool closing = !tag.empty() && tag[0] == '/';
+    size_t n = closing ? 1 : 0;
+    while (n < tag.size() && std::isalnum(static_cast<unsigned char>(tag[n]))) ++n;
+    const std::string name = tag.substr(closing ? 1 : 0, n - (closing ? 1 : 0));
+    out.elements[name.empty() ? "<" + tag.substr(0, 3) : name] += closing ? 0 : 1;
+    const std::string rest = tag.substr(n);
+    for (auto it = std::sregex_iterator(rest.begin(), rest.end(), attribute);
+         it != std::sregex_iterator(); ++it) {
+      out.attributes.push_back(it->str());
+    }
+    if (name == "code" && !closing && end != std::string::npos) {
+      const size_t close = html.find("</code>", end);
+      out.code_texts.push_back(DecodeEntities(html.substr(end + 1, close - end - 1)));
+    }
+  }
+  return out;
+}
+
+class MarkdownHostileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* path = std::getenv("PATH");
+    cmark_ = SearchPath("cmark-gfm", path ? path : "/usr/bin:/bin");
+    if (cmark_.empty()) {
+      GTEST_SKIP() << "cmark-gfm is not installed (Debian package cmark-gfm): the comment "
+                      "cannot be rendered as GitHub renders it";
+    }
+  }
+  std::string Render(const std::string& markdown) {
+    const std::string file = dir_.path() + "/comment.md";
+    std::ofstream(file, std::ios::binary) << markdown;
+    LaunchSpec spec;
+    spec.argv = {cmark_, "--unsafe",      "-e", "table", "-e", "autolink", "-e", "tagfilter",
+                 "-e",   "strikethrough", "-t", "html",  file};
+    spec.env = MinimalEnvironment(dir_.path());
+    spec.timeout_seconds = 60;
+    LaunchResult r = Launch(spec);
+    EXPECT_TRUE(r.ok()) << r.Describe() << r.err;
+    return r.out;
+  }
+  // Only the elements and attributes workgate writes itself.
+  void ExpectOnlyOwnMarkup(const Html& html, const std::string& label) {
+    static const std::set<std::string> allowed = {"h3", "p",       "table",   "thead", "tbody",
+                                                  "tr", "th",      "td",      "code",  "strong",
+                                                  "em", "details", "summary", "br"};
+    for (const auto& [name, count] : html.elements) {
+      EXPECT_TRUE(allowed.count(name)) << label << ": rendered a <" << name << "> element";
+    }
+    for (const std::string& a : html.attributes) {
+      EXPECT_EQ(a.rfind("align=", 0), 0u) << label << ": rendered the attribute " << a;
+    }
+  }
+  std::string cmark_;
+  TempDir dir_;
+};
+
+TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
+  // HostileReport's shape: the main table, one explanation's table and the
+  // timed table; two explanations and the timed scores in <details>.
+  const int tables = 3, details = 3;
+  for (const Hostile& h : Battery()) {
+    const std::string md = RenderMarkdown(HostileReport(h.raw));
+    const std::string rendered = Render(md);
+    const Html html = ParseHtml(rendered);
+    ExpectOnlyOwnMarkup(html, h.label);
+    // The shape is workgate's: one heading, its tables and explanations.
+    EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
+    EXPECT_EQ(html.elements.count("table") ? html.elements.at("table") : 0, tables) << h.label;
+    EXPECT_EQ(html.elements.count("details") ? html.elements.at("details") : 0, details) << h.label;
+    // Ten places show the text whole in a code element: the workload name
+    // (table, summary, timed table), the asserted score, the function and the
+    // object, the reason, the explanation's error, the two labels.
+    int whole = 0;
+    bool in_reason = false;
+    for (const std::string& text : html.code_texts) {
+      whole += text == h.shown;
+      in_reason = in_reason || (text.rfind("candidate: score ", 0) == 0 &&
+                                text.find(h.shown) != std::string::npos);
+    }
+    // The summary's <code> element holds any text whole; a text that no
+    // code span can hold is shown as several, with its backticks between.
+    EXPECT_EQ(whole, h.one_span ? 10 : 1) << h.label << "\n" << md;
+    EXPECT_TRUE(in_reason || !h.one_span) << h.label << ": the printed score is not in its reason";
+    // The reader sees the text eleven times, the printed score's reason too.
+    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), 11u) << h.label << "\n" << md;
+  }
+}
+
+TEST_F(MarkdownHostileTest, ProbeReasonIsPlainText) {
+  // The backend's reason is workgate's own sentence, escaped as Markdown
+  // text; GFM would still autolink a URL in it, so those are left out here.
+  for (const Hostile& h : Battery()) {
+    if (h.raw.find("://") != std::string::npos || h.raw.find("www.") != std::string::npos ||
+        h.raw.find('@') != std::string::npos) {
+      continue;
+    }
+    CompareReport r = testing_report::PerfReport();
+    r.backend_reason = h.raw;
+    r.workloads[0].baseline.fingerprint.valgrind_version = h.raw;
+    const Html html = ParseHtml(Render(RenderMarkdown(r)));
+    ExpectOnlyOwnMarkup(html, h.label);
+    EXPECT_EQ(html.elements.count("em"), 0u) << h.label;
+    EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
+  }
+}
+
+}  // namespace
+}  // namespace workgate
