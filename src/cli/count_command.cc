@@ -128,6 +128,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& r : result.runs) runs.push_back(RunJson(r));
     j["runs"] = runs;
+    j["notes"] = result.notes;
     AddMinMax(&j, result.valid() ? counts : std::vector<uint64_t>{});
     workloads.push_back(j);
     if (result.valid()) {
@@ -141,6 +142,9 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
       fmt::print("{}: invalid: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
                  TerminalSafe(result.error, LineBreaks::kKeep));
       code = kExitInvalid;
+    }
+    for (const std::string& note : result.notes) {
+      fmt::print("{}: note: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace), note);
     }
   }
   out["workloads"] = workloads;
@@ -172,16 +176,26 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   }
   if (options.as_is) w.command[0] = args.command[0];
   WorkDir dir("count:" + args.command[0]);
+  // The first run's output goes through as it arrives (however much the
+  // program prints, workgate holds none of it), without the escape sequences
+  // and control characters that could rewrite the terminal or a CI log.
+  TerminalFilter filters[2] = {TerminalFilter(LineBreaks::kKeep),
+                               TerminalFilter(LineBreaks::kKeep)};
+  auto pass = [](int fd, const std::string& text) {
+    FILE* to = fd == 1 ? stdout : stderr;
+    fwrite(text.data(), 1, text.size(), to);
+    fflush(to);
+  };
   if (!args.quiet) {
-    // The first run's output goes through as it arrives: however much the
-    // program prints, workgate holds none of it.
-    options.passthrough = [](int fd, std::string_view chunk) {
-      FILE* to = fd == 1 ? stdout : stderr;
-      fwrite(chunk.data(), 1, chunk.size(), to);
-      fflush(to);
+    options.passthrough = [&](int fd, std::string_view chunk) {
+      pass(fd, filters[fd == 1 ? 0 : 1].Feed(chunk));
     };
   }
   CountedWorkload result = CountWorkload(counter, w, "", dir, exe, args.repeat, options);
+  if (!args.quiet) {
+    pass(1, filters[0].Finish());
+    pass(2, filters[1].Finish());
+  }
   const std::vector<CountedRun>& runs = result.runs;
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
@@ -190,6 +204,7 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
     PrintRun(runs[i], static_cast<int>(i), args.repeat);
     if (auto n = runs[i].instructions()) counts.push_back(*n);
   }
+  for (const std::string& note : result.notes) fmt::print("note: {}\n", note);
   fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
   const bool valid = result.valid() && static_cast<int>(counts.size()) == args.repeat;
   if (valid) PrintSummary(counts, counter.event());
@@ -202,6 +217,7 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   nlohmann::json runs_json = nlohmann::json::array();
   for (const auto& r : runs) runs_json.push_back(RunJson(r));
   out["runs"] = runs_json;
+  out["notes"] = result.notes;
   AddMinMax(&out, valid ? counts : std::vector<uint64_t>{});
   out["exit_code"] = valid ? kExitPass : kExitInvalid;
   std::string err;

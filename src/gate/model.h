@@ -53,6 +53,9 @@ struct SideResult {
   std::vector<uint64_t> counts;  // one per counted repeat
   std::optional<std::string> score;  // pinned score as printed
   std::string error;                 // non-empty: this side is invalid, and why
+  /// What its runs did that does not make them invalid but is worth saying:
+  /// "the workload left 1 process running; it was killed".
+  std::vector<std::string> notes;
   std::vector<TimedSample> timed;
   Fingerprint fingerprint;
   uint64_t min() const;

@@ -43,6 +43,7 @@ void FillSide(const ComparisonPlan& plan, const Fingerprint& common, const Workl
   side->counts = counted.counts();
   side->score = counted.score;
   side->error = counted.error;
+  side->notes = counted.notes;
   Fingerprint& fp = side->fingerprint;
   fp = common;
   fp.argv = counted.argv;

@@ -25,6 +25,7 @@ json SideToJson(const SideResult& side) {
               {"max", counted ? json(side.max()) : json(nullptr)},
               {"score", OrNull(side.score)},
               {"error", side.error.empty() ? json(nullptr) : json(side.error)},
+              {"notes", side.notes},
               {"timed", timed},
               {"fingerprint", FingerprintToJson(side.fingerprint)}};
 }

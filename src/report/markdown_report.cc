@@ -63,6 +63,22 @@ std::string Table(const CompareReport& r) {
   return out;
 }
 
+// What the runs did that did not make them invalid (a process left running
+// and killed), one line each.
+std::string Notes(const CompareReport& r) {
+  std::string out;
+  for (const WorkloadResult& w : r.workloads) {
+    for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
+                                       std::pair{"candidate", &w.candidate}}) {
+      for (const std::string& note : result->notes) {
+        out += fmt::format("- {} ({}): {}\n", MarkdownCode(w.name, SpanIn::kParagraph), side,
+                           MarkdownCode(note, SpanIn::kParagraph));
+      }
+    }
+  }
+  return out;
+}
+
 std::string ExplanationBlock(const WorkloadResult& w) {
   const Explanation& e = *w.explanation;
   // The summary line is raw HTML, which GFM passes through unparsed.
@@ -145,6 +161,8 @@ std::string Footer(const CompareReport& r) {
 
 std::string RenderMarkdown(const CompareReport& r) {
   std::string out = Headline(r) + "\n" + Table(r);
+  const std::string notes = Notes(r);
+  if (!notes.empty()) out += "\n" + notes;
   for (const WorkloadResult& w : r.workloads) {
     if (w.explanation) out += "\n" + ExplanationBlock(w);
   }

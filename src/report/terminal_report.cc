@@ -64,6 +64,12 @@ std::string Reasons(const CompareReport& r) {
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
       out += fmt::format("{}: {}: {}\n", Line(w.name), VerdictName(w.verdict), Block(w.reason));
     }
+    for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
+                                       std::pair{"candidate", &w.candidate}}) {
+      for (const std::string& note : result->notes) {
+        out += fmt::format("{}: {}: {}\n", Line(w.name), side, Line(note));
+      }
+    }
   }
   return out;
 }
