@@ -115,6 +115,8 @@ int RunCompare(const CompareArgs& args) {
   SystemInfo info = GatherSystemInfo();
   BackendChoice choice = args.counter.Choose(info);
   auto counter = MakeCounter(choice, args.counter.events);
+  // Which Valgrind counted is part of each side's fingerprint (empty on perf).
+  plan.machine.valgrind_path = counter->tool_path();
 
   plan.baseline_exe = args.baseline;
   plan.candidate_exe = args.candidate;

@@ -102,7 +102,7 @@ std::string TimedBlock(const CompareReport& r) {
 }
 
 std::string BackendLine(const CompareReport& r) {
-  std::string detail = ValgrindVersionOf(r);
+  std::string detail = ValgrindOf(r);
   if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + r.event;
   std::string reason = r.backend_reason;
   while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
