@@ -1,11 +1,12 @@
 // End-to-end tests of what workgate says about its environment: which
 // Valgrind counted, Valgrind's messages, the files Valgrind makes, a full
-// disk.
+// disk, and report paths that cannot be written.
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -107,6 +108,72 @@ TEST_F(EnvironmentCliTest, AFullDiskIsAnEnvironmentFailureNamingThePath) {
         << r->err;
     EXPECT_NE(r->err.find("is full"), std::string::npos) << r->err;
   }
+}
+
+TEST_F(EnvironmentCliTest, UnwritableReportPathsStopTheRunBeforeAnyCount) {
+  // A Valgrind that leaves a mark when it runs: none of these may run it.
+  const std::string mark = Path("valgrind-ran");
+  const std::string valgrind =
+      Script("bin/valgrind", "touch " + mark + "\nexec " + FindValgrind().path + " \"$@\"\n");
+  const std::string missing = Path("no-such-dir/report");
+  struct Case {
+    std::vector<std::string> args;
+    std::string summary;  // $GITHUB_STEP_SUMMARY
+    std::string expected;
+  };
+  const std::vector<std::string> compare = {"compare", "--backend",   "callgrind", "--baseline",
+                                            kA,        "--candidate", kA};
+  auto with = [&compare](std::vector<std::string> extra) {
+    std::vector<std::string> args = compare;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--", "1000"});
+    return args;
+  };
+  const std::vector<Case> cases = {
+      {with({"--json", missing}), "", "cannot write the --json report to " + missing},
+      {with({"--markdown", dir_.path()}), "",
+       "cannot write the --markdown report to " + dir_.path() + ": it is a directory"},
+      {with({"--save-baseline", missing}), "", "cannot write the --save-baseline report to "},
+      {with({"--github"}), missing, "cannot write the $GITHUB_STEP_SUMMARY report to " + missing},
+      {{"count", "--backend", "callgrind", "--json", missing, "--", KnownLoop(), "1000"},
+       "",
+       "cannot write the --json report to " + missing},
+  };
+  for (const Case& c : cases) {
+    auto env = MinimalEnvironment(dir_.path());
+    env["WORKGATE_VALGRIND"] = valgrind;
+    if (!c.summary.empty()) env["GITHUB_STEP_SUMMARY"] = c.summary;
+    const auto start = std::chrono::steady_clock::now();
+    LaunchResult r = Run(c.args, env);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(r.exit_code, 5) << c.args[4] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << r.err;
+    EXPECT_LT(took.count(), 1.0) << c.expected;
+    EXPECT_FALSE(fs::exists(mark)) << "Valgrind ran before the check: " << c.expected;
+  }
+}
+
+TEST_F(EnvironmentCliTest, AnEarlierReportIsGoneOnceCountingStarts) {
+  // No Valgrind on this PATH: the run stops (exit 5) before writing reports,
+  // and the earlier run's reports must not be left looking like this run's.
+  auto env = MinimalEnvironment(dir_.path());
+  env["PATH"] = "/nonexistent";
+  std::ofstream(Path("r.json")) << "{\"verdict\": \"ok\", \"exit_code\": 0}\n";
+  std::ofstream(Path("r.md")) << "ok\n";
+  std::ofstream(Path("c.json")) << "{\"valid\": true}\n";
+  LaunchResult r = Run({"compare", "--backend", "callgrind", "--baseline", kA, "--candidate", kA,
+                        "--json", "r.json", "--markdown", "r.md", "--", "1000"},
+                       env);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  // What was searched, and how to fix it; never "not installed".
+  EXPECT_NE(r.err.find("valgrind is not on PATH (searched /nonexistent)"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("WORKGATE_VALGRIND"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(Path("r.json")));
+  EXPECT_FALSE(fs::exists(Path("r.md")));
+  r = Run({"count", "--backend", "callgrind", "--json", "c.json", "--", KnownLoop(), "1"}, env);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_FALSE(fs::exists(Path("c.json")));
 }
 
 TEST_F(EnvironmentCliTest, TheValgrindThatCountedIsInTheFingerprintAndTheReport) {
