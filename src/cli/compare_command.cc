@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fmt/format.h>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/report_paths.h"
 #include "gate/baseline_file.h"
 #include "gate/decision.h"
 #include "launch/interrupt.h"
@@ -75,10 +78,12 @@ void WriteReports(const CompareArgs& args, const CompareReport& report) {
       fmt::print(stderr, "warning: --github given but GITHUB_STEP_SUMMARY is not set\n");
     } else if (FILE* f = fopen(summary, "a")) {
       std::string md = RenderMarkdown(report);
-      fwrite(md.data(), 1, md.size(), f);
-      fclose(f);
+      const bool written = fwrite(md.data(), 1, md.size(), f) == md.size();
+      if (fclose(f) != 0 || !written) {
+        throw EnvironmentError(fmt::format("cannot append to {}: {}", summary, strerror(errno)));
+      }
     } else {
-      throw EnvironmentError(fmt::format("cannot append to {}", summary));
+      throw EnvironmentError(fmt::format("cannot append to {}: {}", summary, strerror(errno)));
     }
   }
 }
@@ -113,9 +118,22 @@ int RunCompare(const CompareArgs& args) {
       throw Error(kExitInvalid, fmt::format("{} does not exist: nothing to compare", exe));
     }
   }
+  // Before any counting: a report that cannot be written stops the run now,
+  // and no report of an earlier run survives this one.
+  const std::vector<ReportPath> replaced = {{"--json", args.json_path},
+                                            {"--markdown", args.markdown_path}};
+  std::vector<ReportPath> reports = replaced;
+  reports.push_back({"--save-baseline", args.save_baseline});
+  const char* summary = getenv("GITHUB_STEP_SUMMARY");
+  if (args.github && summary != nullptr) reports.push_back({"$GITHUB_STEP_SUMMARY", summary, true});
+  CheckReportPaths(reports);
+  RemoveStaleReports(replaced);
+
   SystemInfo info = GatherSystemInfo();
   BackendChoice choice = args.counter.Choose(info);
   auto counter = MakeCounter(choice, args.counter.events);
+  // Which Valgrind counted is part of each side's fingerprint (empty on perf).
+  plan.machine.valgrind_path = counter->tool_path();
 
   plan.baseline_exe = args.baseline;
   plan.candidate_exe = args.candidate;

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/report_paths.h"
 #include "counter/factory.h"
 #include "launch/interrupt.h"
 #include "measure/measure.h"
@@ -260,6 +261,10 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
         throw UsageError("give either --suite FILE --exe PATH, or -- CMD [ARGS...]");
       }
       if (!args->suite.empty() && args->exe.empty()) throw UsageError("--suite needs --exe PATH");
+      // Before any counting: an unwritable --json stops the run now, and no
+      // report of an earlier run survives this one.
+      CheckReportPaths({{"--json", args->json_path}});
+      RemoveStaleReports({{"--json", args->json_path}});
       SystemInfo info = GatherSystemInfo();
       BackendChoice choice = args->counter.Choose(info);
       auto counter = MakeCounter(choice, args->counter.events);

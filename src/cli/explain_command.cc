@@ -37,7 +37,7 @@ int RunExplain(const ExplainArgs& args) {
     if (RealPath(exe).empty()) throw Error(kExitInvalid, exe + " does not exist");
   }
   if (FindValgrind().path.empty()) {
-    throw EnvironmentError("explanations need callgrind: Valgrind is not installed");
+    throw EnvironmentError("explanations need callgrind: " + FindValgrind().missing);
   }
   ComparisonPlan plan;
   plan.suite_dir = suite.dir;

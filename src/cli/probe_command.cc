@@ -229,7 +229,7 @@ int RunProbe(const std::string& json_path, bool json_stdout, const std::string& 
   fmt::print("perf        {}\n", perf.ok ? fmt::format("counts {}", events)
                                          : fmt::format("cannot count {}: {}", events, perf.reason));
   fmt::print("valgrind    {}\n", valgrind.path.empty()
-                                     ? std::string("not installed (Debian package valgrind)")
+                                     ? valgrind.missing
                                      : fmt::format("{} at {}", valgrind.version, valgrind.path));
   fmt::print("vgcount     {}\n", vgcount_built ? "built (workgate's own Valgrind counting tool)"
                                                : "not built");

@@ -63,6 +63,9 @@ class Counter {
   /// The counted tool's version where it matters for comparability
   /// (Valgrind's), else empty.
   virtual std::string tool_version() const { return ""; }
+  /// The absolute path of the counting tool where it is a program of its own
+  /// (Valgrind), else empty; part of each side's fingerprint.
+  virtual std::string tool_path() const { return ""; }
   /// Runs `spec` to completion under the counter. A non-zero exit, a signal
   /// or a timeout make the run invalid (CountedRun::error says which).
   virtual CountedRun Run(const LaunchSpec& spec, const CountOptions& options) = 0;

@@ -63,12 +63,12 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
     }
     case BackendRequest::kCallgrind:
       if (have_valgrind) return {"callgrind", "requested"};
-      choice.reason = "callgrind was requested but Valgrind is not installed";
+      choice.reason = "callgrind was requested, but " + FindValgrind().missing;
       return choice;
     case BackendRequest::kVgcount:
       if (have_vgcount) return {"vgcount", "requested"};
       choice.reason = have_valgrind ? "vgcount was requested but the tool is not built"
-                                    : "vgcount was requested but Valgrind is not installed";
+                                    : "vgcount was requested, but " + FindValgrind().missing;
       return choice;
     case BackendRequest::kAuto:
       break;
@@ -86,8 +86,8 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
     return {"callgrind", why_not_perf + "; callgrind counts exactly instead (vgcount, the faster "
                                         "tool, is not built)"};
   }
-  choice.reason = why_not_perf + "; and Valgrind is not installed (Debian package valgrind), so "
-                                 "no backend can count";
+  choice.reason =
+      why_not_perf + "; and no backend can count without Valgrind: " + FindValgrind().missing;
   return choice;
 }
 

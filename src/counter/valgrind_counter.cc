@@ -1,13 +1,18 @@
 #include "counter/valgrind_counter.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <sstream>
 
+#include "counter/valgrind_messages.h"
 #include "probe/system_info.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -106,6 +111,8 @@ const ValgrindInstall& FindValgrind() {
     if (lookup.path.value && lookup.version.value) {
       v.path = *lookup.path.value;
       v.version = *lookup.version.value;
+    } else {
+      v.missing = lookup.path.value ? lookup.version.note : lookup.path.note;
     }
     return v;
   }();
@@ -128,9 +135,7 @@ std::string FindVgcountLib() {
 }
 
 ValgrindCounter::ValgrindCounter(Tool tool) : tool_(tool) {
-  if (FindValgrind().path.empty()) {
-    throw EnvironmentError("Valgrind is not installed (Debian package valgrind; run ci/setup)");
-  }
+  if (FindValgrind().path.empty()) throw EnvironmentError(FindValgrind().missing);
   if (tool_ == Tool::kVgcount) {
     vgcount_lib_ = FindVgcountLib();
     if (vgcount_lib_.empty()) {
@@ -145,11 +150,64 @@ std::string ValgrindCounter::name() const {
   return tool_ == Tool::kCallgrind ? "callgrind" : "vgcount";
 }
 
+namespace {
+
+// Valgrind makes its stand-ins for /proc/self/cmdline and /proc/self/auxv in
+// $TMPDIR (valgrind_proc_<pid>_cmdline_<hex>, unlinked at once but kept
+// open), named from its pid and parent pid. Every workload runs as pid 2 of
+// its own PID namespace, so in a shared /tmp concurrent workloads would race
+// for the same names (Valgrind gives up after 11 clashes). It reads TMPDIR
+// from the environment it hands on to the program, so the value must be the
+// same on every run and for both sides: `<cwd>/tmp`, in the workload's
+// private directory, whose path is fixed per workload. A launch that keeps
+// the caller's directory (--as-is, no cwd) or sets TMPDIR itself keeps its
+// own. Returns the directory to remove after the run ("" for none).
+std::string UsePrivateTmpdir(LaunchSpec* spec) {
+  if (spec->cwd.empty() || spec->env.count("TMPDIR")) return "";
+  const std::string tmp = spec->cwd + "/tmp";
+  spec->env["TMPDIR"] = tmp;
+  if (mkdir(tmp.c_str(), 0700) == 0) return tmp;
+  struct stat st;
+  if (errno == EEXIST && lstat(tmp.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "";
+  throw EnvironmentError(
+      fmt::format("cannot create Valgrind's temporary directory {}: {}", tmp, strerror(errno)));
+}
+
+// Removes a directory with everything in it when it goes out of scope.
+struct RemovedAtEnd {
+  std::string path;
+  ~RemovedAtEnd() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+// Valgrind's own errors from every log, labelled, for a run's error message.
+std::string QuotedValgrindErrors(const std::vector<fs::path>& logs) {
+  std::vector<std::string> errors;
+  for (const auto& log : logs) {
+    auto text = ReadFile(log.string());
+    if (!text) continue;
+    for (std::string& e : ValgrindErrorsIn(*text)) {
+      if (std::find(errors.begin(), errors.end(), e) == errors.end()) errors.push_back(e);
+    }
+  }
+  if (errors.empty()) return "";
+  return fmt::format("; Valgrind's own error{}: {}", errors.size() == 1 ? "" : "s",
+                     fmt::join(errors, " | "));
+}
+
+}  // namespace
+
 CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& options) {
   TempDir dir("workgate-" + name());
   const std::string prefix = tool_ == Tool::kCallgrind ? "callgrind.out." : "vgcount.out.";
   LaunchSpec run_spec = spec;
-  run_spec.argv = {FindValgrind().path, "--tool=" + name(), "--trace-children=yes",
+  // Removed with everything the program left in it, so no run sees another's.
+  const RemovedAtEnd own_tmp{UsePrivateTmpdir(&run_spec)};
+  // --vgdb=no: no gdb server, so no FIFOs in $TMPDIR, which a killed run
+  // (timeout) would leave behind.
+  run_spec.argv = {FindValgrind().path, "--tool=" + name(), "--trace-children=yes", "--vgdb=no",
                    "--log-file=" + dir.path() + "/valgrind.log.%p"};
   if (tool_ == Tool::kCallgrind) {
     run_spec.argv.push_back("--callgrind-out-file=" + dir.path() + "/" + prefix + "%p");
@@ -174,6 +232,22 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     if (file.rfind(prefix, 0) == 0) outputs.push_back(entry.path());
     if (file.rfind("valgrind.log.", 0) == 0) logs.push_back(entry.path());
   }
+  std::sort(logs.begin(), logs.end());
+  // A failed run on a full disk is the machine's failure, not the workload's:
+  // the outputs (under workgate's TMPDIR) or Valgrind's own temporary files.
+  auto fail_if_disk_full = [&](const std::string& what) {
+    const auto tmpdir = run_spec.env.find("TMPDIR");
+    const std::pair<std::string, const char*> places[] = {
+        {dir.path(), "free space there, or point TMPDIR elsewhere"},
+        {tmpdir != run_spec.env.end() ? tmpdir->second : "/tmp", "free space there"}};
+    for (const auto& [where, advice] : places) {
+      std::string full = FullFileSystem(where);
+      if (!full.empty()) {
+        throw EnvironmentError(
+            fmt::format("{}: {}; the count under {} failed: {}", full, advice, name(), what));
+      }
+    }
+  };
   // "PREFIX<pid>" or "PREFIX<pid>.<dump>": per-process totals in pid order,
   // the launched process first, then its children as they were created.
   auto pid_of = [&](const fs::path& p) {
@@ -181,15 +255,15 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   };
   std::sort(outputs.begin(), outputs.end());
   if (MarkFailedLaunch(&run, spec.timeout_seconds)) {
-    // Valgrind's own complaint (program not found, unsupported binary) is in its log.
-    for (const auto& log : logs) {
-      auto text = ReadFile(log.string());
-      if (text && !text->empty()) run.launch.err += *text;
-    }
+    // Valgrind's banner and notes stay out: the program's own stderr (in
+    // launch.err) says what went wrong, Valgrind's errors are added here.
+    run.error += QuotedValgrindErrors(logs);
+    fail_if_disk_full(run.error);
     return run;
   }
   if (outputs.empty()) {
-    run.error = name() + " wrote no output file";
+    run.error = name() + " wrote no output file" + QuotedValgrindErrors(logs);
+    fail_if_disk_full(run.error);
     return run;
   }
   uint64_t sum = 0;
@@ -201,7 +275,9 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     bool ok = text && (tool_ == Tool::kCallgrind ? ParseCallgrindTotal(*text, &total, &err)
                                                  : ParseVgcountTotal(*text, &total, &err));
     if (!ok) {
-      run.error = fmt::format("{}: {}", out.filename().string(), text ? err : "unreadable");
+      run.error = fmt::format("{}: {}", out.filename().string(), text ? err : "unreadable") +
+                  QuotedValgrindErrors(logs);
+      fail_if_disk_full(run.error);
       return run;
     }
     sum += total;

@@ -3,6 +3,8 @@
 // (tools/vgcount) where it is built. Both follow children
 // (--trace-children=yes), write one output file per process into a private
 // directory that is always removed, and report the total over the tree.
+// Valgrind is run by the absolute path found once (probe/system_info.h),
+// with its gdb server off (--vgdb=no) and its messages in a private log.
 
 #include <cstdint>
 #include <string>
@@ -20,11 +22,14 @@ bool ParseCallgrindTotal(const std::string& text, uint64_t* ir, std::string* err
 /// Reads the total of one vgcount output file (the "instructions: N" line).
 bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* err);
 
-/// Where Valgrind is and which version ("valgrind-3.19.0"); empty path when
-/// it is not installed. Looked up once, on workgate's own PATH.
+/// Where Valgrind is (absolute, symlinks resolved) and which version
+/// ("valgrind-3.19.0"). Looked up once: WORKGATE_VALGRIND, else workgate's
+/// own PATH. Without a usable one, `path` is empty and `missing` says what
+/// was searched and how to fix it.
 struct ValgrindInstall {
   std::string path;
   std::string version;
+  std::string missing;
 };
 const ValgrindInstall& FindValgrind();
 
@@ -44,6 +49,12 @@ class ValgrindCounter : public Counter {
   std::string name() const override;
   std::string event() const override { return "Ir"; }
   std::string tool_version() const override { return FindValgrind().version; }
+  std::string tool_path() const override { return FindValgrind().path; }
+  /// Counts `spec` under Valgrind. A failed run's error quotes Valgrind's own
+  /// errors from its log, labelled as Valgrind's; the program's stderr stays
+  /// in launch.err, without Valgrind's messages. Throws
+  /// Error(kExitEnvironment) when a file system Valgrind writes to is full
+  /// and the run failed or left no readable output.
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override;
 
  private:

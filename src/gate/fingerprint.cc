@@ -49,6 +49,9 @@ std::optional<std::string> CompatibilityProblem(const Fingerprint& baseline,
   check("counting backend", baseline.backend, candidate.backend);
   check("event", baseline.event, candidate.event);
   check("Valgrind version", baseline.valgrind_version, candidate.valgrind_version);
+  // Another file calling itself the same version may count otherwise (a
+  // wrapper, a local build, a fake first on PATH).
+  check("Valgrind path", baseline.valgrind_path, candidate.valgrind_path);
   if (baseline.backend == "perf" || candidate.backend == "perf") {
     check("CPU model", baseline.cpu_model, candidate.cpu_model);
   }

@@ -13,7 +13,7 @@ namespace workgate {
 
 /// Why counts measured under `baseline` and `candidate` must not be compared,
 /// or nullopt when they may be. Every part that moves a count must agree:
-/// backend, event, Valgrind version, CPU model (perf only: Valgrind's
+/// backend, event, Valgrind version and path, CPU model (perf only: Valgrind's
 /// instruction stream does not depend on the host CPU model), workgate
 /// version, the workload's definition digest, argv (after {exe}
 /// substitution: both sides run through the same exec path, so argv is equal

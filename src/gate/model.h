@@ -34,6 +34,7 @@ struct Fingerprint {
   std::string cpu_model;
   std::string kernel;
   std::string valgrind_version;  // empty for perf
+  std::string valgrind_path;     // the Valgrind that counted, absolute; empty for perf
   std::string binary_sha256;     // of the exe (or the command's first program)
   std::map<std::string, std::string> libraries;  // shared library path -> sha256
   std::string ld_so_cache_sha256;

@@ -10,7 +10,7 @@
 namespace workgate {
 
 /// {"workgate_version", "backend", "event", "cpu_model", "kernel",
-///  "valgrind_version", "binary_sha256", "libraries": {path: sha256},
+///  "valgrind_version", "valgrind_path", "binary_sha256", "libraries": {path: sha256},
 ///  "ld_so_cache_sha256", "argv": [...], "env": {name: value}, "suite_sha256"}.
 nlohmann::json FingerprintToJson(const Fingerprint& fp);
 

@@ -2,6 +2,8 @@
 
 #include <perfmon/pfmlib.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include <boost/process/child.hpp>
 #include <boost/process/io.hpp>
 #include <boost/process/pipe.hpp>
-#include <boost/process/search_path.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,6 +19,7 @@
 
 #include "probe/cpu_identity.h"
 #include "probe/proc_file.h"
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
@@ -104,47 +106,83 @@ bool ReadAllWithin(int fd, std::chrono::milliseconds deadline, std::string* out)
   }
 }
 
-// Fills the two Valgrind fields of `info`.
-void ReadValgrind(SystemInfo* info) {
-  boost::filesystem::path exe = bp::search_path("valgrind");
-  if (exe.empty()) {
-    info->valgrind_path = Missing<std::string>("valgrind is not on PATH");
-    info->valgrind_version = Missing<std::string>("valgrind is not on PATH");
-    return;
-  }
-  info->valgrind_path = Have(exe.string());
+// The first line `exe --version` prints ("valgrind-3.19.0"), or why not.
+Probed<std::string> ReadValgrindVersion(const std::string& exe) {
   bp::pipe out;
   std::error_code ec;
-  bp::child child(exe, "--version", bp::std_out > out, bp::std_err > bp::null,
-                  bp::std_in < bp::null, ec);
-  if (ec) {
-    info->valgrind_version =
-        Missing<std::string>("cannot run " + exe.string() + " --version: " + ec.message());
-    return;
-  }
+  bp::child child(boost::filesystem::path(exe), "--version", bp::std_out > out,
+                  bp::std_err > bp::null, bp::std_in < bp::null, ec);
+  if (ec) return Missing<std::string>("cannot run " + exe + " --version: " + ec.message());
   std::string text;
   bool complete = ReadAllWithin(out.native_source(), std::chrono::seconds(5), &text);
   if (!complete) child.terminate(ec);
   child.wait(ec);
   std::string version = Trim(text.substr(0, text.find('\n')));
-  if (!complete) {
-    info->valgrind_version = Missing<std::string>(exe.string() + " --version did not finish");
-  } else if (child.exit_code() != 0 || version.rfind("valgrind-", 0) != 0) {
-    info->valgrind_version = Missing<std::string>(exe.string() + " --version exited " +
-                                                  std::to_string(child.exit_code()) +
-                                                  " and printed \"" + version + "\"");
-  } else {
-    info->valgrind_version = Have(version);
+  if (!complete) return Missing<std::string>(exe + " --version did not finish");
+  if (child.exit_code() != 0 || version.rfind("valgrind-", 0) != 0) {
+    return Missing<std::string>(exe + " --version exited " + std::to_string(child.exit_code()) +
+                                " and printed \"" + version + "\"");
+  }
+  return Have(version);
+}
+
+// "/usr/local/bin, /usr/bin" from "/usr/local/bin:/usr/bin"; an empty entry
+// is the current directory, as execvp takes it.
+std::string ListedDirectories(const std::string& path_list) {
+  std::string out;
+  size_t from = 0;
+  for (;;) {
+    size_t colon = path_list.find(':', from);
+    std::string dir = path_list.substr(from, colon == std::string::npos ? colon : colon - from);
+    out += (out.empty() ? "" : ", ") + (dir.empty() ? std::string(".") : dir);
+    if (colon == std::string::npos) return out;
+    from = colon + 1;
   }
 }
 
 }  // namespace
 
+Probed<std::string> ResolveValgrind(const std::string& override_path,
+                                    const std::string& path_list) {
+  auto executable = [](const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+  };
+  if (!override_path.empty()) {
+    if (!executable(override_path)) {
+      return Missing<std::string>("WORKGATE_VALGRIND=" + override_path +
+                                  " is not an executable file");
+    }
+    return Have(RealPath(override_path));
+  }
+  std::string found = path_list.empty() ? "" : SearchPath("valgrind", path_list);
+  if (!found.empty()) return Have(RealPath(found));
+  std::string why = path_list.empty()
+                        ? "valgrind is not on PATH (PATH is empty)"
+                        : "valgrind is not on PATH (searched " + ListedDirectories(path_list) + ")";
+  for (const char* dir : {"/usr/bin", "/usr/local/bin"}) {
+    const std::string elsewhere = std::string(dir) + "/valgrind";
+    if (executable(elsewhere)) {
+      return Missing<std::string>(why + ", but " + elsewhere + " exists: add " + dir +
+                                  " to PATH, or set WORKGATE_VALGRIND=" + elsewhere);
+    }
+  }
+  return Missing<std::string>(why +
+                              ": install it (Debian package valgrind; ci/setup does), "
+                              "or set WORKGATE_VALGRIND to its path");
+}
+
 const ValgrindLookup& LookUpValgrind() {
   static const ValgrindLookup lookup = [] {
-    SystemInfo info;
-    ReadValgrind(&info);
-    return ValgrindLookup{info.valgrind_path, info.valgrind_version};
+    const char* override_path = getenv("WORKGATE_VALGRIND");
+    const char* path_list = getenv("PATH");
+    ValgrindLookup v;
+    v.path = ResolveValgrind(override_path ? override_path : "", path_list ? path_list : "");
+    // The version of the very file that will count, not of whatever a later
+    // PATH search would find.
+    v.version =
+        v.path.value ? ReadValgrindVersion(*v.path.value) : Missing<std::string>(v.path.note);
+    return v;
   }();
   return lookup;
 }

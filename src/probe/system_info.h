@@ -45,7 +45,7 @@ struct SystemInfo {
   Probed<int> perf_event_paranoid;
   Probed<std::vector<KernelPmu>> kernel_pmus;  // sorted by name
   Probed<std::vector<LibpfmPmu>> libpfm_pmus;  // present ones only, libpfm4's order
-  Probed<std::string> valgrind_path;           // absolute path found on PATH
+  Probed<std::string> valgrind_path;           // absolute, symlinks resolved
   Probed<std::string> valgrind_version;        // as printed: "valgrind-3.19.0"
 
   /// True when some kernel PMU counts CPU events (instructions, cycles).
@@ -54,13 +54,22 @@ struct SystemInfo {
   std::string HypervisorName() const;
 };
 
-/// Valgrind as found on PATH, and its `valgrind --version`: looked up once
-/// per process (the probe and the Valgrind backends share it).
+/// Valgrind as found (see ResolveValgrind), and the `--version` of that very
+/// file: looked up once per process, so every count of a run, both sides of
+/// a comparison included, uses the same Valgrind (the probe and the Valgrind
+/// backends share it). WORKGATE_VALGRIND overrides the PATH search.
 struct ValgrindLookup {
   Probed<std::string> path;
   Probed<std::string> version;
 };
 const ValgrindLookup& LookUpValgrind();
+
+/// Where Valgrind is: `override_path` (the value of WORKGATE_VALGRIND) when it
+/// is not empty, else the first executable `valgrind` in `path_list` (a PATH
+/// value), as an absolute path with every symlink resolved. Without one, the
+/// note names what was searched and how to fix it (a valgrind that exists in
+/// /usr/bin or /usr/local/bin but not on this PATH is named). Runs nothing.
+Probed<std::string> ResolveValgrind(const std::string& override_path, const std::string& path_list);
 
 /// Reads everything above from this machine. Runs `valgrind --version` (no
 /// shell, 5 s limit) and nothing else; takes a few milliseconds.

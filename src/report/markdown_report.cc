@@ -111,7 +111,7 @@ std::string ExplanationBlock(const WorkloadResult& w) {
 }
 
 std::string BackendParagraph(const CompareReport& r) {
-  std::string detail = MarkdownText(ValgrindVersionOf(r));
+  std::string detail = MarkdownText(ValgrindOf(r));
   if (!r.event.empty()) {
     detail += (detail.empty() ? "event " : ", event ") + MarkdownCode(r.event, SpanIn::kParagraph);
   }

@@ -49,13 +49,17 @@ std::string RelativeCell(const WorkloadResult& w, Minus minus) {
   return cell;
 }
 
-std::string ValgrindVersionOf(const CompareReport& report) {
+std::string ValgrindOf(const CompareReport& report) {
   for (const WorkloadResult& w : report.workloads) {
-    for (const SideResult* s : {&w.baseline, &w.candidate}) {
+    // The candidate first: against a stored baseline, it is what this run
+    // counted with (a difference makes the workload invalid and is named there).
+    for (const SideResult* s : {&w.candidate, &w.baseline}) {
       std::string version = s->fingerprint.valgrind_version;
       // `valgrind --version` prints "valgrind-3.19.0"; show "Valgrind 3.19.0".
       if (version.rfind("valgrind-", 0) == 0) version.erase(0, 9);
-      if (!version.empty()) return "Valgrind " + version;
+      if (version.empty()) continue;
+      const std::string& path = s->fingerprint.valgrind_path;
+      return "Valgrind " + version + (path.empty() ? "" : " at " + path);
     }
   }
   return "";

@@ -20,8 +20,10 @@ std::string HeadlineCounts(const CompareReport& report);
 /// its ends differ as printed: "+0.52% (+0.48% to +0.55%)". "" without a delta.
 std::string RelativeCell(const WorkloadResult& w, Minus minus);
 
-/// "Valgrind 3.19.0" from the first fingerprint that names a version, or "".
-std::string ValgrindVersionOf(const CompareReport& report);
+/// "Valgrind 3.19.0 at /usr/bin/valgrind" from the first fingerprint that
+/// names a version, candidates first ("Valgrind 3.19.0" where it names no
+/// path), or "".
+std::string ValgrindOf(const CompareReport& report);
 
 /// How the repeats agreed: "One count per side.", "3 repeats per side agree
 /// exactly.", or "3 repeats per side; the widest spread was 12 ppm of a count."

@@ -115,7 +115,7 @@ std::string TimedBlock(const CompareReport& r) {
 }
 
 std::string BackendLine(const CompareReport& r) {
-  std::string detail = Line(ValgrindVersionOf(r));
+  std::string detail = Line(ValgrindOf(r));
   if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + Line(r.event);
   std::string reason = Line(r.backend_reason);
   while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();

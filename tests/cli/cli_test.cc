@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "counter/valgrind_counter.h"
 #include "launch/launch.h"
 #include "test_paths.h"
@@ -20,30 +21,6 @@ using testing::BuildPath;
 using testing::KnownLoop;
 using testing::SourcePath;
 using testing::WorkgateBin;
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
-  }
-  LaunchResult Run(std::vector<std::string> args,
-                   std::map<std::string, std::string> env = {}) {
-    LaunchSpec spec;
-    spec.argv = {WorkgateBin()};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = env.empty() ? MinimalEnvironment(dir_.path()) : env;
-    spec.cwd = dir_.path();
-    spec.timeout_seconds = 240;
-    return Launch(spec);
-  }
-  nlohmann::json ReadJson(const std::string& name) {
-    auto text = ReadFile(dir_.path() + "/" + name);
-    EXPECT_TRUE(text.has_value()) << name;
-    return nlohmann::json::parse(text.value_or("null"));
-  }
-  std::string Path(const std::string& name) { return dir_.path() + "/" + name; }
-  TempDir dir_;
-};
 
 const std::string kA = BuildPath("probes/known_work_a");
 const std::string kB = BuildPath("probes/known_work_b");

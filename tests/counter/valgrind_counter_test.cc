@@ -1,12 +1,17 @@
 #include "counter/valgrind_counter.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
 
 #include "test_paths.h"
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
 
+using testing::BuildPath;
 using testing::KnownLoop;
 
 TEST(ParseCallgrindTotalTest, ReadsTotalsOfTheIrColumn) {
@@ -53,11 +58,12 @@ class CallgrindCounterTest : public ::testing::Test {
   void SetUp() override {
     if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
   }
-  CountedRun Count(std::vector<std::string> argv) {
+  CountedRun Count(std::vector<std::string> argv, const std::string& cwd = "") {
     ValgrindCounter counter(ValgrindCounter::Tool::kCallgrind);
     LaunchSpec spec;
     spec.argv = std::move(argv);
     spec.env = MinimalEnvironment("/tmp");
+    spec.cwd = cwd;
     spec.timeout_seconds = 120;
     return counter.Run(spec, {});
   }
@@ -115,6 +121,45 @@ TEST_F(CallgrindCounterTest, FailedRunsHaveNoCount) {
   EXPECT_NE(failed.error.find("status 4"), std::string::npos) << failed.error;
   CountedRun missing = Count({"/nonexistent/program"});
   EXPECT_FALSE(missing.valid());
+}
+
+TEST_F(CallgrindCounterTest, AFailedRunQuotesTheProgramNotValgrindsBanner) {
+  CountedRun failed = Count({"/bin/sh", "-c", "echo boom >&2; exit 1"});
+  EXPECT_FALSE(failed.valid());
+  EXPECT_EQ(failed.error, "exited with status 1");
+  // The program's own stderr, and nothing of Valgrind's log.
+  EXPECT_EQ(failed.launch.err, "boom\n");
+}
+
+TEST_F(CallgrindCounterTest, ValgrindsOwnErrorsAreQuotedAsValgrinds) {
+  CountedRun run = Count({BuildPath("tests/unrecognised_instruction")});
+  EXPECT_FALSE(run.valid());
+  EXPECT_NE(run.error.find("killed by signal 4"), std::string::npos) << run.error;
+  EXPECT_NE(run.error.find("; Valgrind's own error: valgrind: Unrecognised instruction at "
+                           "address"),
+            std::string::npos)
+      << run.error;
+  EXPECT_EQ(run.error.find("Copyright"), std::string::npos) << run.error;
+  EXPECT_EQ(run.launch.err, "about to execute an undefined instruction\n");
+}
+
+TEST_F(CallgrindCounterTest, ValgrindsTemporaryFilesLiveInTheRunsDirectory) {
+  // In a private directory (the normalised launch's), TMPDIR is its tmp/,
+  // the same path on every run, and is gone after the run.
+  TempDir cwd;
+  const std::vector<std::string> show = {
+      "/bin/sh", "-c", "echo \"$TMPDIR\"; test -z \"$TMPDIR\" || ls -A \"$TMPDIR\""};
+  CountedRun run = Count(show, cwd.path());
+  ASSERT_TRUE(run.valid()) << run.error << run.launch.err;
+  EXPECT_EQ(run.launch.out, cwd.path() + "/tmp\n");  // Valgrind's files are unlinked at once
+  EXPECT_FALSE(std::filesystem::exists(cwd.path() + "/tmp"));
+  CountedRun again = Count(show, cwd.path());
+  ASSERT_TRUE(again.valid()) << again.error;
+  EXPECT_EQ(*again.instructions(), *run.instructions());
+  // Without a directory of its own (--as-is), the caller's environment stays.
+  CountedRun as_is = Count(show);
+  ASSERT_TRUE(as_is.valid()) << as_is.error;
+  EXPECT_EQ(as_is.launch.out, "\n");
 }
 
 }  // namespace

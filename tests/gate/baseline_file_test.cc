@@ -30,6 +30,7 @@ class BaselineFileTest : public testing::Test {
     w.candidate.fingerprint.backend = "callgrind";
     w.candidate.fingerprint.event = "Ir";
     w.candidate.fingerprint.valgrind_version = "3.19.0";
+    w.candidate.fingerprint.valgrind_path = "/usr/bin/valgrind";
     w.candidate.fingerprint.argv = {"./exe", "--quick"};
     w.candidate.fingerprint.env = {{"WORKGATE_FIXED_CLOCK", "1"}};
     w.candidate.fingerprint.libraries = {{"/lib/libc.so.6", std::string(64, 'b')}};
@@ -65,6 +66,7 @@ TEST_F(BaselineFileTest, RoundTrip) {
   EXPECT_EQ(fib->counts, (std::vector<uint64_t>{1000, 1001}));
   EXPECT_EQ(fib->score, "10.000");
   EXPECT_EQ(fib->fingerprint.backend, "callgrind");
+  EXPECT_EQ(fib->fingerprint.valgrind_path, "/usr/bin/valgrind");
   EXPECT_EQ(fib->fingerprint.argv, results[0].candidate.fingerprint.argv);
   EXPECT_EQ(fib->fingerprint.env, results[0].candidate.fingerprint.env);
   EXPECT_EQ(fib->fingerprint.libraries, results[0].candidate.fingerprint.libraries);

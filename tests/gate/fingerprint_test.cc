@@ -23,6 +23,7 @@ Fingerprint Sample() {
   fp.cpu_model = "Intel(R) Xeon(R) CPU";
   fp.kernel = "6.1.0-13-amd64";
   fp.valgrind_version = "3.19.0";
+  fp.valgrind_path = "/usr/bin/valgrind";
   fp.binary_sha256 = std::string(64, 'a');
   fp.libraries = {{"/lib/x86_64-linux-gnu/libc.so.6", std::string(64, 'b')}};
   fp.ld_so_cache_sha256 = std::string(64, 'c');
@@ -61,6 +62,8 @@ TEST(FingerprintTest, EachPartThatMovesACountIsAProblem) {
       {[](Fingerprint* f) { f->event = "instructions:u"; }, "event differs"},
       {[](Fingerprint* f) { f->valgrind_version = "3.20.0"; },
        "Valgrind version differs (baseline 3.19.0, candidate 3.20.0)"},
+      {[](Fingerprint* f) { f->valgrind_path = "/home/ci/bin/valgrind"; },
+       "Valgrind path differs (baseline /usr/bin/valgrind, candidate /home/ci/bin/valgrind)"},
       {[](Fingerprint* f) { f->workgate_version = "0.2.0"; }, "workgate version differs"},
       {[](Fingerprint* f) { f->suite_sha256 = std::string(64, '0'); },
        "the workload's definition differs"},
@@ -83,6 +86,7 @@ TEST(FingerprintTest, CpuModelMattersUnderPerf) {
   Fingerprint a = Sample(), b = Sample();
   a.backend = b.backend = "perf";
   a.valgrind_version = b.valgrind_version = "";
+  a.valgrind_path = b.valgrind_path = "";
   b.cpu_model = "AMD EPYC";
   EXPECT_NE(ProblemOf(a, b).find("CPU model differs"), std::string::npos);
 }

@@ -44,9 +44,9 @@ TEST(JsonReportTest, WorkloadFields) {
   EXPECT_EQ(fib["explanation"]["rows"][0]["delta"], 31'200'218);
 
   const json& fp = fib["candidate"]["fingerprint"];
-  for (const char* key :
-       {"workgate_version", "backend", "event", "cpu_model", "kernel", "valgrind_version",
-        "binary_sha256", "libraries", "ld_so_cache_sha256", "argv", "env", "suite_sha256"}) {
+  for (const char* key : {"workgate_version", "backend", "event", "cpu_model", "kernel",
+                          "valgrind_version", "valgrind_path", "binary_sha256", "libraries",
+                          "ld_so_cache_sha256", "argv", "env", "suite_sha256"}) {
     EXPECT_TRUE(fp.contains(key)) << key;
   }
   EXPECT_EQ(fp["argv"], json::array({"./exe", "--workload", "interp/fib"}));

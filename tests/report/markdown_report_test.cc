@@ -59,6 +59,10 @@ TEST(MarkdownReportTest, ContextAndBlindSpots) {
   CompareReport raw = CallgrindReport();
   raw.workloads[0].baseline.fingerprint.valgrind_version = "valgrind-3.19.0";
   EXPECT_NE(RenderMarkdown(raw).find("(Valgrind 3.19.0, event `Ir`)"), std::string::npos);
+  // Which Valgrind counted, by its path.
+  raw.workloads[0].candidate.fingerprint.valgrind_path = "/usr/bin/valgrind";
+  EXPECT_NE(RenderMarkdown(raw).find("(Valgrind 3.19.0 at /usr/bin/valgrind, event `Ir`)"),
+            std::string::npos);
   std::string perf = RenderMarkdown(PerfReport());
   EXPECT_NE(perf.find("excludes 1"), std::string::npos);
   EXPECT_NE(perf.find("bootstrap 95% interval"), std::string::npos);

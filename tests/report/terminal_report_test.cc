@@ -23,6 +23,14 @@ TEST(TerminalReportTest, PerfSnapshot) {
   ExpectSnapshot("perf_report.txt", RenderTerminal(PerfReport(), false));
 }
 
+TEST(TerminalReportTest, BackendLineNamesTheValgrindThatCounted) {
+  CompareReport r = CallgrindReport();
+  r.workloads[0].candidate.fingerprint.valgrind_path = "/usr/bin/valgrind";
+  EXPECT_NE(RenderTerminal(r, false).find(
+                "Counted with callgrind (Valgrind 3.19.0 at /usr/bin/valgrind, event Ir)"),
+            std::string::npos);
+}
+
 TEST(TerminalReportTest, ColourOnlyWhenAsked) {
   EXPECT_EQ(RenderTerminal(CallgrindReport(), false).find('\033'), std::string::npos);
   std::string coloured = RenderTerminal(CallgrindReport(), true);

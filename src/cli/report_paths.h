@@ -1,0 +1,36 @@
+#pragma once
+// The files a command will write its reports to, checked before any counting:
+// a report that cannot be written should stop the run at once, not after
+// minutes of counting, and a report an earlier run left behind must not
+// outlive a run that stops before writing its own.
+
+#include <string>
+#include <vector>
+
+namespace workgate {
+
+/// One report file: the option (or variable) that names it, its path, and
+/// whether workgate appends to it ($GITHUB_STEP_SUMMARY) instead of replacing
+/// it. An empty path is no report.
+struct ReportPath {
+  std::string option;
+  std::string path;
+  bool append = false;
+};
+
+/// Why `report` cannot be written, or "": its directory must exist and be
+/// writable, the path must not be a directory, and a file appended to that
+/// exists must be writable.
+std::string ReportPathProblem(const ReportPath& report);
+
+/// Throws Error(kExitEnvironment) with the first report's problem, naming
+/// its option and path.
+void CheckReportPaths(const std::vector<ReportPath>& reports);
+
+/// Deletes the files at the replaced (not appended) reports' paths, so a
+/// run that is interrupted or fails before it writes its reports leaves no
+/// earlier run's report there. Throws Error(kExitEnvironment) when one exists
+/// and cannot be deleted.
+void RemoveStaleReports(const std::vector<ReportPath>& reports);
+
+}  // namespace workgate

@@ -1,0 +1,85 @@
+#include "counter/valgrind_messages.h"
+
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <sstream>
+
+namespace workgate {
+
+namespace {
+
+// "==123== text", "--123-- text" and "**123** text" (Valgrind's prefixes for
+// user messages, debug messages and errors) become "text"; other lines stay.
+std::string WithoutPrefix(const std::string& line) {
+  if (line.size() < 5) return line;
+  const char mark = line[0];
+  if ((mark != '=' && mark != '-' && mark != '*') || line[1] != mark) return line;
+  size_t i = 2;
+  while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+  if (i == 2 || i + 1 >= line.size() || line[i] != mark || line[i + 1] != mark) return line;
+  i += 2;
+  if (i < line.size() && line[i] == ' ') ++i;
+  return line.substr(i);
+}
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool Contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+// The forms Valgrind 3.19 gives its own failures: VG_(fmsg) prefixes
+// "valgrind: "; the assertion reports of m_libcassert.c and VEX print "the
+// 'impossible' happened" or "vex: "; m_mallocfree.c and VG_(mkstemp) name
+// themselves.
+bool IsValgrindError(const std::string& text) {
+  return StartsWith(text, "valgrind: ") || StartsWith(text, "Valgrind: ") ||
+         StartsWith(text, "vex: ") || StartsWith(text, "VG_(mkstemp): ") ||
+         Contains(text, "FATAL") || Contains(text, "Fatal error") ||
+         Contains(text, "the 'impossible' happened") ||
+         Contains(text, "the `impossible' happened") ||
+         Contains(text, "Valgrind's memory management: out of memory");
+}
+
+std::string Trimmed(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t\r"));
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lines) {
+  constexpr size_t kMaxLine = 300;
+  std::vector<std::string> errors;
+  std::istringstream in(log);
+  std::string line;
+  while (errors.size() < max_lines && std::getline(in, line)) {
+    std::string text = Trimmed(WithoutPrefix(line));
+    if (!IsValgrindError(text)) continue;
+    if (text.size() > kMaxLine) text = text.substr(0, kMaxLine) + "...";
+    if (std::find(errors.begin(), errors.end(), text) == errors.end()) errors.push_back(text);
+  }
+  return errors;
+}
+
+std::string FullFileSystem(const std::string& dir) {
+  struct statvfs fs;
+  if (statvfs(dir.c_str(), &fs) != 0) return "";
+  // Root may write into the blocks reserved for it (f_bfree); others only
+  // into f_bavail. 64 KiB: less than that left after a failed count means
+  // the last write found the disk full (Valgrind writes in small buffers).
+  const unsigned long long blocks = geteuid() == 0 ? fs.f_bfree : fs.f_bavail;
+  const unsigned long long left = blocks * fs.f_frsize;
+  if (left < 64 * 1024) {
+    return fmt::format("the file system holding {} is full ({} KiB left)", dir, left / 1024);
+  }
+  const unsigned long long inodes = geteuid() == 0 ? fs.f_ffree : fs.f_favail;
+  if (fs.f_files > 0 && inodes == 0) {
+    return fmt::format("the file system holding {} has no free inodes left", dir);
+  }
+  return "";
+}
+
+}  // namespace workgate

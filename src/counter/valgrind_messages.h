@@ -1,0 +1,30 @@
+#pragma once
+// What the Valgrind backends say when a count fails: Valgrind's own errors
+// picked out of its private log (never its banner), and whether the file
+// system its files went to is full, which is the machine's fault, not the
+// workload's.
+
+#include <string>
+#include <vector>
+
+namespace workgate {
+
+/// Valgrind's own errors in the text of one of its logs, without the
+/// "==PID== " prefix: the lines it prints when it gives up ("valgrind: ...",
+/// such as "valgrind: ./x: cannot execute binary file" or an unrecognised
+/// instruction), "FATAL" and "Fatal error" lines, failed assertions ("the
+/// 'impossible' happened", "vex: ..."), running out of memory and failing to
+/// make its temporary files. The banner (tool, copyright, command, parent
+/// pid) and Valgrind's account of the program's own crash are left out: the
+/// run's description and the program's stderr say those. In log order, each
+/// line once, at most `max_lines`, each cut to 300 characters.
+std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lines = 6);
+
+/// Why the file system holding `dir` counts as full, or "" when it does not
+/// (or cannot be asked): fewer than 64 KiB left to this user (root may use
+/// the blocks reserved for it), or no free inodes. Asked only after a count
+/// failed, to tell a full disk from a broken workload:
+/// "the file system holding /tmp/x is full (12 KiB left)".
+std::string FullFileSystem(const std::string& dir);
+
+}  // namespace workgate

@@ -1,0 +1,65 @@
+#include "counter/valgrind_messages.h"
+
+#include <gtest/gtest.h>
+
+namespace workgate {
+namespace {
+
+// The banner every Valgrind log starts with (callgrind, 3.19).
+const char kBanner[] =
+    "==13302== Callgrind, a call-graph generating cache profiler\n"
+    "==13302== Copyright (C) 2002-2017, and GNU GPL'd, by Josef Weidendorfer et al.\n"
+    "==13302== Using Valgrind-3.19.0 and LibVEX; rerun with -h for copyright info\n"
+    "==13302== Command: /tmp/workgate-0/w1df1bf33fdce0806/exe 20\n"
+    "==13302== Parent PID: 1\n"
+    "==13302== \n"
+    "==13302== For interactive control, run 'callgrind_control -h'.\n";
+
+TEST(ValgrindErrorsInTest, TheBannerAndTheProgramsOwnCrashAreNotValgrindErrors) {
+  EXPECT_TRUE(ValgrindErrorsIn(kBanner).empty());
+  const std::string crash = std::string(kBanner) +
+                            "==13407== Process terminating with default action of signal 11 "
+                            "(SIGSEGV)\n"
+                            "==13407==  Access not within mapped region at address 0x0\n"
+                            "==13407==    at 0x109165: main (in /tmp/vgx/segv)\n";
+  EXPECT_TRUE(ValgrindErrorsIn(crash).empty());
+}
+
+TEST(ValgrindErrorsInTest, QuotesValgrindsOwnFailuresWithoutThePrefix) {
+  const std::string log = std::string(kBanner) +
+                          "==14051== valgrind: ./binfile: cannot execute binary file\n"
+                          "==13421== valgrind: Unrecognised instruction at address 0x10912d.\n"
+                          "==13421==    at 0x10912D: main (in /tmp/vgx/ill)\n"
+                          "==2== VG_(mkstemp): failed to create temp file: /tmp/valgrind_x\n"
+                          "--2-- Valgrind: FATAL: aspacem assertion failed:\n"
+                          "\n"
+                          "vex: the `impossible' happened:\n";
+  EXPECT_EQ(ValgrindErrorsIn(log),
+            (std::vector<std::string>{
+                "valgrind: ./binfile: cannot execute binary file",
+                "valgrind: Unrecognised instruction at address 0x10912d.",
+                "VG_(mkstemp): failed to create temp file: /tmp/valgrind_x",
+                "Valgrind: FATAL: aspacem assertion failed:", "vex: the `impossible' happened:"}));
+}
+
+TEST(ValgrindErrorsInTest, EachLineOnceAndFewOfThem) {
+  std::string log;
+  for (int i = 0; i < 3; ++i) log += "==2== valgrind: same\n";
+  for (int i = 0; i < 20; ++i) log += "==2== valgrind: line " + std::to_string(i) + "\n";
+  log += "==2== valgrind: " + std::string(1000, 'x') + "\n";
+  auto errors = ValgrindErrorsIn(log, 4);
+  EXPECT_EQ(errors, (std::vector<std::string>{"valgrind: same", "valgrind: line 0",
+                                              "valgrind: line 1", "valgrind: line 2"}));
+  errors = ValgrindErrorsIn("==2== valgrind: " + std::string(1000, 'x') + "\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].size(), 303u);  // 300 characters and "..."
+}
+
+TEST(FullFileSystemTest, AFileSystemWithRoomIsNotFull) {
+  // The build's own directory has room, or the build could not have run.
+  EXPECT_EQ(FullFileSystem(WORKGATE_BUILD_DIR), "");
+  EXPECT_EQ(FullFileSystem("/nonexistent/dir"), "");  // cannot be asked: not claimed full
+}
+
+}  // namespace
+}  // namespace workgate

@@ -1,0 +1,75 @@
+// Where workgate finds Valgrind: one absolute, symlink-free path, from
+// WORKGATE_VALGRIND or PATH, and a message that says what was searched when
+// there is none.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "probe/system_info.h"
+#include "util/paths.h"
+
+namespace workgate {
+namespace {
+
+class ResolveValgrindTest : public ::testing::Test {
+ protected:
+  // An executable file at `rel` in the test's directory.
+  std::string Executable(const std::string& rel) {
+    const std::string path = dir_.path() + "/" + rel;
+    std::ofstream(path) << "#!/bin/sh\nexit 0\n";
+    chmod(path.c_str(), 0755);
+    return path;
+  }
+  TempDir dir_;
+};
+
+TEST_F(ResolveValgrindTest, FollowsSymlinksToTheRealFile) {
+  mkdir((dir_.path() + "/bin").c_str(), 0755);
+  const std::string real = Executable("valgrind-real");
+  ASSERT_EQ(symlink(real.c_str(), (dir_.path() + "/bin/valgrind").c_str()), 0);
+  Probed<std::string> found = ResolveValgrind("", "/nonexistent:" + dir_.path() + "/bin");
+  ASSERT_TRUE(found.value) << found.note;
+  EXPECT_EQ(*found.value, RealPath(real));
+}
+
+TEST_F(ResolveValgrindTest, OverrideBeatsPath) {
+  const std::string chosen = Executable("my-valgrind");
+  Probed<std::string> found = ResolveValgrind(chosen, "/usr/bin:/bin");
+  ASSERT_TRUE(found.value) << found.note;
+  EXPECT_EQ(*found.value, RealPath(chosen));
+}
+
+TEST_F(ResolveValgrindTest, AnUnusableOverrideIsNamed) {
+  const std::string plain = dir_.path() + "/not-executable";
+  std::ofstream(plain) << "text\n";
+  for (const std::string& bad : {plain, dir_.path(), dir_.path() + "/missing"}) {
+    Probed<std::string> found = ResolveValgrind(bad, "/usr/bin:/bin");
+    EXPECT_FALSE(found.value) << bad;
+    EXPECT_EQ(found.note, "WORKGATE_VALGRIND=" + bad + " is not an executable file");
+  }
+}
+
+TEST_F(ResolveValgrindTest, NotOnPathSaysWhatWasSearchedAndHowToFixIt) {
+  Probed<std::string> found = ResolveValgrind("", "/nonexistent:" + dir_.path());
+  ASSERT_FALSE(found.value);
+  EXPECT_NE(found.note.find("valgrind is not on PATH (searched /nonexistent, " + dir_.path() + ")"),
+            std::string::npos)
+      << found.note;
+  EXPECT_NE(found.note.find("WORKGATE_VALGRIND"), std::string::npos) << found.note;
+  // Installed where PATH does not look: the message names it, never
+  // "not installed".
+  if (access("/usr/bin/valgrind", X_OK) == 0) {
+    EXPECT_NE(found.note.find("but /usr/bin/valgrind exists: add /usr/bin to PATH, or set "
+                              "WORKGATE_VALGRIND=/usr/bin/valgrind"),
+              std::string::npos)
+        << found.note;
+  }
+  EXPECT_EQ(found.note.find("not installed"), std::string::npos) << found.note;
+  EXPECT_NE(ResolveValgrind("", "").note.find("PATH is empty"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace workgate
