@@ -1,30 +1,27 @@
 #include "probe/system_info.h"
 
 #include <perfmon/pfmlib.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/process/child.hpp>
-#include <boost/process/io.hpp>
-#include <boost/process/pipe.hpp>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
 
+#include "launch/launch.h"
 #include "probe/cpu_identity.h"
 #include "probe/proc_file.h"
 #include "util/paths.h"
 
+extern char** environ;
+
 namespace workgate {
 namespace {
 
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 using probe_internal::ReadProcFile;
 using probe_internal::Trim;
@@ -87,41 +84,25 @@ std::optional<int> ParseInt(const std::string& text) {
   }
 }
 
-// Reads the child's stdout until EOF, for at most `deadline`.
-bool ReadAllWithin(int fd, std::chrono::milliseconds deadline, std::string* out) {
-  auto end = std::chrono::steady_clock::now() + deadline;
-  char buf[512];
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        end - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd pfd{fd, POLLIN, 0};
-    int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return false;
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n == 0;
-    out->append(buf, static_cast<size_t>(n));
-  }
-}
-
-// The first line `exe --version` prints ("valgrind-3.19.0"), or why not.
+// The first line `exe --version` prints ("valgrind-3.19.0"), or why not. Run
+// through workgate's own launcher: contained, and ended after 5 s.
 Probed<std::string> ReadValgrindVersion(const std::string& exe) {
-  bp::pipe out;
-  std::error_code ec;
-  bp::child child(boost::filesystem::path(exe), "--version", bp::std_out > out,
-                  bp::std_err > bp::null, bp::std_in < bp::null, ec);
-  if (ec) return Missing<std::string>("cannot run " + exe + " --version: " + ec.message());
-  std::string text;
-  bool complete = ReadAllWithin(out.native_source(), std::chrono::seconds(5), &text);
-  if (!complete) child.terminate(ec);
-  child.wait(ec);
-  std::string version = Trim(text.substr(0, text.find('\n')));
-  if (!complete) return Missing<std::string>(exe + " --version did not finish");
-  if (child.exit_code() != 0 || version.rfind("valgrind-", 0) != 0) {
-    return Missing<std::string>(exe + " --version exited " + std::to_string(child.exit_code()) +
-                                " and printed \"" + version + "\"");
+  LaunchSpec spec;
+  spec.argv = {exe, "--version"};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  spec.no_aslr = false;
+  spec.timeout_seconds = 5;
+  const LaunchResult r = Launch(spec);
+  const std::string version = Trim(r.out.substr(0, r.out.find('\n')));
+  if (!r.started) return Missing<std::string>("cannot run " + exe + " --version: " + r.start_error);
+  if (r.timed_out) return Missing<std::string>(exe + " --version did not finish");
+  if (!r.ok() || version.rfind("valgrind-", 0) != 0) {
+    return Missing<std::string>(exe + " --version " + r.Describe() + " and printed \"" + version +
+                                "\"");
   }
   return Have(version);
 }
