@@ -151,11 +151,8 @@ int RunCompare(const CompareArgs& args) {
     std::string err;
     plan.stored_baseline = LoadBaselineFile(args.baseline_results, &err);
     plan.stored_baseline_path = args.baseline_results;
-    if (!plan.stored_baseline) {
-      // A baseline that cannot be read is missing evidence: invalid, never a pass.
-      plan.stored_baseline = BaselineFile{};
-      plan.stored_baseline_path = args.baseline_results + " (" + err + ")";
-    }
+    // A baseline that cannot be read is missing evidence: invalid, never a pass.
+    if (!plan.stored_baseline) plan.stored_baseline = UnusableBaseline(err);
   }
 
   CompareReport report;
@@ -206,15 +203,15 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
   cmd->add_option("--workload", args->workloads, "Only these workloads of the suite");
   cmd->add_option("--max-work-added", args->max_work_added,
                   "Allowed work added, percent (default 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->transform(InRange(kMaxWorkAddedPercent));
   cmd->add_option("--repeat", args->repeat, "Counts per side (default 1 on Valgrind, 3 on perf)")
-      ->check(CLI::PositiveNumber);
+      ->transform(InRange(kRepeatRange));
   cmd->add_option("--jobs", args->jobs, "Workloads counted at once (default: the cores)")
-      ->check(CLI::PositiveNumber);
+      ->transform(InRange(kJobsRange));
   cmd->add_option("--timed", args->timed, "Timed samples per side, context only (0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->transform(InRange(kTimedRange));
   cmd->add_option("--timeout", args->timeout, "Ad hoc workload: kill after SECONDS")
-      ->check(CLI::PositiveNumber);
+      ->transform(InRange(kTimeoutSeconds));
   cmd->add_option("--clock", args->clock, "Ad hoc workload: env, shim or none")
       ->check(CLI::IsMember({"env", "shim", "none"}));
   cmd->add_option("--json", args->json_path, "Write the JSON report to FILE");
@@ -226,8 +223,9 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
                   "Compare against counts stored with --save-baseline");
   cmd->add_flag("--explain", args->explain, "Explain every workload's delta per function");
   cmd->add_option("--explain-top", args->explain_top, "Rows per explanation (default 10)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap (default fixed)");
+      ->transform(InRange(kTopRange));
+  cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap (default fixed)")
+      ->transform(InRange(kSeedRange));
   cmd->add_flag("--color", args->colour, "Colour the terminal table");
   cmd->add_option("command", args->command, "-- ARGS (may use {exe})");
   cmd->callback([args, run] { *run = [args] { return RunCompare(*args); }; });

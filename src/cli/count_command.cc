@@ -242,9 +242,9 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
   args->counter.Register(cmd);
   args->launch.Register(cmd);
   cmd->add_option("--repeat", args->repeat, "Count N times; report min, max and spread")
-      ->check(CLI::PositiveNumber);
+      ->transform(InRange(kRepeatRange));
   cmd->add_option("--timeout", args->timeout, "Kill the process tree after SECONDS (ad hoc)")
-      ->check(CLI::PositiveNumber);
+      ->transform(InRange(kTimeoutSeconds));
   cmd->add_option("--json", args->json_path, "Write every figure as JSON to FILE");
   cmd->add_flag("--quiet", args->quiet, "Do not pass the command's output through");
   cmd->add_option("--clock", args->clock, "Pin the clock of an ad hoc command: env, shim, none")

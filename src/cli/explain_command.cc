@@ -82,7 +82,8 @@ void AddExplainCommand(CLI::App& app, CommandRunner* run) {
   cmd->add_option("--candidate", args->candidate, "The candidate build")->required();
   cmd->add_option("--suite", args->suite, "The suite (TOML)")->required();
   cmd->add_option("--workload", args->workloads, "Explain these workloads (default: all)");
-  cmd->add_option("--top", args->top, "Rows per workload (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", args->top, "Rows per workload (default 10)")
+      ->transform(InRange(kTopRange));
   cmd->add_option("--json", args->json_path, "Write the tables as JSON to FILE");
   cmd->callback([args, run] { *run = [args] { return RunExplain(*args); }; });
 }

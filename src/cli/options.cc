@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 
 #include "util/error.h"
 
@@ -33,6 +35,35 @@ BackendChoice CounterArgs::Choose(const SystemInfo& info) const {
   return choice;
 }
 
+CLI::Validator InRange(const NumberRange& range) {
+  return CLI::Validator(
+      [range](std::string& value) -> std::string {
+        const char* begin = value.data();
+        const char* end = begin + value.size();
+        double number = 0;
+        bool parsed = false;
+        if (range.integer) {
+          int64_t whole = 0;
+          auto [stop, ec] = std::from_chars(begin, end, whole);
+          parsed = ec == std::errc() && stop == end;
+          number = static_cast<double>(whole);  // compared with range ends far below 2^53
+          if (parsed && range.Contains(number)) {
+            value = std::to_string(whole);
+            return "";
+          }
+        } else {
+          // General format: decimal or scientific; "nan" and "inf" parse, and
+          // Contains refuses them. No hex and no leading '+', which strtod
+          // would take differently.
+          auto [stop, ec] = std::from_chars(begin, end, number);
+          parsed = ec == std::errc() && stop == end;
+          if (parsed && range.Contains(number)) return "";
+        }
+        return fmt::format("must be {}, not {}", range.Describe(), value);
+      },
+      range.Interval(), "range");
+}
+
 void RefuseOptionsAsValues(CLI::App& app) {
   CLI::Validator not_an_option(
       [](std::string& value) -> std::string {
@@ -47,7 +78,9 @@ void RefuseOptionsAsValues(CLI::App& app) {
     for (CLI::Option* option : sub->get_options([](CLI::Option* o) {
            return o->nonpositional() && o->get_type_size() > 0;
          })) {
-      option->check(not_an_option);
+      // transform() puts it before every other check (InRange among them),
+      // so "--timeout --suite" says the value is missing, not out of range.
+      option->transform(not_an_option);
     }
   }
 }

@@ -7,9 +7,25 @@
 #include <vector>
 
 #include "counter/factory.h"
+#include "workload/number_range.h"
 #include "workload/run_plan.h"
 
 namespace workgate {
+
+/// The ranges of the numeric options only the command line has (--timeout
+/// and --max-work-added share the suite's: workload/number_range.h).
+inline constexpr NumberRange kRepeatRange{1, 1000, false, /*integer=*/true};
+inline constexpr NumberRange kJobsRange{1, 1024, false, /*integer=*/true};
+inline constexpr NumberRange kTimedRange{0, 1000, false, /*integer=*/true};
+inline constexpr NumberRange kTopRange{1, 1000, false, /*integer=*/true};
+inline constexpr NumberRange kSeedRange{0, 4294967295.0, false, /*integer=*/true};
+
+/// The one check of a numeric option, for CLI11's transform(): the value must
+/// be a decimal number (an integer for an integer range) within `range`, else
+/// CLI11 exits 2 with "--timeout: must be a number in (0, 604800], not nan".
+/// An accepted integer is handed on in plain decimal, because CLI11 itself
+/// would read "010" as octal and "-1" as 2^64-1.
+CLI::Validator InRange(const NumberRange& range);
 
 struct SystemInfo;
 

@@ -1,16 +1,11 @@
 #include "gate/baseline_file.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "gate/fingerprint.h"
 #include "gate/model_json.h"
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 #include "util/text.h"
 
 namespace workgate {
@@ -20,30 +15,14 @@ using nlohmann::json;
 
 constexpr char kFormat[] = "workgate-baseline";
 
-bool ReadWholeFile(const std::string& path, std::string* text, std::string* err) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    *err = errno == ENOENT ? "baseline file " + path + " does not exist"
-                           : "cannot read baseline file " + path + ": " + std::strerror(errno);
-    return false;
+// what() is "[json.exception.parse_error.101] parse error at line 1, ...":
+// the bracketed id means nothing to a user.
+std::string JsonErrorText(const nlohmann::json::exception& e) {
+  std::string what = e.what();
+  if (size_t id_end = what.find("] "); what.rfind("[json.", 0) == 0 && id_end != what.npos) {
+    what.erase(0, id_end + 2);
   }
-  if (S_ISDIR(st.st_mode)) {
-    *err = "cannot read baseline file " + path + ": it is a directory";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = "cannot read baseline file " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream all;
-  all << in.rdbuf();
-  if (in.bad()) {
-    *err = "cannot read baseline file " + path + ": read error";
-    return false;
-  }
-  *text = all.str();
-  return true;
+  return what;
 }
 
 bool WorkloadFromJson(const json& j, const std::string& where, StoredWorkload* w,
@@ -135,55 +114,67 @@ bool SaveBaselineFile(const std::string& path, const BaselineFile& file, std::st
 
 std::optional<BaselineFile> LoadBaselineFile(const std::string& path, std::string* err) {
   std::string text;
-  if (!ReadWholeFile(path, &text, err)) return std::nullopt;
+  if (!ReadInputFile(path, "the stored baseline", kMaxBaselineBytes, &text, err)) {
+    return std::nullopt;
+  }
+  return ParseBaselineFile(text, path, err);
+}
+
+std::optional<BaselineFile> ParseBaselineFile(std::string_view text, const std::string& path,
+                                              std::string* err) {
+  const std::string file_is = "the stored baseline " + path + " ";
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    *err = "baseline file " + path + " is not valid JSON: " + e.what();
+    *err = file_is + "is corrupt: not valid JSON: " + JsonErrorText(e);
+    return std::nullopt;
+  } catch (const json::exception& e) {
+    // A number too large for a double ("1e400") is an out_of_range thrown
+    // from inside the parser, not a parse_error.
+    *err = file_is + "is corrupt: " + JsonErrorText(e);
     return std::nullopt;
   }
   if (!doc.is_object() || doc.value("format", json()) != kFormat) {
-    *err = "baseline file " + path + " is not a workgate baseline (no \"format\": \"" + kFormat +
-           "\")";
+    *err = file_is + "is not a workgate baseline (no \"format\": \"" + kFormat + "\")";
     return std::nullopt;
   }
   auto version = doc.find("schema_version");
   if (version == doc.end() || !version->is_number_integer()) {
-    *err = "baseline file " + path + " has no integer schema_version";
+    *err = file_is + "is corrupt: it has no integer schema_version";
+    return std::nullopt;
+  }
+  // Compared as JSON, not through get<int>(), which would wrap a huge number.
+  if (*version != kBaselineSchemaVersion) {
+    *err = file_is + "has schema_version " + version->dump() + "; this workgate reads version " +
+           std::to_string(kBaselineSchemaVersion) + " (save the baseline again)";
     return std::nullopt;
   }
   BaselineFile file;
-  file.schema_version = version->get<int>();
-  if (file.schema_version != kBaselineSchemaVersion) {
-    *err = "baseline file " + path + " has schema_version " + std::to_string(file.schema_version) +
-           "; this workgate reads version " + std::to_string(kBaselineSchemaVersion) +
-           " (save the baseline again)";
-    return std::nullopt;
-  }
-  const std::string where = "baseline file " + path + ": ";
+  const std::string corrupt = file_is + "is corrupt: ";
   for (const auto& [key, out] :
        {std::pair{"workgate_version", &file.workgate_version}, std::pair{"label", &file.label}}) {
     auto it = doc.find(key);
     if (it != doc.end() && !it->is_string()) {
-      *err = where + key + " must be a string";
+      *err = corrupt + key + " must be a string";
       return std::nullopt;
     }
     if (it != doc.end()) *out = it->get<std::string>();
   }
   auto workloads = doc.find("workloads");
   if (workloads == doc.end() || !workloads->is_array()) {
-    *err = where + "workloads must be a list";
+    *err = corrupt + "workloads must be a list";
     return std::nullopt;
   }
   for (size_t i = 0; i < workloads->size(); ++i) {
     StoredWorkload w;
-    if (!WorkloadFromJson((*workloads)[i], where + "workloads[" + std::to_string(i) + "]", &w,
-                          err)) {
+    std::string why;
+    if (!WorkloadFromJson((*workloads)[i], "workloads[" + std::to_string(i) + "]", &w, &why)) {
+      *err = corrupt + why;
       return std::nullopt;
     }
     if (file.Find(w.name)) {
-      *err = where + "workload " + w.name + " appears twice";
+      *err = corrupt + "workload " + w.name + " appears twice";
       return std::nullopt;
     }
     file.workloads.push_back(std::move(w));
@@ -191,8 +182,18 @@ std::optional<BaselineFile> LoadBaselineFile(const std::string& path, std::strin
   return file;
 }
 
+BaselineFile UnusableBaseline(const std::string& error) {
+  BaselineFile file;
+  file.error = error;
+  return file;
+}
+
 void ApplyStoredBaseline(const BaselineFile& file, const std::string& path, WorkloadResult* w) {
   w->baseline = SideResult();
+  if (!file.error.empty()) {
+    w->baseline.error = file.error;
+    return;
+  }
   const StoredWorkload* stored = file.Find(w->name);
   if (!stored) {
     w->baseline.error = "the stored baseline " + path + " has no workload " + w->name;

@@ -12,8 +12,10 @@
 // incompatible with the candidate is never a pass: the caller turns it into an
 // invalid comparison with the message.
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gate/model.h"
@@ -30,7 +32,14 @@ struct StoredWorkload {
   Fingerprint fingerprint;
 };
 
+/// The largest stored baseline LoadBaselineFile reads: thousands of
+/// workloads, each with its libraries' digests, fit many times over.
+inline constexpr size_t kMaxBaselineBytes = 64 << 20;
+
 struct BaselineFile {
+  /// Non-empty when the file could not be used (UnusableBaseline): why, naming
+  /// the file. Every workload compared against it is invalid with this reason.
+  std::string error;
   int schema_version = kBaselineSchemaVersion;
   std::string workgate_version;
   std::string label;  // the build or path that was measured
@@ -51,14 +60,24 @@ std::optional<BaselineFile> BaselineFromResults(const std::vector<WorkloadResult
 /// Writes `file` to `path` atomically (see util/atomic_file.h).
 bool SaveBaselineFile(const std::string& path, const BaselineFile& file, std::string* err);
 
-/// Reads a baseline file. nullopt with a message naming `path` when it is
-/// missing, unreadable, not JSON, not a workgate baseline, of another schema
-/// version, or malformed (the message names the field).
+/// Reads a baseline file. nullopt with a message that names `path` and says
+/// what is wrong: it does not exist, is a directory, cannot be read, is too
+/// large, is corrupt (not JSON, with the parser's position and reason, or a
+/// malformed field, named, or a count above kMaxCount), is not a workgate
+/// baseline, or is of another schema version.
 std::optional<BaselineFile> LoadBaselineFile(const std::string& path, std::string* err);
+
+/// LoadBaselineFile's parsing of `text`, read from `path` (named in messages).
+std::optional<BaselineFile> ParseBaselineFile(std::string_view text, const std::string& path,
+                                              std::string* err);
+
+/// A stand-in for a file LoadBaselineFile refused with `error`: compared
+/// against it, every workload is invalid with that reason.
+BaselineFile UnusableBaseline(const std::string& error);
 
 /// Fills `w->baseline` from `file` for a workload whose candidate side is
 /// already measured: the stored counts, score and fingerprint; or, when the
-/// file has no such workload or its fingerprint is incompatible with the
+/// file is unusable (its `error`), has no such workload or its fingerprint is incompatible with the
 /// candidate's (CompatibilityProblem), sets `w->baseline.error` to say so, so
 /// that Decide makes the workload invalid. `path` names the file in messages.
 void ApplyStoredBaseline(const BaselineFile& file, const std::string& path, WorkloadResult* w);

@@ -4,10 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
+#include <cmath>
 
 #include "gate/fingerprint.h"
+#include "workload/score.h"
 
 namespace workgate {
 
@@ -37,21 +37,6 @@ uint64_t SideResult::max() const {
 
 namespace {
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-std::optional<double> ParseWholeNumber(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return std::nullopt;
-  return v;
-}
-
 std::string Percent(double fraction) { return fmt::format("{:+.2f}%", 100 * fraction); }
 
 // Why one side cannot take part in a comparison, or "" when it can.
@@ -59,9 +44,15 @@ std::string SideProblem(const char* side, const SideResult& r,
                         const std::optional<std::string>& expected) {
   if (!r.error.empty()) return fmt::format("{}: {}", side, r.error);
   if (r.counts.empty()) return fmt::format("{}: no instruction count", side);
+  if (r.max() > kMaxCount) {
+    return fmt::format(
+        "{}: a count of {} is above the largest workgate takes ({}), so it is not "
+        "a real count",
+        side, r.max(), kMaxCount);
+  }
   if (expected) {
     if (!r.score) return fmt::format("{}: no score printed (expected {})", side, *expected);
-    if (!ScoresMatch(*r.score, *expected)) {
+    if (!ScoresEqual(*r.score, *expected)) {
       return fmt::format("{}: score {} differs from the expected {}, so it did other work", side,
                          *r.score, *expected);
     }
@@ -71,15 +62,9 @@ std::string SideProblem(const char* side, const SideResult& r,
 
 }  // namespace
 
-bool ScoresMatch(const std::string& a, const std::string& b) {
-  std::string ta = Trim(a), tb = Trim(b);
-  if (ta == tb) return true;
-  std::optional<double> na = ParseWholeNumber(ta), nb = ParseWholeNumber(tb);
-  return na && nb && *na == *nb;
-}
-
 bool HasDelta(const WorkloadResult& w) {
-  return !w.baseline.counts.empty() && !w.candidate.counts.empty() && w.baseline.min() > 0;
+  return !w.baseline.counts.empty() && !w.candidate.counts.empty() && w.baseline.min() > 0 &&
+         w.baseline.max() <= kMaxCount && w.candidate.max() <= kMaxCount;
 }
 
 void Decide(WorkloadResult* w) {
@@ -98,11 +83,18 @@ void Decide(WorkloadResult* w) {
       problems.push_back("the sides were measured differently: " + *problem);
     }
   }
+  if (!std::isfinite(w->max_work_added) || w->max_work_added < 0) {
+    // The suite reader and the CLI admit only finite margins in range; a
+    // margin that is NaN would fail every comparison below and read as
+    // inconclusive rather than as the broken input it is.
+    problems.push_back(
+        fmt::format("the margin {} is not a finite non-negative fraction", w->max_work_added));
+  }
   if (problems.empty() && base.min() == 0) {
     problems.push_back("baseline: counted 0 instructions, so no relative delta exists");
   }
   if (problems.empty() && !w->expected_score && base.score && cand.score &&
-      !ScoresMatch(*base.score, *cand.score)) {
+      !ScoresEqual(*base.score, *cand.score)) {
     problems.push_back(
         fmt::format("scores differ (baseline {}, candidate {}), so the sides did "
                     "different work",
@@ -111,7 +103,8 @@ void Decide(WorkloadResult* w) {
 
   if (HasDelta(*w)) {
     // Signed differences in integers first: counts reach 1e12, where a double
-    // still holds every integer exactly, but the subtraction must not wrap.
+    // still holds every integer exactly. HasDelta admits only counts in
+    // [0, INT64_MAX], whose differences all fit an int64_t: no overflow.
     auto diff = [](uint64_t a, uint64_t b) {
       return static_cast<int64_t>(a) - static_cast<int64_t>(b);
     };

@@ -22,6 +22,7 @@
 // The "> 0", "< 0" and "<= 0" only change anything for M = 0, where an
 // unchanged count must be ok rather than work added or removed.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,20 +30,25 @@
 
 namespace workgate {
 
-/// True when two printed scores agree: equal text, or both parse completely as
-/// numbers with equal values ("10.000" and "10.0"). Surrounding blanks ignored.
-bool ScoresMatch(const std::string& a, const std::string& b);
+/// The largest instruction count the gate takes as evidence: INT64_MAX, so
+/// that every delta between two counts fits the signed 64-bit `delta`. No
+/// real run comes near it (29 years at 10^10 instructions a second): a larger
+/// count is a corrupt or forged figure, and makes its workload invalid.
+inline constexpr uint64_t kMaxCount = static_cast<uint64_t>(INT64_MAX);
 
-/// True when both sides have counts and the baseline's is non-zero: then
-/// delta and the relative figures of `w` mean something (Decide fills them).
+/// True when both sides have counts, none above kMaxCount, and the baseline's
+/// is non-zero: then delta and the relative figures of `w` mean something
+/// (Decide fills them).
 bool HasDelta(const WorkloadResult& w);
 
 /// Fills delta, relative, relative_low/high, verdict and reason of `w` from its
 /// two sides and `w->max_work_added`. Invalid when: either side has an error,
-/// either side has no count, the fingerprints are incompatible
+/// either side has no count or one above kMaxCount, the margin is not a finite
+/// non-negative fraction, the fingerprints are incompatible
 /// (CompatibilityProblem in gate/fingerprint.h), a baseline count is 0 (no relative delta exists),
 /// `expected_score` is set and a side printed no score or a different one, or
-/// both sides printed scores that disagree. The reason names the side and the
+/// both sides printed scores that disagree (ScoresEqual in workload/score.h
+/// is the one rule for both). The reason names the side and the
 /// cause; other verdicts get a short reason such as "+3.10% >= 1.00% margin".
 /// The figures are filled whenever both sides have non-zero counts, even when
 /// the verdict is invalid for another cause, so the reports can still show them.

@@ -1,5 +1,9 @@
 #include "gate/model_json.h"
 
+#include <fmt/format.h>
+
+#include "gate/decision.h"
+
 namespace workgate {
 namespace {
 
@@ -100,9 +104,15 @@ bool CountsFromJson(const json& j, const std::string& where, std::vector<uint64_
     return false;
   }
   counts->clear();
-  for (const json& c : j) {
+  for (size_t i = 0; i < j.size(); ++i) {
+    const json& c = j[i];
     if (!c.is_number_unsigned()) {
       *err = where + " must be a list of non-negative integers";
+      return false;
+    }
+    if (c.get<uint64_t>() > kMaxCount) {
+      *err = fmt::format("{}[{}] is {}, above the largest count workgate takes ({})", where, i,
+                         c.get<uint64_t>(), kMaxCount);
       return false;
     }
     counts->push_back(c.get<uint64_t>());

@@ -20,7 +20,7 @@ bool FingerprintFromJson(const nlohmann::json& j, const std::string& where, Fing
                          std::string* err);
 
 /// [uint, ...]; false with `*err` (prefixed with `where`) unless `j` is an
-/// array of non-negative integers.
+/// array of non-negative integers, none above kMaxCount (gate/decision.h).
 bool CountsFromJson(const nlohmann::json& j, const std::string& where,
                     std::vector<uint64_t>* counts, std::string* err);
 

@@ -1,10 +1,11 @@
 #include <fmt/format.h>
-
-#include <filesystem>
-#include <regex>
-#include <set>
 #include <toml++/toml.h>
 
+#include <filesystem>
+#include <set>
+
+#include "util/input_file.h"
+#include "workload/number_range.h"
 #include "workload/score.h"
 #include "workload/workload.h"
 
@@ -79,27 +80,49 @@ class SuiteReader {
       return Fail(t, ctx, "missing key 'clock' (\"env\", \"shim\" or \"none\")");
     }
     if (const auto* timeout = t.get("timeout")) {
-      auto v = timeout->value<double>();
-      if (!(timeout->is_integer() || timeout->is_floating_point()) || !v || *v <= 0) {
-        return Fail(*timeout, ctx, "key 'timeout' must be a positive number of seconds");
+      double seconds = 0;
+      if (!ReadNumber(*timeout, ctx, "timeout", "seconds", kTimeoutSeconds, &seconds)) {
+        return false;
       }
-      w->timeout_seconds = *v;
+      w->timeout_seconds = seconds;
     }
     if (const auto* region = t.get("region")) {
       if (!region->is_boolean()) return Fail(*region, ctx, "key 'region' must be true or false");
       w->region = region->value<bool>().value();
     }
     if (const auto* margin = t.get("max_work_added")) {
-      auto v = margin->value<double>();
-      if (!(margin->is_integer() || margin->is_floating_point()) || !v || *v < 0) {
-        return Fail(*margin, ctx, "key 'max_work_added' must be a non-negative percentage");
+      double percent = 0;
+      if (!ReadNumber(*margin, ctx, "max_work_added", "percent", kMaxWorkAddedPercent, &percent)) {
+        return false;
       }
-      w->max_work_added_percent = *v;
+      w->max_work_added_percent = percent;
     }
     return ReadScore(t, ctx, w);
   }
 
  private:
+  // The one check of a numeric key: an integer or a float that `range`
+  // contains. TOML spells nan and inf; neither is in any range, and the
+  // message names the range the value missed.
+  bool ReadNumber(const toml::node& node, const std::string& ctx, const char* key, const char* unit,
+                  const NumberRange& range, double* out) {
+    std::optional<double> v;
+    if (auto i = node.value_exact<int64_t>()) {
+      v = static_cast<double>(*i);  // rounds only far outside every range
+    } else if (auto f = node.value_exact<double>()) {
+      v = *f;
+    }
+    if (!v || !range.Contains(*v)) {
+      std::string got;
+      if (node.is_integer()) got = fmt::format(", not {}", *node.value_exact<int64_t>());
+      if (node.is_floating_point()) got = fmt::format(", not {}", *node.value_exact<double>());
+      return Fail(node, ctx,
+                  fmt::format("key '{}' must be {} ({}){}", key, range.Describe(), unit, got));
+    }
+    *out = *v;
+    return true;
+  }
+
   bool ReadScore(const toml::table& t, const std::string& ctx, Workload* w) {
     const auto* score = t.get("score");
     if (score == nullptr) {
@@ -171,17 +194,24 @@ std::string Workload::Canonical() const {
 }
 
 bool LoadSuite(const std::string& path, Suite* suite, std::string* err) {
+  std::string text;
+  if (!ReadInputFile(path, "the suite", kMaxSuiteBytes, &text, err)) return false;
+  if (!ParseSuite(text, path, suite, err)) return false;
+  std::error_code ec;
+  suite->dir = std::filesystem::canonical(path, ec).parent_path().string();
+  return true;
+}
+
+bool ParseSuite(std::string_view text, const std::string& path, Suite* suite, std::string* err) {
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     *err = fmt::format("{}:{}: {}", path, where.line, e.description());
     return false;
   }
   suite->path = path;
-  std::error_code ec;
-  suite->dir = std::filesystem::canonical(path, ec).parent_path().string();
   for (const auto& [key, node] : root) {
     if (key.str() != "workload" && key.str() != "description") {
       *err = fmt::format("{}: key '{}' is not known at the top of a suite (known: description, "

@@ -3,9 +3,11 @@
 // the score its pinned run must print. Suites (TOML files) list workloads;
 // `count -- CMD` and `compare -- ARGS` make one ad hoc.
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace workgate {
@@ -28,7 +30,7 @@ struct Workload {
   double timeout_seconds = 600;
   bool region = false;
   std::optional<double> max_work_added_percent;
-  std::optional<std::string> score_pattern;  // regex with one capture group
+  std::optional<std::string> score_pattern;  // RE2, one capture group (workload/score.h)
   std::optional<std::string> score_expect;
   /// Where it was defined, for messages: "workloads/interp.toml:12".
   std::string origin;
@@ -43,9 +45,18 @@ struct Suite {
   std::vector<Workload> workloads;
 };
 
+/// The largest suite file LoadSuite reads; the bundled ones are a few KiB.
+inline constexpr size_t kMaxSuiteBytes = 4 << 20;
+
 /// Reads a suite. Errors name the file, line and key ("interp.toml:7:
-/// workload 'fib': key 'comand' is not known"), and are usage errors.
+/// workload 'fib': key 'comand' is not known"), or say why the file cannot
+/// be read ("the suite x.toml is a directory, not a file"), and are usage
+/// errors. Numeric keys must lie in their NumberRange (workload/number_range.h).
 bool LoadSuite(const std::string& path, Suite* suite, std::string* err);
+
+/// LoadSuite's parsing of `text`, read from `path` (named in messages), without
+/// touching the file system; `suite->dir` stays empty.
+bool ParseSuite(std::string_view text, const std::string& path, Suite* suite, std::string* err);
 
 /// Keeps the named workloads, in suite order. False if a name is unknown.
 bool SelectWorkloads(Suite* suite, const std::vector<std::string>& names, std::string* err);

@@ -41,6 +41,113 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_FALSE(std::filesystem::exists(Path("--suite")));
 }
 
+TEST_F(CliTest, NumericOptionsMustBeFiniteAndInRange) {
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  const std::vector<std::string> compare = {"compare", "--baseline", kA,   "--candidate",
+                                            kA,        "--suite",    suite};
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  auto with = [](std::vector<std::string> head, std::vector<std::string> tail) {
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+  const Case cases[] = {
+      // nan turned the timeout off; inf and 1e300 timed out at once.
+      {{"count", "--timeout", "nan", "--", KnownLoop(), "1"},
+       "--timeout: must be a number in (0, 604800], not nan"},
+      {{"count", "--timeout", "inf", "--", KnownLoop(), "1"}, "--timeout: must be a number in"},
+      {{"count", "--timeout", "1e300", "--", KnownLoop(), "1"}, "--timeout: must be a number in"},
+      {{"count", "--timeout", "0", "--", KnownLoop(), "1"}, "--timeout: must be a number in"},
+      {{"count", "--timeout", "0x10", "--", KnownLoop(), "1"}, "--timeout: must be a number in"},
+      {{"count", "--repeat", "0", "--", KnownLoop(), "1"},
+       "--repeat: must be an integer in [1, 1000], not 0"},
+      {{"count", "--repeat", "1.5", "--", KnownLoop(), "1"}, "--repeat: must be an integer in"},
+      {{"count", "--repeat", "99999999999999999999", "--", KnownLoop(), "1"},
+       "--repeat: must be an integer in [1, 1000], not 99999999999999999999"},
+      {with(compare, {"--max-work-added", "nan"}),
+       "--max-work-added: must be a number in [0, 1000], not nan"},
+      {with(compare, {"--max-work-added", "-1"}), "--max-work-added: must be a number in"},
+      {with(compare, {"--timeout", "-1"}), "--timeout: must be a number in (0, 604800], not -1"},
+      {with(compare, {"--repeat", "0"}), "--repeat: must be an integer in [1, 1000], not 0"},
+      {with(compare, {"--jobs", "0"}), "--jobs: must be an integer in [1, 1024], not 0"},
+      {with(compare, {"--jobs", "nan"}), "--jobs: must be an integer in [1, 1024], not nan"},
+      {with(compare, {"--timed", "-1"}), "--timed: must be an integer in [0, 1000], not -1"},
+      {with(compare, {"--explain-top", "0"}), "--explain-top: must be an integer in [1, 1000]"},
+      // CLI11 alone read -1 as 2^64-1.
+      {with(compare, {"--seed", "-1"}), "--seed: must be an integer in [0, 4294967295], not -1"},
+      {{"explain", "--baseline", kA, "--candidate", kA, "--suite", suite, "--top", "0"},
+       "--top: must be an integer in [1, 1000], not 0"},
+      // A missing value is still reported as such.
+      {{"count", "--timeout", "--suite", suite},
+       "--timeout: needs a value, not the option --suite"},
+  };
+  for (const Case& c : cases) {
+    LaunchResult r = Run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.message << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
+  // The ranges are in --help.
+  LaunchResult help = Run({"compare", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("(0, 604800]"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("[1, 1000]"), std::string::npos) << help.out;
+  // In range, and in plain decimal: "010" is ten repeats, not CLI11's octal eight.
+  LaunchResult ok = Run(
+      {"count", "--repeat", "010", "--timeout", "1e2", "--json", "r.json", "--", KnownLoop(), "1"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ReadJson("r.json")["runs"].size(), 10u);
+}
+
+TEST_F(CliTest, NumericSuiteKeysMustBeFiniteAndInRange) {
+  std::ofstream(Path("nan.toml")) << "[[workload]]\nname = \"w\"\ncommand = [\"{exe}\"]\n"
+                                     "clock = \"none\"\ntimeout = nan\n";
+  LaunchResult r = Run({"count", "--suite", Path("nan.toml"), "--exe", kA});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nan.toml:5: workload 'w': key 'timeout' must be a number in (0, 604800] "
+                       "(seconds), not nan"),
+            std::string::npos)
+      << r.err;
+  std::ofstream(Path("margin.toml")) << "[[workload]]\nname = \"w\"\ncommand = [\"{exe}\"]\n"
+                                        "clock = \"none\"\nmax_work_added = nan\n";
+  r = Run({"compare", "--baseline", kA, "--candidate", kA, "--suite", Path("margin.toml")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("margin.toml:5: workload 'w': key 'max_work_added' must be a number in "
+                       "[0, 1000] (percent), not nan"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, ASuiteThatIsNoFileSaysWhy) {
+  LaunchResult dir = Run({"count", "--suite", dir_.path(), "--exe", kA});
+  EXPECT_EQ(dir.exit_code, 2);
+  EXPECT_NE(dir.err.find("Error: the suite " + dir_.path() + " is a directory, not a file"),
+            std::string::npos)
+      << dir.err;
+  LaunchResult missing =
+      Run({"compare", "--baseline", kA, "--candidate", kA, "--suite", Path("nope.toml")});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("Error: the suite " + Path("nope.toml") + " does not exist"),
+            std::string::npos)
+      << missing.err;
+}
+
+TEST_F(CliTest, HostileScoresAreCheckedNotACrashOrAHang) {
+  const std::string suite = SourcePath("tests/cli/testdata/hostile_scores.toml");
+  LaunchResult r = Run({"count", "--suite", suite, "--exe", "/bin/sh", "--json", "h.json"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  auto j = ReadJson("h.json");
+  ASSERT_EQ(j["workloads"].size(), 2u) << r.out << r.err;
+  EXPECT_TRUE(j["workloads"][0]["error"].is_null()) << j["workloads"][0]["error"];
+  EXPECT_EQ(j["workloads"][0]["score"].get<std::string>(), std::string(50'000, '0') + "7");
+  EXPECT_NE(j["workloads"][1]["error"].get<std::string>().find("printed no score"),
+            std::string::npos);
+  // Both pinned runs together, under Valgrind, in seconds: far below the
+  // workloads' timeouts.
+  EXPECT_LT(r.wall_seconds, 100);
+}
+
 TEST_F(CliTest, ProbeChoosesABackendAndSaysWhy) {
   LaunchResult r = Run({"probe", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -226,12 +333,43 @@ TEST_F(CliTest, StoredBaselinesCompareAndAreCheckedForCompatibility) {
   // A workload the file does not have: missing evidence.
   EXPECT_EQ(Run({"compare", "--baseline-results", "base.json", "--candidate", kA, "--suite",
                  suite, "--workload", "work-other-size", "--timed", "0"}).exit_code, 3);
-  // A missing or corrupt file is invalid, never a pass.
-  EXPECT_EQ(Run({"compare", "--baseline-results", "nope.json", "--candidate", kA, "--suite",
-                 suite, "--workload", "work", "--timed", "0"}).exit_code, 3);
+}
+
+TEST_F(CliTest, AStoredBaselineThatCannotBeUsedSaysWhyAndIsInvalid) {
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  LaunchResult save = Run({"compare", "--baseline", kA, "--suite", suite, "--workload", "work",
+                           "--save-baseline", "base.json"});
+  ASSERT_EQ(save.exit_code, 0) << save.err;
+  auto base = ReadJson("base.json");
+  base["schema_version"] = 2;
+  std::ofstream(Path("v2.json")) << base.dump();
+  base["schema_version"] = 1;
+  base["workloads"][0]["counts"][0] = 9223372036854775808u;
+  std::ofstream(Path("huge.json")) << base.dump();
   std::ofstream(Path("corrupt.json")) << "{ not json";
-  EXPECT_EQ(Run({"compare", "--baseline-results", "corrupt.json", "--candidate", kA, "--suite",
-                 suite, "--workload", "work", "--timed", "0"}).exit_code, 3);
+  std::filesystem::create_directory(Path("dir.json"));
+  const std::pair<std::string, std::string> cases[] = {
+      {"nope.json", "the stored baseline nope.json does not exist"},
+      {"dir.json", "the stored baseline dir.json is a directory, not a file"},
+      {"corrupt.json",
+       "the stored baseline corrupt.json is corrupt: not valid JSON: parse error "
+       "at line 1, column 4"},
+      {"v2.json",
+       "the stored baseline v2.json has schema_version 2; this workgate reads "
+       "version 1"},
+      {"huge.json",
+       "the stored baseline huge.json is corrupt: workloads[0].counts[0] is "
+       "9223372036854775808, above the largest count workgate takes"},
+  };
+  for (const auto& [file, message] : cases) {
+    // Missing evidence: invalid (3), never a pass, with what is wrong with the file.
+    LaunchResult r = Run({"compare", "--baseline-results", file, "--candidate", kA, "--suite",
+                          suite, "--workload", "work", "--timed", "0", "--json", "bad.json"});
+    EXPECT_EQ(r.exit_code, 3) << file << ": " << r.out << r.err;
+    std::string reason = ReadJson("bad.json")["workloads"][0]["reason"].get<std::string>();
+    EXPECT_EQ(reason.rfind("baseline: " + message, 0), 0u) << reason;
+    EXPECT_EQ(reason.find("has no workload"), std::string::npos) << reason;
+  }
 }
 
 TEST_F(CliTest, TimedContextWithFiveSamplesHasABootstrapInterval) {

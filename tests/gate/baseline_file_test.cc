@@ -5,13 +5,15 @@
 
 #include <fstream>
 
+#include "test_paths.h"
+
 namespace workgate {
 namespace {
 
-class BaselineFileTest : public testing::Test {
+class BaselineFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = testing::TempDir() + "/wg_baseline_XXXXXX";
+    std::string tmpl = ::testing::TempDir() + "/wg_baseline_XXXXXX";
     dir_ = mkdtemp(tmpl.data());
   }
   void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
@@ -88,18 +90,106 @@ TEST_F(BaselineFileTest, RefusesToSaveIncompleteEvidence) {
 }
 
 TEST_F(BaselineFileTest, LoadErrorsSayWhatIsWrong) {
-  EXPECT_NE(LoadError(dir_ + "/missing.json").find("does not exist"), std::string::npos);
-  EXPECT_NE(LoadError(dir_).find("is a directory"), std::string::npos);
-  EXPECT_NE(LoadError(Write("bad.json", "{\"format\": ")).find("not valid JSON"),
-            std::string::npos);
+  EXPECT_EQ(LoadError(dir_ + "/missing.json"),
+            "the stored baseline " + dir_ + "/missing.json does not exist");
+  EXPECT_EQ(LoadError(dir_), "the stored baseline " + dir_ + " is a directory, not a file");
+  EXPECT_EQ(LoadError("/dev/zero"),
+            "the stored baseline /dev/zero is a device, not a regular file");
+  const std::string bad = Write("bad.json", "{\"format\": ");
+  EXPECT_EQ(
+      LoadError(bad).rfind("the stored baseline " + bad +
+                               " is corrupt: not valid JSON: parse error at line 1, column 12:",
+                           0),
+      0u)
+      << LoadError(bad);
   EXPECT_NE(LoadError(Write("other.json", "{\"verdict\": \"ok\"}")).find("not a workgate baseline"),
             std::string::npos);
   std::string v2 = LoadError(Write(
       "v2.json", "{\"format\": \"workgate-baseline\", \"schema_version\": 2, \"workloads\": []}"));
-  EXPECT_NE(v2.find("schema_version 2; this workgate reads version 1"), std::string::npos) << v2;
+  EXPECT_NE(v2.find("v2.json has schema_version 2; this workgate reads version 1"),
+            std::string::npos)
+      << v2;
+  // A version that does not fit an int is shown as written, not wrapped.
+  std::string huge = LoadError(Write("vhuge.json",
+                                     "{\"format\": \"workgate-baseline\", "
+                                     "\"schema_version\": 18446744073709551617}"));
+  EXPECT_NE(huge.find("is corrupt: it has no integer schema_version"), std::string::npos) << huge;
+  huge = LoadError(Write("vbig.json",
+                         "{\"format\": \"workgate-baseline\", "
+                         "\"schema_version\": 4294967297}"));
+  EXPECT_NE(huge.find("has schema_version 4294967297;"), std::string::npos) << huge;
   EXPECT_NE(LoadError(Write("nov.json", "{\"format\": \"workgate-baseline\"}"))
-                .find("no integer schema_version"),
+                .find("is corrupt: it has no integer schema_version"),
             std::string::npos);
+}
+
+TEST_F(BaselineFileTest, CountsAboveInt64MaxAreAnErrorOfTheFile) {
+  const std::string head =
+      "{\"format\": \"workgate-baseline\", \"schema_version\": 1, "
+      "\"workloads\": [{\"name\": \"a\", \"fingerprint\": {}, \"counts\": ";
+  std::string err;
+  auto at = LoadBaselineFile(Write("at.json", head + "[9223372036854775807]}]}"), &err);
+  ASSERT_TRUE(at) << err;
+  EXPECT_EQ(at->workloads[0].counts[0], 9223372036854775807u);
+  const std::string above = Write("above.json", head + "[5, 9223372036854775808]}]}");
+  EXPECT_EQ(LoadError(above), "the stored baseline " + above +
+                                  " is corrupt: workloads[0].counts[1] is 9223372036854775808, "
+                                  "above the largest count workgate takes (9223372036854775807)");
+  EXPECT_NE(LoadError(Write("max.json", head + "[18446744073709551615]}]}"))
+                .find("counts[0] is 18446744073709551615, above the largest"),
+            std::string::npos);
+  // Beyond uint64_t, JSON numbers become floating point: not a count either.
+  EXPECT_NE(LoadError(Write("beyond.json", head + "[18446744073709551616]}]}"))
+                .find("counts must be a list of non-negative integers"),
+            std::string::npos);
+}
+
+TEST_F(BaselineFileTest, AnUnusableFileMakesEveryWorkloadInvalidWithItsReason) {
+  std::string err;
+  const std::string path = Write("corrupt.json", "{ not json");
+  ASSERT_FALSE(LoadBaselineFile(path, &err));
+  BaselineFile file = UnusableBaseline(err);
+  WorkloadResult w = Workload("fib", 1000);
+  ApplyStoredBaseline(file, path, &w);
+  EXPECT_EQ(w.baseline.error, err);
+  EXPECT_EQ(w.baseline.error.find("has no workload"), std::string::npos) << w.baseline.error;
+  EXPECT_TRUE(w.baseline.counts.empty());
+}
+
+TEST_F(BaselineFileTest, ReadsAFileWorkgateWrote) {
+  // Written by `compare --save-baseline` (tests/cli/testdata/known_work.toml);
+  // also a seed of ci/fuzz's baseline_file_fuzz.
+  std::string err;
+  auto file =
+      LoadBaselineFile(testing::SourcePath("tests/gate/testdata/known_work_baseline.json"), &err);
+  ASSERT_TRUE(file) << err;
+  ASSERT_EQ(file->workloads.size(), 2u);
+  EXPECT_EQ(file->Find("work")->counts, std::vector<uint64_t>{114306});
+  EXPECT_EQ(file->Find("work")->score, "1000");
+  EXPECT_EQ(file->Find("work-other-size")->fingerprint.backend, "callgrind");
+}
+
+TEST_F(BaselineFileTest, ANumberTooLargeForADoubleIsCorruptNotACrash) {
+  // Found by baseline_file_fuzz: nlohmann's parser throws out_of_range, not
+  // parse_error, for 1e400, and it escaped as an uncaught exception.
+  const std::string path =
+      testing::SourcePath("tests/gate/testdata/fuzz_crash_number_overflow.json");
+  EXPECT_EQ(LoadError(path),
+            "the stored baseline " + path + " is corrupt: number overflow parsing '1e400'");
+}
+
+TEST_F(BaselineFileTest, ParsesFromText) {
+  std::string err;
+  auto file = ParseBaselineFile(
+      "{\"format\": \"workgate-baseline\", \"schema_version\": 1, \"workloads\": "
+      "[{\"name\": \"a\", \"counts\": [3], \"fingerprint\": {}}]}",
+      "mem.json", &err);
+  ASSERT_TRUE(file) << err;
+  EXPECT_EQ(file->Find("a")->counts, std::vector<uint64_t>{3});
+  EXPECT_FALSE(ParseBaselineFile("[]", "mem.json", &err));
+  EXPECT_EQ(err,
+            "the stored baseline mem.json is not a workgate baseline (no \"format\": "
+            "\"workgate-baseline\")");
 }
 
 TEST_F(BaselineFileTest, MalformedWorkloadsNameTheField) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+
 namespace workgate {
 namespace {
 
@@ -155,13 +158,87 @@ TEST(DecisionTest, IncompatibleFingerprintsAreInvalidButKeepTheFigures) {
   EXPECT_DOUBLE_EQ(w.relative, 0.1);
 }
 
-TEST(DecisionTest, ScoresMatch) {
-  EXPECT_TRUE(ScoresMatch("10.000", "10.000"));
-  EXPECT_TRUE(ScoresMatch(" 10.000\n", "10"));
-  EXPECT_TRUE(ScoresMatch("abc", "abc"));
-  EXPECT_FALSE(ScoresMatch("10.001", "10"));
-  EXPECT_FALSE(ScoresMatch("abc", "abd"));
-  EXPECT_FALSE(ScoresMatch("10x", "10"));
+TEST(DecisionTest, ScoresFollowTheOneScoreRule) {
+  // Decide compares with ScoresEqual (workload/score.h): exact decimals,
+  // blanks ignored, anything else as text.
+  WorkloadResult w = Make({1000}, {1000});
+  w.baseline.score = " 10.000\n";
+  w.candidate.score = "10";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kOk) << w.reason;
+  // The same double, different numbers: before one rule served both, the
+  // sides' scores were compared through strtod and these were equal.
+  w.baseline.score = "9007199254740993";
+  w.candidate.score = "9007199254740992";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  w.expected_score = "10";
+  w.baseline.score = "10";
+  w.candidate.score = "1e1";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_NE(w.reason.find("candidate: score 1e1 differs from the expected 10"), std::string::npos)
+      << w.reason;
+}
+
+constexpr uint64_t kInt64Max = static_cast<uint64_t>(INT64_MAX);
+
+TEST(DecisionTest, CountsAtInt64MaxAreDecidedExactly) {
+  WorkloadResult w = Make({kInt64Max}, {kInt64Max});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kOk) << w.reason;
+  EXPECT_EQ(w.delta, 0);
+  w = Make({1}, {kInt64Max});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kWorkAdded) << w.reason;
+  EXPECT_EQ(w.delta, INT64_MAX - 1);
+  w = Make({kInt64Max}, {1});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kWorkRemoved) << w.reason;
+  EXPECT_EQ(w.delta, 1 - INT64_MAX);
+  // The widest spread on both sides: both ends of the interval are extreme.
+  w = Make({1, kInt64Max}, {0, kInt64Max});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInconclusive) << w.reason;
+  EXPECT_DOUBLE_EQ(w.relative_low, -1.0);
+  EXPECT_GT(w.relative_high, 1e18);
+}
+
+TEST(DecisionTest, CountsAboveInt64MaxAreInvalid) {
+  // Such a baseline count once wrapped to a negative int64_t: a wrong delta,
+  // reported as ok.
+  WorkloadResult w = Make({kInt64Max + 1}, {1000});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_EQ(w.reason,
+            "baseline: a count of 9223372036854775808 is above the largest workgate "
+            "takes (9223372036854775807), so it is not a real count");
+  EXPECT_FALSE(HasDelta(w));
+  EXPECT_EQ(w.delta, 0);
+  for (auto [base, cand] : {std::pair<uint64_t, uint64_t>{1000, UINT64_MAX},
+                            {UINT64_MAX, UINT64_MAX},
+                            {UINT64_MAX, 0},
+                            {kInt64Max + 1, kInt64Max}}) {
+    w = Make({base}, {cand});
+    Decide(&w);
+    EXPECT_EQ(w.verdict, Verdict::kInvalid) << base << " " << cand;
+    EXPECT_NE(w.reason.find("above the largest workgate takes"), std::string::npos) << w.reason;
+    EXPECT_FALSE(HasDelta(w));
+  }
+  // Among repeats too: the maximum decides.
+  w = Make({1000, kInt64Max + 1}, {1000});
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+}
+
+TEST(DecisionTest, AMarginThatIsNotANumberIsInvalid) {
+  for (double margin : {std::nan(""), -0.01, HUGE_VAL}) {
+    WorkloadResult w = Make({1000}, {1000}, margin);
+    Decide(&w);
+    EXPECT_EQ(w.verdict, Verdict::kInvalid) << margin;
+    EXPECT_NE(w.reason.find("is not a finite non-negative fraction"), std::string::npos)
+        << w.reason;
+  }
 }
 
 WorkloadResult WithVerdict(Verdict v) {

@@ -3,7 +3,6 @@
 #include <fstream>
 
 #include "util/paths.h"
-#include "workload/score.h"
 #include "workload/workload.h"
 
 namespace workgate {
@@ -81,8 +80,9 @@ TEST_F(SuiteTest, ErrorsNameFileLineAndKey) {
   EXPECT_NE(err.find("suite.toml:1: workload 'a': missing key 'command'"), std::string::npos)
       << err;
   err = LoadError("[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"none\"\ntimeout = \"5\"\n");
-  EXPECT_NE(err.find(":5: workload 'a': key 'timeout' must be a positive number"),
-            std::string::npos) << err;
+  EXPECT_NE(err.find(":5: workload 'a': key 'timeout' must be a number in (0, 604800] (seconds)"),
+            std::string::npos)
+      << err;
   err = LoadError("[[workload]]\nname = \"a\"\ncommand = [\"./prog\"]\nclock = \"none\"\n");
   EXPECT_NE(err.find(":3: workload 'a': key 'command' must use {exe}"), std::string::npos) << err;
   err = LoadError("[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"fake\"\n");
@@ -99,9 +99,75 @@ TEST_F(SuiteTest, ScorePatternsAreChecked) {
             std::string::npos) << err;
   err = LoadError(head + "[workload.score]\npattern = 'score: ([0-9.]+'\nexpect = \"1\"\n");
   EXPECT_NE(err.find("not a valid regular expression"), std::string::npos) << err;
+  err = LoadError(head + "[workload.score]\npattern = '(score): ([0-9.]+)'\nexpect = \"1\"\n");
+  EXPECT_NE(err.find("suite.toml:6: workload 'a': key 'score.pattern': the pattern must have "
+                     "exactly one capture group, it has 2"),
+            std::string::npos)
+      << err;
+  err = LoadError(head + "[workload.score]\nexpect = \"1\"\npattern = '(a)\\1'\n");
+  EXPECT_NE(err.find("suite.toml:7: workload 'a': key 'score.pattern': not a valid regular "
+                     "expression (RE2 syntax)"),
+            std::string::npos)
+      << err;
   err = LoadError(head + "[workload.score]\npattern = '(x)'\nexpect = 10\n");
   EXPECT_NE(err.find(":7: workload 'a': key 'score.expect' must be a string"), std::string::npos)
       << err;
+}
+
+TEST_F(SuiteTest, NumbersMustBeFiniteAndInRange) {
+  const std::string head = "[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"none\"\n";
+  // nan turned the timeout off; inf and 1e300 timed out at once; nan as the
+  // margin made every verdict inconclusive.
+  for (const char* bad :
+       {"nan", "+inf", "-inf", "1e300", "0", "-5", "604801", "9223372036854775807"}) {
+    std::string err = LoadError(head + "timeout = " + bad + "\n");
+    EXPECT_NE(err.find("suite.toml:5: workload 'a': key 'timeout' must be a number in (0, "
+                       "604800] (seconds), not "),
+              std::string::npos)
+        << bad << ": " << err;
+  }
+  for (const char* bad : {"nan", "inf", "-0.5", "1000.5", "1e300"}) {
+    std::string err = LoadError(head + "max_work_added = " + bad + "\n");
+    EXPECT_NE(err.find("suite.toml:5: workload 'a': key 'max_work_added' must be a number in "
+                       "[0, 1000] (percent), not "),
+              std::string::npos)
+        << bad << ": " << err;
+  }
+  EXPECT_NE(LoadError(head + "timeout = nan\n").find("not nan"), std::string::npos);
+  EXPECT_NE(LoadError(head + "timeout = true\n").find("key 'timeout' must be a number in"),
+            std::string::npos);
+  Suite suite;
+  std::string err;
+  ASSERT_TRUE(LoadSuite(Write(head + "timeout = 604800\nmax_work_added = 0\n"), &suite, &err))
+      << err;
+  EXPECT_EQ(suite.workloads[0].timeout_seconds, 604800);
+  EXPECT_EQ(*suite.workloads[0].max_work_added_percent, 0);
+  ASSERT_TRUE(LoadSuite(Write(head + "timeout = 0.5\nmax_work_added = 1000\n"), &suite, &err))
+      << err;
+}
+
+TEST_F(SuiteTest, AFileThatIsNoSuiteSaysWhy) {
+  Suite suite;
+  std::string err;
+  EXPECT_FALSE(LoadSuite(dir_.path(), &suite, &err));
+  EXPECT_EQ(err, "the suite " + dir_.path() + " is a directory, not a file");
+  EXPECT_FALSE(LoadSuite(dir_.path() + "/none.toml", &suite, &err));
+  EXPECT_EQ(err, "the suite " + dir_.path() + "/none.toml does not exist");
+  EXPECT_FALSE(LoadSuite("/dev/null", &suite, &err));
+  EXPECT_EQ(err, "the suite /dev/null is a device, not a regular file");
+  std::string big(kMaxSuiteBytes + 1, '#');
+  EXPECT_FALSE(LoadSuite(Write(big), &suite, &err));
+  EXPECT_NE(err.find("is too large"), std::string::npos) << err;
+}
+
+TEST_F(SuiteTest, ParsesFromText) {
+  Suite suite;
+  std::string err;
+  ASSERT_TRUE(ParseSuite(kGood, "mem.toml", &suite, &err)) << err;
+  EXPECT_EQ(suite.workloads.size(), 2u);
+  EXPECT_EQ(suite.workloads[0].origin, "mem.toml:2");
+  EXPECT_FALSE(ParseSuite("[[workload]]\nname = 1\n", "mem.toml", &suite, &err));
+  EXPECT_EQ(err, "mem.toml:2: workload: key 'name' must be a string");
 }
 
 TEST_F(SuiteTest, SyntaxErrorsAndDuplicatesAreReported) {
@@ -112,24 +178,6 @@ TEST_F(SuiteTest, SyntaxErrorsAndDuplicatesAreReported) {
   EXPECT_NE(err.find("'fib' is used twice"), std::string::npos) << err;
   err = LoadError("title = 3\n");
   EXPECT_NE(err.find("key 'title' is not known"), std::string::npos) << err;
-}
-
-TEST(ScoreTest, ComparesAsDecimals) {
-  EXPECT_TRUE(ScoresEqual("10.000", "10"));
-  EXPECT_TRUE(ScoresEqual("+1.50", "1.5"));
-  EXPECT_TRUE(ScoresEqual("007", "7.0"));
-  EXPECT_TRUE(ScoresEqual("-0.0", "0"));
-  EXPECT_FALSE(ScoresEqual("10.001", "10"));
-  EXPECT_FALSE(ScoresEqual("-1", "1"));
-  EXPECT_TRUE(ScoresEqual("ok", "ok"));
-  EXPECT_FALSE(ScoresEqual("ok", "OK"));
-}
-
-TEST(ScoreTest, ExtractsTheLastMatch) {
-  EXPECT_EQ(*ExtractScore("score: ([0-9.]+)", "score: 1\nwarm\nscore: 10.000\n"), "10.000");
-  EXPECT_FALSE(ExtractScore("score: ([0-9.]+)", "no score here").has_value());
-  EXPECT_DOUBLE_EQ(*ScoreValue("10.500"), 10.5);
-  EXPECT_FALSE(ScoreValue("fast").has_value());
 }
 
 }  // namespace
