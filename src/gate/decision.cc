@@ -54,7 +54,7 @@ std::string SideProblem(const char* side, const SideResult& r,
     if (!r.score) return fmt::format("{}: no score printed (expected {})", side, *expected);
     if (!ScoresEqual(*r.score, *expected)) {
       return fmt::format("{}: score {} differs from the expected {}, so it did other work", side,
-                         *r.score, *expected);
+                         ShortScore(*r.score), *expected);
     }
   }
   return "";
@@ -98,7 +98,7 @@ void Decide(WorkloadResult* w) {
     problems.push_back(
         fmt::format("scores differ (baseline {}, candidate {}), so the sides did "
                     "different work",
-                    *base.score, *cand.score));
+                    ShortScore(*base.score), ShortScore(*cand.score)));
   }
 
   if (HasDelta(*w)) {

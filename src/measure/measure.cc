@@ -34,10 +34,12 @@ std::string OutputTail(const std::string& text, size_t lines) {
 
 namespace {
 
-// Checks the pinned run's score; returns the error, empty when it is right.
-std::string CheckScore(const Workload& w, const std::string& out, std::optional<std::string>* got) {
+// Checks the pinned run's score (what the matcher found in its stdout);
+// returns the error, empty when it is right.
+std::string CheckScore(const Workload& w, const std::optional<std::string>& found,
+                       std::optional<std::string>* got) {
   if (!w.score_pattern) return "";
-  *got = ExtractScore(*w.score_pattern, out);
+  *got = found;
   if (!*got) {
     return fmt::format("the pinned run printed no score (pattern '{}' did not match its output)",
                        *w.score_pattern);
@@ -46,7 +48,7 @@ std::string CheckScore(const Workload& w, const std::string& out, std::optional<
     return fmt::format(
         "score mismatch: expected {}, got {} (the pinned run did different work, so its count "
         "does not compare)",
-        *w.score_expect, **got);
+        *w.score_expect, ShortScore(**got));
   }
   return "";
 }
@@ -72,6 +74,13 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   for (int i = 0; i < repeat; ++i) {
     count_options.keep_profiles_dir = i == 0 ? keep_profiles_dir : "";
     spec.passthrough = i == 0 ? options.passthrough : nullptr;
+    // The score is looked for line by line as the output streams by: the
+    // output itself is never held whole.
+    std::optional<ScoreMatcher> matcher;
+    if (w.score_pattern) matcher.emplace(*w.score_pattern);
+    spec.stdout_line = [&matcher](std::string_view line) {
+      if (matcher) matcher->Feed(line);
+    };
     CountedRun run = counter.Run(spec, count_options);
     const std::string note = run.launch.LeftoverNote();
     if (!note.empty() &&
@@ -86,7 +95,8 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
       return result;
     }
     std::optional<std::string> score;
-    std::string score_error = CheckScore(w, run.launch.out, &score);
+    std::string score_error =
+        CheckScore(w, matcher ? matcher->last() : std::optional<std::string>(), &score);
     if (!score_error.empty()) {
       result.score = score;
       result.error = score_error;
@@ -123,15 +133,18 @@ TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const 
       !PlanRun(w, suite_dir, dir, exe, RunKind::kTimed, options, &spec, err)) {
     return sample;
   }
+  std::optional<ScoreMatcher> matcher;
+  if (w.score_pattern) matcher.emplace(*w.score_pattern);
+  spec.stdout_line = [&matcher](std::string_view line) {
+    if (matcher) matcher->Feed(line);
+  };
   LaunchResult r = Launch(spec);
   sample.wall_seconds = r.wall_seconds;
   if (!r.ok()) {
     *err = r.Describe(spec.timeout_seconds);
     return sample;
   }
-  if (w.score_pattern) {
-    if (auto s = ExtractScore(*w.score_pattern, r.out)) sample.score = ScoreValue(*s);
-  }
+  if (matcher && matcher->last()) sample.score = ScoreValue(*matcher->last());
   return sample;
 }
 

@@ -129,4 +129,12 @@ std::optional<double> ScoreValue(const std::string& score) {
   return value;
 }
 
+std::string ShortScore(const std::string& score) {
+  if (score.size() <= 64) return score;
+  // Cut at a character boundary: never inside a UTF-8 sequence.
+  size_t cut = 48;
+  while (cut > 0 && (static_cast<unsigned char>(score[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}\u2026({} characters)", score.substr(0, cut), score.size());
+}
+
 }  // namespace workgate

@@ -65,6 +65,11 @@ class ScoreMatcher {
   std::optional<std::string> last_;
 };
 
+/// A score as messages quote it: whole up to 64 characters, else its first 48
+/// and how long it was ("1111…(50001 characters)"); a printed score comes
+/// from the program and can be as long as a line.
+std::string ShortScore(const std::string& score);
+
 /// Splits `output` into lines and feeds a ScoreMatcher (for callers that hold the output).
 std::optional<std::string> ExtractScore(const std::string& pattern, const std::string& output);
 

@@ -215,19 +215,25 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     // Ten places show the text whole in a code element: the workload name
     // (table, summary, timed table), the asserted score, the function and the
     // object, the reason, the explanation's error, the two labels.
+    // A printed score longer than 64 characters is quoted shortened in the
+    // reason (workload/score.h ShortScore), so it is seen there in part.
+    const bool quoted_whole = h.raw.size() <= 64;
     int whole = 0;
     bool in_reason = false;
     for (const std::string& text : html.code_texts) {
       whole += text == h.shown;
       in_reason = in_reason || (text.rfind("candidate: score ", 0) == 0 &&
-                                text.find(h.shown) != std::string::npos);
+                                (quoted_whole ? text.find(h.shown) != std::string::npos
+                                              : text.find(" characters) differs") !=
+                                                    std::string::npos));
     }
     // The summary's <code> element holds any text whole; a text that no
     // code span can hold is shown as several, with its backticks between.
     EXPECT_EQ(whole, h.one_span ? 10 : 1) << h.label << "\n" << md;
     EXPECT_TRUE(in_reason || !h.one_span) << h.label << ": the printed score is not in its reason";
-    // The reader sees the text eleven times, the printed score's reason too.
-    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), 11u) << h.label << "\n" << md;
+    // The reader sees the text ten times, and in the printed score's reason.
+    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), quoted_whole ? 11u : 10u)
+        << h.label << "\n" << md;
   }
 }
 
