@@ -188,6 +188,29 @@ int main(int argc, char** argv) {
     }
     write_all(1, "\n", 1);
     return 0;
+  } else if (strcmp(mode, "line") == 0) {
+    /* hostile line PREFIX CHAR N: PREFIX and N copies of CHAR on one line. */
+    const char* fill = argc > 3 ? argv[3] : "x";
+    long long n = argc > 4 ? atoll(argv[4]) : 0;
+    write_all(1, arg, strlen(arg));
+    static char run[1 << 16];
+    memset(run, fill[0], sizeof run);
+    while (n > 0) {
+      size_t k = n < (long long)sizeof run ? (size_t)n : sizeof run;
+      write_all(1, run, k);
+      n -= (long long)k;
+    }
+    write_all(1, "\n", 1);
+    return 0;
+  } else if (strcmp(mode, "sandwich") == 0) {
+    /* Its score between two floods of ARG bytes: found only by reading all. */
+    flood(atoll(arg));
+    write_all(1, "score: 7\n", 9);
+    flood(atoll(arg));
+    return 0;
+  } else if (strcmp(mode, "stop") == 0) {
+    record_pid();
+    raise(SIGSTOP);
   } else if (strcmp(mode, "print") == 0) {
     /* ARG as it is: escape sequences, invalid UTF-8, markup. */
     write_all(1, arg, strlen(arg));

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "counter/valgrind_counter.h"
 #include "hostile/hostile_paths.h"
@@ -56,6 +58,15 @@ class HostileTest : public ::testing::Test {
     return args;
   }
 
+  /// `compare` of the hostile program against itself (A/A) on one ad hoc
+  /// command: whatever the mode does, both sides do it.
+  std::vector<std::string> CompareSelf(std::vector<std::string> mode,
+                                       std::vector<std::string> options = {}) const {
+    std::vector<std::string> args = Compare(mode, options);
+    args[2] = HostileWorkload();
+    return args;
+  }
+
   std::unique_ptr<WorkgateProcess> Start(const std::vector<std::string>& args) const {
     return std::make_unique<WorkgateProcess>(args, Env(), dir_.path());
   }
@@ -70,6 +81,21 @@ class HostileTest : public ::testing::Test {
                   fs::is_empty(entry.path()))
           << "left behind: " << entry.path();
     }
+  }
+
+  /// Writes a suite whose one workload runs the hostile program with `args`
+  /// and asserts its score with `pattern` (TOML literal strings).
+  std::string Suite(const std::string& name_toml, const std::vector<std::string>& args,
+                    const std::string& pattern = "score: ([0-9]+)",
+                    const std::string& extra = "") const {
+    std::string command = "\"{exe}\"";
+    for (const std::string& a : args) command += ", '" + a + "'";
+    const std::string path = Path("suite.toml");
+    std::ofstream(path) << "[[workload]]\nname = " << name_toml << "\ncommand = [" << command
+                        << "]\nclock = \"env\"\ntimeout = 60\n"
+                        << extra << "[workload.score]\npattern = '" << pattern
+                        << "'\nexpect = \"1\"\n";
+    return path;
   }
 
   /// Waits until the workload's `n` processes have recorded their pids.
@@ -101,6 +127,9 @@ TEST_F(HostileTest, CtrlCEndsTheTreeRemovesTheFilesAndExits130) {
 }
 
 TEST_F(HostileTest, ACancelledCompareWritesNoReportAndExits143) {
+  // Reports an earlier run left, which read as a pass: gone once counting starts.
+  std::ofstream(Path("r.json")) << "{\"verdict\": \"ok\", \"exit_code\": 0}\n";
+  std::ofstream(Path("r.md")) << "### workgate: ok\n";
   auto wg = Start(Compare({"spin"}, {"--json", Path("r.json"), "--markdown", Path("r.md")}));
   AwaitWorkload(*wg);
   wg->Signal(SIGTERM);
@@ -189,6 +218,337 @@ TEST_F(HostileTest, TwoGigabytesOfOutputKeepWorkgateUnder64MiB) {
 #endif
   EXPECT_GT(wg->peak_kib(), 0u);
   EXPECT_LT(wg->peak_kib(), 64u * 1024) << "workgate's own peak resident set";
+}
+
+// --- Containment, continued -------------------------------------------------
+
+TEST_F(HostileTest, ADaemonInThePidNamespaceIsKilledAndEveryReportSaysSo) {
+  auto wg = Start(CompareSelf({"daemon"}, {"--json", Path("r.json"), "--markdown", Path("r.md")}));
+  EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
+  const std::string note = "the workload left 1 process running; it was killed";
+  EXPECT_NE(wg->out().find("command: candidate: " + note), std::string::npos) << wg->out();
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  EXPECT_EQ(report["workloads"][0]["candidate"]["notes"], nlohmann::json::array({note}));
+  EXPECT_NE(ReadFile(Path("r.md")).value_or("").find(note), std::string::npos);
+  EXPECT_EQ(RecordedPids(pids()).size(), 2u);  // one daemon per side
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, ATreeLeftRunningIsCountedAndKilled) {
+  auto wg = Start({"count", "--pass-env", "HOSTILE_PIDS", "--", HostileWorkload(), "fork-tree",
+                   "5"});
+  EXPECT_EQ(wg->Wait(120), 0) << wg->err();
+  EXPECT_NE(wg->out().find("note: the workload left 31 processes running; they were killed"),
+            std::string::npos)
+      << wg->out();
+  EXPECT_EQ(RecordedPids(pids()).size(), 31u);
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AWorkloadThatIgnoresEverySignalIsEndedAtItsTimeout) {
+  auto wg = Start(CompareSelf({"ignore-signals"}, {"--timeout", "1"}));
+  EXPECT_EQ(wg->Wait(60), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("timed out after 1 s (process tree killed)"), std::string::npos)
+      << wg->out();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AWorkloadThatStopsItselfIsEndedAtItsTimeout) {
+  auto wg = Start(CompareSelf({"stop"}, {"--timeout", "1"}));
+  EXPECT_EQ(wg->Wait(60), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("timed out after 1 s (process tree killed)"), std::string::npos)
+      << wg->out();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AHostileProgramInterpreterRunsOnlyInsideTheTree) {
+  const std::string interpreted = testing::BuildPath("tests/hostile_interpreted");
+  if (access(interpreted.c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
+  }
+  // Its PT_INTERP leaves a daemon that holds stdout. The fingerprint reads
+  // the ELF file and never starts it; the counted runs start it contained.
+  auto start = std::chrono::steady_clock::now();
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", interpreted,
+                   "--timed", "0", "--pass-env", "HOSTILE_PIDS", "--json", Path("r.json"), "--",
+                   "x"});
+  EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60);
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  EXPECT_TRUE(report["workloads"][0]["candidate"]["fingerprint"]["libraries"].contains(
+      testing::BuildPath("tests/hostile_interp")))
+      << report["workloads"][0]["candidate"]["fingerprint"].dump();
+  EXPECT_EQ(RecordedPids(pids()).size(), 1u);  // from the counted run, not the fingerprint
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AMissingCandidateIsInvalid) {
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", Path("absent"),
+                   "--", "x"});
+  EXPECT_EQ(wg->Wait(60), 3);
+  EXPECT_NE(wg->err().find("absent does not exist"), std::string::npos) << wg->err();
+  ExpectNothingLeft();
+}
+
+// --- Bounded resources, continued ---------------------------------------------
+
+TEST_F(HostileTest, TwoGigabytesOfStderrAreQuotedByTheirEnd) {
+  auto wg = Start({"count", "--quiet", "--", HostileWorkload(), "flood-stderr", "2000000000"});
+  EXPECT_EQ(wg->Wait(300), 3) << wg->err().substr(0, 2000);
+  EXPECT_NE(wg->err().find("Error: no valid count: exited with status 1; its stderr ends:\nxxx"),
+            std::string::npos)
+      << wg->err().substr(0, 2000);
+  EXPECT_LT(wg->err().size(), 10000u);
+  ExpectNothingLeft();
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory makes the resident set no measure";
+#endif
+  EXPECT_LT(wg->peak_kib(), 64u * 1024);
+}
+
+TEST_F(HostileTest, AScoreBetweenTwoFloodsIsStillFound) {
+  // 8 MB of output on either side of it: not in the head or the tail kept.
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
+                   "--timed", "0", "--suite", Suite("\"sandwich\"", {"sandwich", "8000000"})});
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("candidate: score mismatch: expected 1, got 7"), std::string::npos)
+      << wg->out();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AFiftyThousandDigitScoreIsAMismatchNotACrash) {
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
+                   "--timed", "0", "--suite",
+                   Suite("\"digits\"", {"line", "score: ", "1", "50000"})});
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("expected 1, got " + std::string(48, '1') + "\u2026(50000 characters)"),
+            std::string::npos)
+      << wg->out().substr(0, 3000);
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, ABacktrackingPatternOnALongLineEndsInTime) {
+  auto start = std::chrono::steady_clock::now();
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
+                   "--timed", "0", "--suite",
+                   Suite("\"aaa\"", {"line", "", "a", "60000"}, "(?:a+)+b|score: ([0-9]+)")});
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
+  EXPECT_NE(wg->out().find("candidate: the pinned run printed no score"), std::string::npos)
+      << wg->out();
+  ExpectNothingLeft();
+}
+
+// --- Numbers ------------------------------------------------------------------
+
+TEST_F(HostileTest, ANanTimeoutInASuiteIsAUsageError) {
+  const std::string suite = Path("nan.toml");
+  std::ofstream(suite) << "[[workload]]\nname = \"w\"\ncommand = [\"{exe}\", \"sleep\", "
+                          "\"1\"]\nclock = \"none\"\ntimeout = nan\n";
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
+                   "--suite", suite});
+  EXPECT_EQ(wg->Wait(60), 2);
+  EXPECT_NE(wg->err().find("nan.toml:5: workload 'w': key 'timeout'"), std::string::npos)
+      << wg->err();
+  EXPECT_TRUE(RecordedPids(pids()).empty());  // nothing ran
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, ANanMarginInASuiteIsAUsageError) {
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
+                   "--suite", Suite("\"w\"", {"sleep", "1"}, "score: ([0-9]+)",
+                                    "max_work_added = nan\n")});
+  EXPECT_EQ(wg->Wait(60), 2);
+  EXPECT_NE(wg->err().find("key 'max_work_added'"), std::string::npos) << wg->err();
+  EXPECT_TRUE(RecordedPids(pids()).empty());
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, NonFiniteOrHugeTimeoutsAreUsageErrors) {
+  for (const char* value : {"nan", "inf", "-inf", "1e300", "0"}) {
+    auto wg = Start(Compare({"sleep", "1"}, {"--timeout", value}));
+    EXPECT_EQ(wg->Wait(60), 2) << value;
+    EXPECT_NE(wg->err().find("--timeout"), std::string::npos) << value << ": " << wg->err();
+  }
+  EXPECT_TRUE(RecordedPids(pids()).empty());
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AStoredBaselineCountAboveInt64MaxIsInvalid) {
+  auto save = Start({"compare", "--baseline", BenignWorkload(), "--save-baseline",
+                     Path("base.json"), "--timed", "0", "--", "x"});
+  ASSERT_EQ(save->Wait(120), 0) << save->err();
+  auto doc = nlohmann::json::parse(ReadFile(Path("base.json")).value_or("null"));
+  doc["workloads"][0]["counts"] = nlohmann::json::array({9223372036854775808ULL});
+  std::ofstream(Path("base.json")) << doc.dump();
+  auto wg = Start({"compare", "--baseline-results", Path("base.json"), "--candidate",
+                   BenignWorkload(), "--timed", "0", "--", "x"});
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("above the largest count"), std::string::npos) << wg->out();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, ACorruptStoredBaselineSaysItIsCorrupt) {
+  std::ofstream(Path("base.json")) << "{\"format\": \"workgate-baseline\", \"schema";
+  auto wg = Start({"compare", "--baseline-results", Path("base.json"), "--candidate",
+                   BenignWorkload(), "--timed", "0", "--", "x"});
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("is corrupt"), std::string::npos) << wg->out();
+  EXPECT_EQ(wg->out().find("has no workload"), std::string::npos) << wg->out();
+  ExpectNothingLeft();
+}
+
+// --- What workgate publishes ----------------------------------------------------
+
+TEST_F(HostileTest, HostileFunctionNamesStayText) {
+  // The candidate's hottest function is named in markup, escape sequences
+  // and invalid UTF-8; the explanation shows it everywhere.
+  auto wg = Start({"compare", "--baseline", testing::BuildPath("tests/hostile_symbols_baseline"),
+                   "--candidate", testing::BuildPath("tests/hostile_symbols_candidate"),
+                   "--timed", "0", "--json", Path("r.json"), "--markdown", Path("r.md"), "--",
+                   "{exe}"});
+  EXPECT_EQ(wg->Wait(180), 1) << wg->out() << wg->err();
+  const std::string out = wg->out();
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << "an escape sequence reached the terminal";
+  EXPECT_EQ(out.find('\xff'), std::string::npos) << "a byte that is not UTF-8 reached it";
+  EXPECT_NE(out.find("q` <img src=x onerror=alert(1)> [link](https://evil.example) ``z &amp; "),
+            std::string::npos)
+      << out;
+  const std::string md = ReadFile(Path("r.md")).value_or("");
+  EXPECT_EQ(md.find('\x1b'), std::string::npos);
+  for (const char* raw : {"<img", "](https://", "&amp; "}) {
+    // Present only inside code spans, never as markup: checked by rendering
+    // in tests/report/markdown_hostile_test.cc; here the text must be there.
+    EXPECT_NE(md.find(raw), std::string::npos) << raw;
+  }
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  bool found = false;
+  for (const auto& row : report["workloads"][0]["explanation"]["rows"]) {
+    const std::string name = row["function"].get<std::string>();
+    found = found || (name.find("<img src=x") != std::string::npos &&
+                      name.find("\ufffd") != std::string::npos);
+  }
+  EXPECT_TRUE(found) << report["workloads"][0]["explanation"].dump();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AHostileWorkloadNameStaysText) {
+  const std::string name =
+      "\"evil\\u001b[2J\\u001b]0;pwned\\u0007 <img src=x> [x](https://e.example) `q`\"";
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", BenignWorkload(),
+                   "--timed", "0", "--markdown", Path("r.md"), "--suite",
+                   Suite(name, {"sleep", "0"})});
+  EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
+  EXPECT_EQ(wg->out().find('\x1b'), std::string::npos);
+  EXPECT_EQ(wg->out().find('\x07'), std::string::npos);
+  EXPECT_NE(wg->out().find("evil"), std::string::npos);
+  const std::string md = ReadFile(Path("r.md")).value_or("");
+  EXPECT_EQ(md.find('\x1b'), std::string::npos);
+  // The escape sequences are gone whole (the window title's text with them);
+  // the rest is text in a code span.
+  EXPECT_NE(md.find("`` evil <img src=x> [x](https://e.example) `q` ``"),
+            std::string::npos)
+      << md;
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, OutputPassedThroughCannotDriveTheTerminal) {
+  auto wg = Start({"count", "--", HostileWorkload(), "print",
+                   "hello\x1b[2J\x1b]0;title\x07 world\x9b" "31m\xff"});
+  EXPECT_EQ(wg->Wait(60), 0) << wg->err();
+  EXPECT_EQ(wg->out().find('\x1b'), std::string::npos);
+  EXPECT_EQ(wg->out().find('\x07'), std::string::npos);
+  EXPECT_NE(wg->out().find("hello world"), std::string::npos) << wg->out();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, BytesThatAreNotUtf8KeepTheJson) {
+  auto wg = Start({"count", "--json", Path("c.json"), "--env", "BAD=\xc3\x28", "--",
+                   HostileWorkload(), "print", "\xfe\xff"});
+  EXPECT_EQ(wg->Wait(60), 0) << wg->err();
+  auto j = nlohmann::json::parse(ReadFile(Path("c.json")).value_or("null"));
+  EXPECT_EQ(j["argv"].back(), "\ufffd\ufffd");
+  EXPECT_EQ(j["valid"], true);
+  ExpectNothingLeft();
+}
+
+// --- The environment ------------------------------------------------------------
+
+TEST_F(HostileTest, AValgrindFirstOnPathIsNamedAndNotComparedWithAnother) {
+  auto save = Start({"compare", "--baseline", BenignWorkload(), "--save-baseline",
+                     Path("base.json"), "--timed", "0", "--", "x"});
+  ASSERT_EQ(save->Wait(120), 0) << save->err();
+  // A stand-in that runs the real Valgrind: first on PATH, it is what counts.
+  fs::create_directory(Path("bin"));
+  std::ofstream(Path("bin/valgrind")) << "#!/bin/sh\nexec " << FindValgrind().path << " \"$@\"\n";
+  fs::permissions(Path("bin/valgrind"), fs::perms::owner_all);
+  auto env = Env();
+  env["PATH"] = Path("bin") + ":" + env["PATH"];
+  auto wg = std::make_unique<WorkgateProcess>(
+      std::vector<std::string>{"compare", "--baseline-results", Path("base.json"), "--candidate",
+                               BenignWorkload(), "--timed", "0", "--", "x"},
+      env, dir_.path());
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("Valgrind path differs"), std::string::npos) << wg->out();
+  EXPECT_NE(wg->out().find("at " + Path("bin/valgrind")), std::string::npos) << wg->out();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AFailingCandidateIsQuotedNotValgrindsBanner) {
+  auto wg = Start(Compare({"fail", "boom"}));
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("hostile: boom"), std::string::npos) << wg->out();
+  EXPECT_EQ(wg->out().find("Copyright"), std::string::npos) << wg->out();
+  EXPECT_EQ(wg->out().find("=="), std::string::npos) << wg->out();
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AnUnwritableReportPathFailsBeforeAnythingRuns) {
+  auto start = std::chrono::steady_clock::now();
+  auto wg = Start(Compare({"sleep", "1"}, {"--json", Path("no/such/dir/r.json")}));
+  EXPECT_EQ(wg->Wait(60), 5);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+  EXPECT_NE(wg->err().find(Path("no/such/dir")), std::string::npos) << wg->err();
+  EXPECT_TRUE(RecordedPids(pids()).empty());
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AFullDiskIsAnEnvironmentFailureNamingThePath) {
+  if (getuid() != 0 || access("/usr/bin/unshare", X_OK) != 0) {
+    GTEST_SKIP() << "a private tmpfs needs root and unshare(1)";
+  }
+  // workgate gets a mount namespace of its own, with a 256 KiB TMPDIR.
+  auto wg = std::make_unique<WorkgateProcess>(
+      std::vector<std::string>{"count", "--", HostileWorkload(), "sleep", "0"}, Env(),
+      dir_.path(),
+      std::vector<std::string>{"/usr/bin/unshare", "--mount", "--propagation", "private",
+                               "/bin/sh", "-c",
+                               "mount -t tmpfs -o size=256k tmpfs \"$TMPDIR\" && "
+                               "head -c 262144 /dev/zero > \"$TMPDIR/fill\" 2>/dev/null; "
+                               "exec \"$0\" \"$@\""});
+  const auto code = wg->Wait(120);
+  if (code == 126 || wg->err().find("mount:") != std::string::npos) {
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << wg->err();
+  }
+  EXPECT_EQ(code, 5) << wg->out() << wg->err();
+  EXPECT_NE(wg->err().find("is full"), std::string::npos) << wg->err();
+  EXPECT_NE(wg->err().find(tmp()), std::string::npos) << wg->err();
+}
+
+TEST_F(HostileTest, ARepeatOfZeroIsExplained) {
+  auto wg = Start(Compare({"sleep", "1"}, {"--repeat", "0"}));
+  EXPECT_EQ(wg->Wait(60), 2);
+  EXPECT_NE(wg->err().find("--repeat"), std::string::npos) << wg->err();
+  EXPECT_TRUE(RecordedPids(pids()).empty());
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, ASuiteThatIsADirectoryIsExplained) {
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
+                   "--suite", tmp()});
+  EXPECT_EQ(wg->Wait(60), 2);
+  EXPECT_NE(wg->err().find("is a directory"), std::string::npos) << wg->err();
+  ExpectNothingLeft();
 }
 
 }  // namespace

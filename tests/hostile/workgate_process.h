@@ -24,11 +24,14 @@ namespace workgate::testing {
 class WorkgateProcess {
  public:
   /// Starts `workgate ARGS...` with exactly `env`, in `dir`, its stdout and
-  /// stderr going to files there.
+  /// stderr going to files there. With `wrapper`, runs `WRAPPER... workgate
+  /// ARGS...` instead (unshare, to give it a file system of its own).
   WorkgateProcess(const std::vector<std::string>& args,
-                  const std::map<std::string, std::string>& env, const std::string& dir)
+                  const std::map<std::string, std::string>& env, const std::string& dir,
+                  const std::vector<std::string>& wrapper = {})
       : out_path_(dir + "/workgate.out"), err_path_(dir + "/workgate.err") {
-    std::vector<std::string> argv = {WorkgateBin()};
+    std::vector<std::string> argv = wrapper;
+    argv.push_back(WorkgateBin());
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> envs;
     for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
