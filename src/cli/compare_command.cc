@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "cli/report_paths.h"
+#include "report/report_paths.h"
 #include "gate/baseline_file.h"
 #include "gate/decision.h"
 #include "launch/interrupt.h"

@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/report_paths.h"
+#include "report/report_paths.h"
 #include "counter/factory.h"
 #include "launch/interrupt.h"
 #include "measure/measure.h"

@@ -1,4 +1,4 @@
-#include "cli/report_paths.h"
+#include "report/report_paths.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
