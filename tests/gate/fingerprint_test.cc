@@ -10,6 +10,8 @@
 
 #include "gate/elf_file.h"
 #include "gate/test_programs.h"
+#include "hostile/hostile_paths.h"
+#include "launch/launch.h"
 #include "test_paths.h"
 
 namespace workgate {
@@ -149,57 +151,35 @@ TEST(FingerprintTest, ScriptsAndStaticProgramsHaveNoLibraries) {
   }
 }
 
-// A hostile build's program interpreter: it creates the directory MARKER
-// when run. No libc: the kernel starts an interpreter with the program's
-// auxiliary vector, which libc's start-up would misread. (A script cannot be
-// an interpreter at all: the kernel refuses to start the program.)
-constexpr const char* kMarkerInterpreter = R"(#include <fcntl.h>
-#include <sys/syscall.h>
-static long Call3(long n, long a, long b, long c) {
-#if defined(__x86_64__)
-  long r;
-  __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
-  return r;
-#else
-  register long x8 __asm__("x8") = n;
-  register long x0 __asm__("x0") = a;
-  register long x1 __asm__("x1") = b;
-  register long x2 __asm__("x2") = c;
-  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-  return x0;
-#endif
-}
-void _start(void) {
-  Call3(SYS_mkdirat, AT_FDCWD, (long)MARKER, 0755);
-  Call3(SYS_exit_group, 0, 0, 0);
-}
-)";
-
 TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
-#if !defined(__x86_64__) && !defined(__aarch64__)
-  GTEST_SKIP() << "the marker interpreter is written for x86-64 and aarch64";
-#endif
-  if (!testing::HaveTool("cc")) GTEST_SKIP() << "cc is not installed";
+  // tests/hostile/hostile_interp.c: a program interpreter that, when run,
+  // leaves a daemon and records its pid in $HOSTILE_PIDS. (A script cannot be
+  // an interpreter at all: the kernel refuses to start the program.)
+  const std::string exe = testing::BuildPath("tests/hostile_interpreted");
+  const std::string interp = testing::BuildPath("tests/hostile_interp");
+  if (access(exe.c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
+  }
   TempDir dir;
-  const std::string interp = dir.path() + "/interp", exe = dir.path() + "/hostile",
-                    marker = dir.path() + "/marker";
-  ASSERT_TRUE(
-      testing::CompileC(kMarkerInterpreter, interp,
-                        "-nostdlib -static -fno-stack-protector -DMARKER='\"" + marker + "\"'"));
-  ASSERT_TRUE(
-      testing::CompileC("int main(void) { return 0; }\n", exe, "-Wl,--dynamic-linker=" + interp));
+  const std::string pids = dir.path() + "/pids";
   std::map<std::string, std::string> libs;
   std::string err;
   auto start = std::chrono::steady_clock::now();
-  const bool listed = SharedLibrariesOf(exe, &libs, &err);
+  const bool listed = SharedLibrariesOf(exe, {{"HOSTILE_PIDS", pids}}, &libs, &err);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
-  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the program's interpreter was run";
+  EXPECT_TRUE(testing::RecordedPids(pids).empty()) << "the program's interpreter was run";
   ASSERT_TRUE(listed) << err;
   ASSERT_EQ(libs.count(interp), 1u) << "the interpreter is listed with its digest";
   EXPECT_EQ(libs[interp].size(), 64u);
   // The control: started, the program does run its interpreter.
-  ASSERT_EQ(std::system(exe.c_str()), 0);
-  EXPECT_EQ(access(marker.c_str(), F_OK), 0) << "the marker interpreter does not work";
+  LaunchSpec spec;
+  spec.argv = {exe};
+  spec.env = {{"HOSTILE_PIDS", pids}};
+  spec.timeout_seconds = 30;
+  spec.grace_seconds = 0;  // its daemon is killed at once
+  Launch(spec);
+  EXPECT_EQ(testing::RecordedPids(pids).size(), 1u) << "the hostile interpreter does not work";
+  EXPECT_TRUE(testing::Survivors(pids).empty());
 }
 
 TEST(FingerprintTest, LdLibraryPathComesFromTheGivenEnvironment) {

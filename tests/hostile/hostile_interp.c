@@ -55,6 +55,10 @@ __attribute__((used)) void StartC(long* sp) {
   for (char** e = envp; *e; ++e) {
     if (StartsWith(*e, "HOSTILE_PIDS=")) pid_file = *e + 13;
   }
+  /* The daemon says when its pid is recorded, so the pid file is complete
+   * once the interpreter has exited. */
+  int ready[2];
+  if (Call(SYS_pipe2, (long)ready, 0, 0, 0) != 0) Call(SYS_exit_group, 2, 0, 0, 0);
 #if defined(__x86_64__)
   long child = Call(SYS_fork, 0, 0, 0, 0);
 #else
@@ -63,11 +67,14 @@ __attribute__((used)) void StartC(long* sp) {
   if (child == 0) {
     Call(SYS_setsid, 0, 0, 0, 0);
     if (pid_file) RecordPid(pid_file);
+    Call(SYS_write, ready[1], (long)"r", 1, 0);
     for (;;) {
       long ts[2] = {3600, 0};
       Call(SYS_nanosleep, (long)ts, 0, 0, 0);
     }
   }
+  char c;
+  Call(SYS_read, ready[0], (long)&c, 1, 0);
   Call(SYS_exit_group, 0, 0, 0, 0);
 }
 
