@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -39,10 +40,12 @@ struct CompareArgs {
   std::vector<std::string> command;
   double max_work_added = 1.0;
   int repeat = 0;  // 0: the backend's default
+  std::string stability = "auto";
+  int max_repeat = 10;
   int jobs = 0;    // 0: the number of cores
   int timed = 1;
   double timeout = 600;
-  std::string clock = "none";
+  std::string clock;  // empty: AdHocClock decides
   std::string json_path, markdown_path;
   bool github = false;
   std::string save_baseline, baseline_results;
@@ -60,7 +63,7 @@ std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
   w.command.insert(w.command.end(), args.command.begin(), args.command.end());
   w.timeout_seconds = args.timeout;
-  ParseClockMode(args.clock, &w.clock);  // CLI11 admits only the three names
+  w.clock = AdHocClock(args.clock, args.launch.as_is);
   return {w};
 }
 
@@ -138,6 +141,13 @@ int RunCompare(const CompareArgs& args) {
   plan.baseline_exe = args.baseline;
   plan.candidate_exe = args.candidate;
   plan.repeat = args.repeat > 0 ? args.repeat : (choice.backend == "perf" ? 3 : 1);
+  ParseStabilityMode(args.stability, &plan.stability);  // CLI11 admits only the three names
+  // A stored baseline is reused by every later comparison: learn once,
+  // when it is made, whether its workloads repeat.
+  if (!args.save_baseline.empty() && plan.stability == StabilityMode::kAuto) {
+    plan.stability = StabilityMode::kAlways;
+  }
+  plan.max_repeat = std::max(args.max_repeat, plan.repeat);
   plan.jobs = args.jobs > 0 ? args.jobs : static_cast<int>(std::thread::hardware_concurrency());
   plan.timed = args.timed;
   plan.max_work_added_percent = args.max_work_added;
@@ -206,13 +216,22 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
       ->transform(InRange(kMaxWorkAddedPercent));
   cmd->add_option("--repeat", args->repeat, "Counts per side (default 1 on Valgrind, 3 on perf)")
       ->transform(InRange(kRepeatRange));
+  cmd->add_option("--stability", args->stability,
+                  "Count a build again to learn if it repeats: auto (where the sides differ by "
+                  "less than 4 margins), always, never (default auto; Valgrind only)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--max-repeat", args->max_repeat,
+                  "Most counts per side of an unstable workload (default 10)")
+      ->transform(InRange(kRepeatRange));
   cmd->add_option("--jobs", args->jobs, "Workloads counted at once (default: the cores)")
       ->transform(InRange(kJobsRange));
   cmd->add_option("--timed", args->timed, "Timed samples per side, context only (0: none)")
       ->transform(InRange(kTimedRange));
   cmd->add_option("--timeout", args->timeout, "Ad hoc workload: kill after SECONDS")
       ->transform(InRange(kTimeoutSeconds));
-  cmd->add_option("--clock", args->clock, "Ad hoc workload: env, shim or none")
+  cmd->add_option("--clock", args->clock,
+                  "Ad hoc workload: pin its clock and entropy with shim, env or none (default "
+                  "shim; none with --as-is)")
       ->check(CLI::IsMember({"env", "shim", "none"}));
   cmd->add_option("--json", args->json_path, "Write the JSON report to FILE");
   cmd->add_option("--markdown", args->markdown_path, "Write the Markdown PR comment to FILE");

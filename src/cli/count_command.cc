@@ -12,6 +12,7 @@
 #include "counter/factory.h"
 #include "launch/interrupt.h"
 #include "measure/measure.h"
+#include "measure/stability_runs.h"
 #include "probe/system_info.h"
 #include "report/format.h"
 #include "util/atomic_file.h"
@@ -30,7 +31,7 @@ struct CountArgs {
   double timeout = 600;
   std::string json_path;
   bool quiet = false;
-  std::string clock = "none";
+  std::string clock;  // empty: AdHocClock decides
   bool region = false;
   std::string suite;
   std::string exe;
@@ -71,6 +72,7 @@ void AddMinMax(nlohmann::json* j, const std::vector<uint64_t>& counts) {
   (*j)["min"] = *lo;
   (*j)["max"] = *hi;
   (*j)["spread"] = *hi - *lo;
+  (*j)["spread_ppm"] = *lo ? 1e6 * static_cast<double>(*hi - *lo) / static_cast<double>(*lo) : 0.0;
 }
 
 void PrintRun(const CountedRun& run, int index, int repeat) {
@@ -90,12 +92,43 @@ void PrintRun(const CountedRun& run, int index, int repeat) {
   fmt::print("{}  ({:.3f} s)\n", line, run.launch.wall_seconds);
 }
 
+double SpreadPpm(uint64_t lo, uint64_t hi) {
+  return lo ? 1e6 * static_cast<double>(hi - lo) / static_cast<double>(lo) : 0.0;
+}
+
 void PrintSummary(const std::vector<uint64_t>& counts, const std::string& event) {
   if (counts.empty()) return;
   auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-  fmt::print("{}: min {}  max {}  spread {} ({:.6f}%)\n", event, FormatCount(*lo),
-             FormatCount(*hi), FormatCount(*hi - *lo),
-             *lo ? 100.0 * static_cast<double>(*hi - *lo) / static_cast<double>(*lo) : 0.0);
+  fmt::print("{}: min {}  max {}  spread {} ({:.1f} ppm)\n", event, FormatCount(*lo),
+             FormatCount(*hi), FormatCount(*hi - *lo), SpreadPpm(*lo, *hi));
+}
+
+// What repeats that differ mean on an exact backend, and what to try: the
+// clock and entropy first when they were left unpinned.
+std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::string& backend,
+                           ClockMode clock) {
+  if (counts.size() < 2 || !IsExactBackend(backend)) return "";
+  auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+  if (*lo == *hi) return "";
+  std::string out = fmt::format(
+      "unstable: {} counts of the same command differ by up to {} instructions ({:.1f} ppm); "
+      "the program does not do the same work every run, so compare decides it on an interval "
+      "over several counts a side, not on one count\n",
+      counts.size(), FormatCount(*hi - *lo), SpreadPpm(*lo, *hi));
+  if (clock != ClockMode::kShim) {
+    out += fmt::format(
+        "hint: the clock and entropy were not pinned (--clock {}); a program that reads the "
+        "time, seeds a hash from getrandom or sizes its work from the clock repeats exactly "
+        "with --clock shim\n",
+        ClockModeName(clock));
+  } else {
+    out +=
+        "hint: the clock and entropy were pinned; what still differs is usually threads "
+        "(Valgrind runs them one at a time, in an order that depends on timing), input that "
+        "changes between runs, or a clock read the shim does not see (a raw syscall); "
+        "count with --backend callgrind and compare the runs' profiles to see where\n";
+  }
+  return out;
 }
 
 int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
@@ -134,8 +167,15 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
     workloads.push_back(j);
     if (result.valid()) {
       auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+      const bool unstable = *hi != *lo && IsExactBackend(counter.name());
+      j["unstable"] = unstable;
       fmt::print("{}: {} {}{}{}\n", TerminalSafe(w.name, LineBreaks::kToSpace), FormatCount(*lo),
-                 counter.event(), *hi != *lo ? fmt::format(" (max {})", FormatCount(*hi)) : "",
+                 counter.event(),
+                 *hi != *lo ? fmt::format(" (max {}{})", FormatCount(*hi),
+                                          unstable ? fmt::format(", unstable: {:.1f} ppm",
+                                                                 SpreadPpm(*lo, *hi))
+                                                   : "")
+                            : "",
                  result.score ? fmt::format(", score {} asserted",
                                             TerminalSafe(*result.score, LineBreaks::kToSpace))
                               : "");
@@ -166,7 +206,7 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   w.command.insert(w.command.end(), args.command.begin() + 1, args.command.end());
   w.timeout_seconds = args.timeout;
   w.region = args.region;
-  ParseClockMode(args.clock, &w.clock);  // CLI11 admits only the three names
+  w.clock = AdHocClock(args.clock, args.launch.as_is);
   LaunchOptions options = args.launch.ToOptions();
   // The command is found on the user's own PATH, then run through the
   // private directory's `exe` link (or as given, with --as-is).
@@ -208,7 +248,9 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   for (const std::string& note : result.notes) fmt::print("note: {}\n", note);
   fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
   const bool valid = result.valid() && static_cast<int>(counts.size()) == args.repeat;
+  const std::string advice = valid ? UnstableAdvice(counts, counter.name(), w.clock) : "";
   if (valid) PrintSummary(counts, counter.event());
+  fmt::print("{}", advice);
   nlohmann::json out = {{"backend", counter.name()},
                         {"backend_reason", choice.reason},
                         {"event", counter.event()},
@@ -220,6 +262,8 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   out["runs"] = runs_json;
   out["notes"] = result.notes;
   AddMinMax(&out, valid ? counts : std::vector<uint64_t>{});
+  out["clock"] = ClockModeName(w.clock);
+  out["unstable"] = !advice.empty();
   out["exit_code"] = valid ? kExitPass : kExitInvalid;
   std::string err;
   if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, JsonText(out), &err)) {
@@ -247,7 +291,9 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
       ->transform(InRange(kTimeoutSeconds));
   cmd->add_option("--json", args->json_path, "Write every figure as JSON to FILE");
   cmd->add_flag("--quiet", args->quiet, "Do not pass the command's output through");
-  cmd->add_option("--clock", args->clock, "Pin the clock of an ad hoc command: env, shim, none")
+  cmd->add_option("--clock", args->clock,
+                  "Pin the clock and entropy of an ad hoc command: shim, env or none (default "
+                  "shim; none with --as-is)")
       ->check(CLI::IsMember({"env", "shim", "none"}));
   cmd->add_flag("--region", args->region,
                 "The command marks its own region (include/workgate/region.h)");

@@ -106,4 +106,10 @@ LaunchOptions LaunchArgs::ToOptions() const {
   return options;
 }
 
+ClockMode AdHocClock(const std::string& given, bool as_is) {
+  ClockMode mode = as_is ? ClockMode::kNone : ClockMode::kShim;
+  if (!given.empty()) ParseClockMode(given, &mode);
+  return mode;
+}
+
 }  // namespace workgate

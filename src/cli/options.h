@@ -52,4 +52,10 @@ struct LaunchArgs {
   LaunchOptions ToOptions() const;
 };
 
+/// The clock of an ad hoc command: `given` (--clock, one of CLI11's admitted
+/// names), or by default the shim, which pins the clock and entropy so that
+/// programs that read them count the same every run (README, "What a launch
+/// pins"); with --as-is, nothing, because --as-is runs the command as it is.
+ClockMode AdHocClock(const std::string& given, bool as_is);
+
 }  // namespace workgate

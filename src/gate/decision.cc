@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gate/fingerprint.h"
+#include "gate/stability.h"
 #include "workload/score.h"
 
 namespace workgate {
@@ -108,12 +109,24 @@ void Decide(WorkloadResult* w) {
     auto diff = [](uint64_t a, uint64_t b) {
       return static_cast<int64_t>(a) - static_cast<int64_t>(b);
     };
-    w->delta = diff(cand.min(), base.min());
-    w->relative = static_cast<double>(w->delta) / static_cast<double>(base.min());
-    w->relative_low =
-        static_cast<double>(diff(cand.min(), base.max())) / static_cast<double>(base.max());
-    w->relative_high =
-        static_cast<double>(diff(cand.max(), base.min())) / static_cast<double>(base.min());
+    if (w->stability.unstable) {
+      // Counts that do not repeat: the shift between the two samples, from
+      // the rank interval, relative to the baseline's median.
+      const ShiftInterval shift = RankShiftInterval(base.counts, cand.counts);
+      const double median = MedianCount(base.counts);
+      w->delta = std::llround(shift.estimate);
+      w->relative = shift.estimate / median;
+      w->relative_low = shift.low / median;
+      w->relative_high = shift.high / median;
+      w->stability.confidence = shift.confidence;
+    } else {
+      w->delta = diff(cand.min(), base.min());
+      w->relative = static_cast<double>(w->delta) / static_cast<double>(base.min());
+      w->relative_low =
+          static_cast<double>(diff(cand.min(), base.max())) / static_cast<double>(base.max());
+      w->relative_high =
+          static_cast<double>(diff(cand.max(), base.min())) / static_cast<double>(base.min());
+    }
   }
 
   if (!problems.empty()) {
@@ -125,9 +138,25 @@ void Decide(WorkloadResult* w) {
   const double m = w->max_work_added;
   const double lo = w->relative_low, hi = w->relative_high;
   const bool spread = lo != hi;
-  const std::string range =
-      spread ? fmt::format("{} to {}, all", Percent(lo), Percent(hi)) : Percent(w->relative);
   const std::string margin = fmt::format("{:.2f}% margin", 100 * m);
+  const Stability& st = w->stability;
+  if (st.unstable && st.confidence < kUnstableConfidence) {
+    // Too few counts for the interval to mean anything: never a verdict.
+    w->verdict = Verdict::kInconclusive;
+    w->reason = fmt::format(
+        "unstable: counts of one build differ by up to {} ({:.1f} ppm), and {} baseline and {} "
+        "candidate counts give only a {:.1f}% interval of the shift ({} to {}); a verdict "
+        "needs {:.0f}%",
+        st.spread, st.spread_ppm, base.counts.size(), cand.counts.size(), 100 * st.confidence,
+        Percent(lo), Percent(hi), 100 * kUnstableConfidence);
+    return;
+  }
+  std::string range =
+      spread ? fmt::format("{} to {}, all", Percent(lo), Percent(hi)) : Percent(w->relative);
+  if (st.unstable) {
+    range = fmt::format("unstable, shift {} ({:.1f}% interval {} to {}, all)", Percent(w->relative),
+                        100 * st.confidence, Percent(lo), Percent(hi));
+  }
   // The "> 0" and "< 0" only matter for a margin of 0 ("no work may be
   // added"): there an unchanged count is ok, not work added or removed.
   if (lo >= m && lo > 0) {
@@ -145,6 +174,13 @@ void Decide(WorkloadResult* w) {
         "the repeats put the delta between {} and {}, which straddles the {}; baseline counts "
         "span {}..{}, candidate {}..{}",
         Percent(lo), Percent(hi), margin, base.min(), base.max(), cand.min(), cand.max());
+    if (st.unstable) {
+      w->reason = fmt::format(
+          "unstable: counts of one build differ by up to {} ({:.1f} ppm); after {} baseline and "
+          "{} candidate counts the shift's {:.1f}% interval, {} to {}, still straddles the {}",
+          st.spread, st.spread_ppm, base.counts.size(), cand.counts.size(), 100 * st.confidence,
+          Percent(lo), Percent(hi), margin);
+    }
   }
 }
 

@@ -86,6 +86,23 @@ struct TimedStats {
   std::string basis;  // "score" or "wall time"
 };
 
+/// How a workload's counts held up between runs of the same build, on an
+/// exact backend (gate/stability.h).
+struct Stability {
+  bool checked = false;   // a build of it was counted more than once
+  bool unstable = false;  // and two of its counts differed
+  std::string trigger;    // why it was checked, for the report
+  uint64_t spread = 0;    // the larger side's max - min
+  double spread_ppm = 0;  // that spread per million of that side's min
+  /// Unstable only: the coverage of the interval the verdict was taken from.
+  double confidence = 0;
+  /// Where profiles exist (callgrind): the functions whose self cost differed
+  /// between two runs of the same build, most first. Where the
+  /// nondeterminism lives: a hash seed, a clock read, thread scheduling.
+  std::vector<FunctionDelta> functions;
+  std::string functions_side;  // "baseline" or "candidate": whose runs differed
+};
+
 struct WorkloadResult {
   std::string name;
   Verdict verdict = Verdict::kInvalid;
@@ -94,8 +111,10 @@ struct WorkloadResult {
   std::optional<std::string> expected_score;
   SideResult baseline;
   SideResult candidate;
+  Stability stability;
   // Filled when both sides have counts.
-  int64_t delta = 0;        // candidate.min - baseline.min
+  // Stable: candidate.min - baseline.min. Unstable: the Hodges-Lehmann shift.
+  int64_t delta = 0;
   double relative = 0;      // delta / baseline.min
   double relative_low = 0;  // interval of the relative delta from the spreads
   double relative_high = 0;

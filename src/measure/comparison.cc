@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "counter/valgrind_counter.h"
@@ -16,6 +17,7 @@
 #include "gate/fingerprint.h"
 #include "gate/timed_stats.h"
 #include "measure/measure.h"
+#include "measure/stability_runs.h"
 #include "util/paths.h"
 #include "util/sha256.h"
 
@@ -63,26 +65,49 @@ std::string Elapsed(std::chrono::steady_clock::time_point since) {
 }
 
 // Counts one workload: the baseline side, then the candidate side, in the
-// same private directory (its path text is part of what the program sees).
+// same private directory (its path text is part of what the program sees);
+// then settles its stability (measure/stability_runs.h), which may count
+// more. On callgrind the first count of each side keeps its profiles, so a
+// second count that differs can be diffed against it.
 void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
               const Workload& w, WorkloadResult* r, const ProgressFn& progress) {
   WorkDir dir(w.name);
   auto start = std::chrono::steady_clock::now();
+  std::optional<TempDir> profiles;
+  if (counter.name() == "callgrind" && plan.stability != StabilityMode::kNever) {
+    profiles.emplace("workgate-stability");
+  }
+  FirstProfiles first;
+  auto keep = [&](const char* side) {
+    return profiles ? profiles->path() + "/" + side + "-1" : std::string();
+  };
   if (!plan.baseline_exe.empty()) {
     progress(fmt::format("{}  baseline  counting", w.name));
-    CountedWorkload base =
-        CountWorkload(counter, w, plan.suite_dir, dir, plan.baseline_exe, plan.repeat, plan.launch);
+    first.baseline = keep("baseline");
+    CountedWorkload base = CountWorkload(counter, w, plan.suite_dir, dir, plan.baseline_exe,
+                                         plan.repeat, plan.launch, first.baseline);
     RejectMultiplexed(&base);
     FillSide(plan, common, w, plan.baseline_exe, base, &r->baseline);
   }
   if (!plan.candidate_exe.empty()) {
     progress(fmt::format("{}  candidate  counting  ({})", w.name, Elapsed(start)));
+    first.candidate = keep("candidate");
     CountedWorkload cand = CountWorkload(counter, w, plan.suite_dir, dir, plan.candidate_exe,
-                                         plan.repeat, plan.launch);
+                                         plan.repeat, plan.launch, first.candidate);
     RejectMultiplexed(&cand);
     FillSide(plan, common, w, plan.candidate_exe, cand, &r->candidate);
   }
   if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);
+  StabilityPlan settle;
+  settle.mode = plan.stability;
+  settle.max_repeat = plan.max_repeat;
+  settle.suite_dir = plan.suite_dir;
+  settle.baseline_exe = plan.baseline_exe;
+  settle.candidate_exe = plan.candidate_exe;
+  settle.launch = plan.launch;
+  settle.explain_top = plan.explain_top;
+  settle.progress = progress;
+  SettleStability(settle, counter, w, dir, first, profiles ? profiles->path() : "", r);
 }
 
 // The timed context: one discarded warm-up per side, then `timed` pairs in

@@ -12,6 +12,7 @@
 #include "counter/counter.h"
 #include "gate/baseline_file.h"
 #include "gate/model.h"
+#include "gate/stability.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
 
@@ -26,6 +27,10 @@ struct ComparisonPlan {
   std::optional<BaselineFile> stored_baseline;
   std::string stored_baseline_path;
   int repeat = 1;
+  /// The stability check (gate/stability.h) and the most counts a side of an
+  /// unstable workload gets.
+  StabilityMode stability = StabilityMode::kAuto;
+  int max_repeat = 10;
   int jobs = 1;
   int timed = 1;
   double max_work_added_percent = 1.0;

@@ -52,6 +52,26 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
               {"rows", rows}};
 }
 
+json StabilityToJson(const Stability& st) {
+  json functions = json::array();
+  for (const FunctionDelta& f : st.functions) {
+    functions.push_back({{"function", f.function},
+                         {"object", f.object},
+                         {"first", f.baseline},
+                         {"second", f.candidate},
+                         {"delta", f.delta()}});
+  }
+  return json{
+      {"checked", st.checked},
+      {"unstable", st.unstable},
+      {"trigger", st.trigger.empty() ? json(nullptr) : json(st.trigger)},
+      {"spread", st.spread},
+      {"spread_ppm", st.spread_ppm},
+      {"confidence", st.unstable ? json(st.confidence) : json(nullptr)},
+      {"functions_side", st.functions_side.empty() ? json(nullptr) : json(st.functions_side)},
+      {"functions", functions}};
+}
+
 json WorkloadToJson(const WorkloadResult& w) {
   const bool figures = HasDelta(w);
   auto figure = [figures](auto v) { return figures ? json(v) : json(nullptr); };
@@ -66,6 +86,7 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"relative", figure(w.relative)},
               {"relative_low", figure(w.relative_low)},
               {"relative_high", figure(w.relative_high)},
+              {"stability", StabilityToJson(w.stability)},
               {"timed", StatsToJson(w.timed_stats)},
               {"explanation", ExplanationToJson(w.explanation)}};
 }

@@ -46,8 +46,8 @@ std::string Table(const CompareReport& r) {
   for (const WorkloadResult& w : r.workloads) {
     std::string name = Cell(w.name);
     if (w.expected_score) name += " (score " + Cell(*w.expected_score) + " asserted)";
-    auto count = [](const SideResult& s) {
-      return s.counts.empty() ? std::string(kDash) : FormatCount(s.min());
+    auto count = [&w](const SideResult& s) {
+      return s.counts.empty() ? std::string(kDash) : FormatCount(ShownCount(w, s));
     };
     const bool figures = HasDelta(w);
     std::string delta = figures ? FormatSignedCount(w.delta, kMinus) : kDash;
@@ -56,6 +56,8 @@ std::string Table(const CompareReport& r) {
     std::string verdict = fmt::format("{} {}", Icon(w.verdict), VerdictLabel(w.verdict));
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
       verdict += ": " + Cell(w.reason);
+    } else if (w.stability.unstable) {
+      verdict += " (unstable)";
     }
     out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, count(w.baseline),
                        count(w.candidate), delta, relative, verdict);
@@ -74,6 +76,22 @@ std::string Notes(const CompareReport& r) {
         out += fmt::format("- {} ({}): {}\n", MarkdownCode(w.name, SpanIn::kParagraph), side,
                            MarkdownCode(note, SpanIn::kParagraph));
       }
+    }
+    const std::string unstable = StabilitySentence(w);
+    if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
+      out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
+                         MarkdownText(unstable));
+    }
+    if (!w.stability.functions.empty()) {
+      out += fmt::format("- {}: {}", MarkdownCode(w.name, SpanIn::kParagraph),
+                         MarkdownText(UnstableFunctionsLead(w)));
+      for (const FunctionDelta& f : w.stability.functions) {
+        out += fmt::format(
+            " {} {}{};", MarkdownCode(f.function, SpanIn::kParagraph),
+            f.object.empty() ? "" : "in " + MarkdownCode(f.object, SpanIn::kParagraph) + " ",
+            FormatSignedCount(f.delta(), kMinus));
+      }
+      out.back() = '\n';
     }
   }
   return out;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "gate/decision.h"
+#include "gate/stability.h"
 #include "gate/timed_stats.h"
 
 namespace workgate {
@@ -65,8 +66,32 @@ std::string ValgrindOf(const CompareReport& report) {
   return "";
 }
 
+namespace {
+
+// "2 workloads were counted again to check that they repeat: 1 did, 1 is
+// unstable." or "".
+std::string StabilityTally(const CompareReport& report) {
+  int checked = 0, unstable = 0;
+  for (const WorkloadResult& w : report.workloads) {
+    checked += w.stability.checked ? 1 : 0;
+    unstable += w.stability.unstable ? 1 : 0;
+  }
+  if (checked == 0) return "";
+  std::string out = fmt::format(" {} workload{} counted more than once to check that {} repeat{}",
+                                checked, checked == 1 ? " was" : "s were",
+                                checked == 1 ? "it" : "they", checked == 1 ? "s" : "");
+  if (unstable == 0) return out + (checked == 1 ? ": it did." : ": all did.");
+  if (unstable == checked)
+    return out + (checked == 1 ? ": it is unstable." : ": all are unstable.");
+  return out + fmt::format(": {} did, {} {} unstable.", checked - unstable, unstable,
+                           unstable == 1 ? "is" : "are");
+}
+
+}  // namespace
+
 std::string RepeatSentence(const CompareReport& report) {
-  if (report.repeat <= 1) return "One count per side.";
+  const std::string tally = StabilityTally(report);
+  if (report.repeat <= 1) return "One count per side." + tally;
   double widest = 0;  // the largest (max - min) / min over all sides
   for (const WorkloadResult& w : report.workloads) {
     for (const SideResult* s : {&w.baseline, &w.candidate}) {
@@ -74,9 +99,32 @@ std::string RepeatSentence(const CompareReport& report) {
       widest = std::max(widest, static_cast<double>(s->max() - s->min()) / s->min());
     }
   }
-  if (widest == 0) return fmt::format("{} repeats per side agree exactly.", report.repeat);
+  if (widest == 0) return fmt::format("{} repeats per side agree exactly.", report.repeat) + tally;
   return fmt::format("{} repeats per side; the widest spread was {:.1f} ppm of a count.",
-                     report.repeat, widest * 1e6);
+                     report.repeat, widest * 1e6) +
+         tally;
+}
+
+uint64_t ShownCount(const WorkloadResult& w, const SideResult& side) {
+  if (w.stability.unstable) return static_cast<uint64_t>(std::llround(MedianCount(side.counts)));
+  return side.min();
+}
+
+std::string StabilitySentence(const WorkloadResult& w) {
+  const Stability& st = w.stability;
+  if (!st.unstable) return "";
+  return fmt::format(
+      "unstable: counts of one build differ by up to {} instructions ({:.1f} ppm) over {} "
+      "baseline and {} candidate counts; the counts shown are medians, and the verdict comes "
+      "from the {:.1f}% interval of the shift between them, not from single counts",
+      FormatCount(st.spread), st.spread_ppm, w.baseline.counts.size(), w.candidate.counts.size(),
+      100 * st.confidence);
+}
+
+std::string UnstableFunctionsLead(const WorkloadResult& w) {
+  if (w.stability.functions.empty()) return "";
+  return fmt::format("functions whose self cost differed between two {} runs (callgrind):",
+                     w.stability.functions_side);
 }
 
 std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_name) {

@@ -29,6 +29,19 @@ std::string ValgrindOf(const CompareReport& report);
 /// exactly.", or "3 repeats per side; the widest spread was 12 ppm of a count."
 std::string RepeatSentence(const CompareReport& report);
 
+/// The count a table shows for a side: its minimum, or for an unstable
+/// workload its median (the figure its shift is taken against).
+uint64_t ShownCount(const WorkloadResult& w, const SideResult& side);
+
+/// "" for a workload whose counts repeat (or were not checked); for an
+/// unstable one: how far counts of one build moved, over how many counts,
+/// and what the verdict was taken from.
+std::string StabilitySentence(const WorkloadResult& w);
+
+/// "Functions whose self cost differed between two baseline runs:" (the
+/// lead-in to Stability::functions), or "" when there are none.
+std::string UnstableFunctionsLead(const WorkloadResult& w);
+
 /// "interp/fib: where the 37.4 M instructions went (callgrind, self cost)",
 /// with `shown_name` (w.name as the renderer shows it) in front.
 std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_name);

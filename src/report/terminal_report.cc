@@ -46,13 +46,15 @@ std::string MainTable(const CompareReport& r, bool colour) {
   table.AddRow({"workload", "baseline instr.", "candidate instr.", "\u0394 instructions",
                 "\u0394 %", "verdict"});
   for (const WorkloadResult& w : r.workloads) {
-    auto count = [](const SideResult& s) {
-      return s.counts.empty() ? std::string("-") : FormatCount(s.min());
+    auto count = [&w](const SideResult& s) {
+      return s.counts.empty() ? std::string("-") : FormatCount(ShownCount(w, s));
     };
     const bool figures = HasDelta(w);
+    const std::string verdict =
+        std::string(VerdictName(w.verdict)) + (w.stability.unstable ? " (unstable)" : "");
     table.AddRow({Line(w.name), count(w.baseline), count(w.candidate),
                   figures ? FormatSignedCount(w.delta, kMinus) : "-",
-                  figures ? RelativeCell(w, kMinus) : "-", VerdictName(w.verdict)},
+                  figures ? RelativeCell(w, kMinus) : "-", verdict},
                  {"", "", "", "", "", ColourOf(w.verdict)});
   }
   return table.Render(0, colour);
@@ -63,6 +65,17 @@ std::string Reasons(const CompareReport& r) {
   for (const WorkloadResult& w : r.workloads) {
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
       out += fmt::format("{}: {}: {}\n", Line(w.name), VerdictName(w.verdict), Block(w.reason));
+    }
+    const std::string unstable = StabilitySentence(w);
+    if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
+      out += fmt::format("{}: {}\n", Line(w.name), unstable);
+    }
+    if (!w.stability.functions.empty()) {
+      out += fmt::format("{}: {}\n", Line(w.name), UnstableFunctionsLead(w));
+      for (const FunctionDelta& f : w.stability.functions) {
+        out += fmt::format("  {}  {}\n", FormatSignedCount(f.delta(), kMinus),
+                           Line(f.object.empty() ? f.function : f.function + " in " + f.object));
+      }
     }
     for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
                                        std::pair{"candidate", &w.candidate}}) {

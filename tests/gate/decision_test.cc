@@ -5,26 +5,21 @@
 #include <cmath>
 #include <cstdint>
 
+#include "gate/make_workload.h"
+
 namespace workgate {
 namespace {
 
-WorkloadResult Make(std::vector<uint64_t> base, std::vector<uint64_t> cand, double margin = 0.01) {
-  WorkloadResult w;
-  w.name = "w";
-  w.max_work_added = margin;
-  w.baseline.counts = std::move(base);
-  w.candidate.counts = std::move(cand);
-  return w;
-}
+using testing::MakeWorkload;
 
 Verdict VerdictOf(std::vector<uint64_t> base, std::vector<uint64_t> cand, double margin = 0.01) {
-  WorkloadResult w = Make(std::move(base), std::move(cand), margin);
+  WorkloadResult w = MakeWorkload(std::move(base), std::move(cand), margin);
   Decide(&w);
   return w.verdict;
 }
 
 TEST(DecisionTest, ExactlyAtTheMarginIsWorkAdded) {
-  WorkloadResult w = Make({1000}, {1010});
+  WorkloadResult w = MakeWorkload({1000}, {1010});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kWorkAdded);
   EXPECT_EQ(w.delta, 10);
@@ -47,17 +42,17 @@ TEST(DecisionTest, AroundTheMargin) {
 }
 
 TEST(DecisionTest, ReasonsForOkAndWorkRemoved) {
-  WorkloadResult ok = Make({1000}, {1002});
+  WorkloadResult ok = MakeWorkload({1000}, {1002});
   Decide(&ok);
   EXPECT_EQ(ok.reason, "+0.20% < 1.00% margin");
-  WorkloadResult removed = Make({1000}, {970});
+  WorkloadResult removed = MakeWorkload({1000}, {970});
   Decide(&removed);
   EXPECT_EQ(removed.verdict, Verdict::kWorkRemoved);
   EXPECT_EQ(removed.reason, "-3.00% <= -1.00% margin");
 }
 
 TEST(DecisionTest, PointEstimateUsesTheMinimumOfEachSide) {
-  WorkloadResult w = Make({1002, 1000, 1001}, {1013, 1010, 1011});
+  WorkloadResult w = MakeWorkload({1002, 1000, 1001}, {1013, 1010, 1011});
   Decide(&w);
   EXPECT_EQ(w.delta, 10);
   EXPECT_DOUBLE_EQ(w.relative, 0.01);
@@ -66,7 +61,7 @@ TEST(DecisionTest, PointEstimateUsesTheMinimumOfEachSide) {
 }
 
 TEST(DecisionTest, SpreadStraddlingTheMarginIsInconclusive) {
-  WorkloadResult w = Make({1000, 1000}, {1005, 1015});
+  WorkloadResult w = MakeWorkload({1000, 1000}, {1005, 1015});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInconclusive);
   EXPECT_NE(w.reason.find("straddles the 1.00% margin"), std::string::npos) << w.reason;
@@ -81,7 +76,7 @@ TEST(DecisionTest, SpreadWhollyOnOneSideDecides) {
   EXPECT_EQ(VerdictOf({1000, 1001}, {1020, 1022}), Verdict::kWorkAdded);
   EXPECT_EQ(VerdictOf({1000, 1001}, {1002, 1005}), Verdict::kOk);
   EXPECT_EQ(VerdictOf({1000, 1001}, {950, 960}), Verdict::kWorkRemoved);
-  WorkloadResult w = Make({1000, 1001}, {1020, 1022});
+  WorkloadResult w = MakeWorkload({1000, 1001}, {1020, 1022});
   Decide(&w);
   EXPECT_EQ(w.reason, "+1.90% to +2.20%, all >= 1.00% margin");
 }
@@ -94,7 +89,7 @@ TEST(DecisionTest, ZeroMarginAllowsNoWorkAdded) {
 }
 
 TEST(DecisionTest, SideErrorsAreInvalidWithTheReason) {
-  WorkloadResult w = Make({1000}, {1000});
+  WorkloadResult w = MakeWorkload({1000}, {1000});
   w.candidate.error = "exited with status 1";
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInvalid);
@@ -105,7 +100,7 @@ TEST(DecisionTest, SideErrorsAreInvalidWithTheReason) {
 }
 
 TEST(DecisionTest, MissingCountsAreInvalid) {
-  WorkloadResult w = Make({}, {1000});
+  WorkloadResult w = MakeWorkload({}, {1000});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInvalid);
   EXPECT_EQ(w.reason, "baseline: no instruction count");
@@ -114,14 +109,14 @@ TEST(DecisionTest, MissingCountsAreInvalid) {
 }
 
 TEST(DecisionTest, ZeroBaselineCountIsInvalid) {
-  WorkloadResult w = Make({0}, {10});
+  WorkloadResult w = MakeWorkload({0}, {10});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInvalid);
   EXPECT_NE(w.reason.find("0 instructions"), std::string::npos);
 }
 
 TEST(DecisionTest, ExpectedScoreMustBePrintedAndMatch) {
-  WorkloadResult w = Make({1000}, {1000});
+  WorkloadResult w = MakeWorkload({1000}, {1000});
   w.expected_score = "10.000";
   w.baseline.score = "10.000";
   Decide(&w);
@@ -139,7 +134,7 @@ TEST(DecisionTest, ExpectedScoreMustBePrintedAndMatch) {
 }
 
 TEST(DecisionTest, SidesPrintingDifferentScoresAreInvalid) {
-  WorkloadResult w = Make({1000}, {1000});
+  WorkloadResult w = MakeWorkload({1000}, {1000});
   w.baseline.score = "42";
   w.candidate.score = "43";
   Decide(&w);
@@ -148,7 +143,7 @@ TEST(DecisionTest, SidesPrintingDifferentScoresAreInvalid) {
 }
 
 TEST(DecisionTest, IncompatibleFingerprintsAreInvalidButKeepTheFigures) {
-  WorkloadResult w = Make({1000}, {1100});
+  WorkloadResult w = MakeWorkload({1000}, {1100});
   w.baseline.fingerprint.backend = "callgrind";
   w.candidate.fingerprint.backend = "perf";
   Decide(&w);
@@ -161,7 +156,7 @@ TEST(DecisionTest, IncompatibleFingerprintsAreInvalidButKeepTheFigures) {
 TEST(DecisionTest, ScoresFollowTheOneScoreRule) {
   // Decide compares with ScoresEqual (workload/score.h): exact decimals,
   // blanks ignored, anything else as text.
-  WorkloadResult w = Make({1000}, {1000});
+  WorkloadResult w = MakeWorkload({1000}, {1000});
   w.baseline.score = " 10.000\n";
   w.candidate.score = "10";
   Decide(&w);
@@ -184,20 +179,20 @@ TEST(DecisionTest, ScoresFollowTheOneScoreRule) {
 constexpr uint64_t kInt64Max = static_cast<uint64_t>(INT64_MAX);
 
 TEST(DecisionTest, CountsAtInt64MaxAreDecidedExactly) {
-  WorkloadResult w = Make({kInt64Max}, {kInt64Max});
+  WorkloadResult w = MakeWorkload({kInt64Max}, {kInt64Max});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kOk) << w.reason;
   EXPECT_EQ(w.delta, 0);
-  w = Make({1}, {kInt64Max});
+  w = MakeWorkload({1}, {kInt64Max});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kWorkAdded) << w.reason;
   EXPECT_EQ(w.delta, INT64_MAX - 1);
-  w = Make({kInt64Max}, {1});
+  w = MakeWorkload({kInt64Max}, {1});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kWorkRemoved) << w.reason;
   EXPECT_EQ(w.delta, 1 - INT64_MAX);
   // The widest spread on both sides: both ends of the interval are extreme.
-  w = Make({1, kInt64Max}, {0, kInt64Max});
+  w = MakeWorkload({1, kInt64Max}, {0, kInt64Max});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInconclusive) << w.reason;
   EXPECT_DOUBLE_EQ(w.relative_low, -1.0);
@@ -207,7 +202,7 @@ TEST(DecisionTest, CountsAtInt64MaxAreDecidedExactly) {
 TEST(DecisionTest, CountsAboveInt64MaxAreInvalid) {
   // Such a baseline count once wrapped to a negative int64_t: a wrong delta,
   // reported as ok.
-  WorkloadResult w = Make({kInt64Max + 1}, {1000});
+  WorkloadResult w = MakeWorkload({kInt64Max + 1}, {1000});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInvalid);
   EXPECT_EQ(w.reason,
@@ -219,21 +214,21 @@ TEST(DecisionTest, CountsAboveInt64MaxAreInvalid) {
                             {UINT64_MAX, UINT64_MAX},
                             {UINT64_MAX, 0},
                             {kInt64Max + 1, kInt64Max}}) {
-    w = Make({base}, {cand});
+    w = MakeWorkload({base}, {cand});
     Decide(&w);
     EXPECT_EQ(w.verdict, Verdict::kInvalid) << base << " " << cand;
     EXPECT_NE(w.reason.find("above the largest workgate takes"), std::string::npos) << w.reason;
     EXPECT_FALSE(HasDelta(w));
   }
   // Among repeats too: the maximum decides.
-  w = Make({1000, kInt64Max + 1}, {1000});
+  w = MakeWorkload({1000, kInt64Max + 1}, {1000});
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInvalid);
 }
 
 TEST(DecisionTest, AMarginThatIsNotANumberIsInvalid) {
   for (double margin : {std::nan(""), -0.01, HUGE_VAL}) {
-    WorkloadResult w = Make({1000}, {1000}, margin);
+    WorkloadResult w = MakeWorkload({1000}, {1000}, margin);
     Decide(&w);
     EXPECT_EQ(w.verdict, Verdict::kInvalid) << margin;
     EXPECT_NE(w.reason.find("is not a finite non-negative fraction"), std::string::npos)

@@ -1,0 +1,152 @@
+#include "measure/stability_runs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "explain/callgrind_profile.h"
+#include "explain/explain.h"
+#include "gate/decision.h"
+#include "measure/measure.h"
+
+namespace workgate {
+
+namespace fs = std::filesystem;
+
+bool IsExactBackend(const std::string& backend) {
+  return backend == "callgrind" || backend == "vgcount";
+}
+
+namespace {
+
+// One side of the workload as the check sees it: its results, the build that
+// can count it again (none for a stored baseline) and its first profiles.
+struct CountableSide {
+  const char* name;
+  SideResult* result;
+  const std::string* exe;
+  const std::string* first_profiles;
+  std::string second_profiles;
+  bool countable() const { return !exe->empty() && result->error.empty(); }
+};
+
+// Counts `side` `more` times more. Its counts join the side's; a run that
+// fails or prints another score makes the whole side invalid, as it would
+// have on the first count. The first new run's profiles (callgrind) go to
+// `keep`.
+void CountMore(const StabilityPlan& plan, Counter& counter, const Workload& w, const WorkDir& dir,
+               int more, const std::string& keep, CountableSide* side) {
+  CountedWorkload c =
+      CountWorkload(counter, w, plan.suite_dir, dir, *side->exe, more, plan.launch, keep);
+  for (const std::string& note : c.notes) {
+    auto& notes = side->result->notes;
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  }
+  if (!c.valid()) {
+    side->result->error = "a repeat count (stability check): " + c.error;
+    return;
+  }
+  for (uint64_t n : c.counts()) side->result->counts.push_back(n);
+}
+
+std::vector<std::string> FilesIn(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The functions whose self cost differed between the side's first two
+// counts, from their callgrind profiles, when both were kept.
+void DiffRuns(const StabilityPlan& plan, const CountableSide& side, Stability* st) {
+  if (side.first_profiles->empty() || side.second_profiles.empty()) return;
+  Profile runs[2];
+  std::string err;
+  if (!LoadProfiles(FilesIn(*side.first_profiles), &runs[0], &err) ||
+      !LoadProfiles(FilesIn(side.second_profiles), &runs[1], &err)) {
+    side.result->notes.push_back("the profiles of two runs could not be compared: " + err);
+    return;
+  }
+  Explanation e = DiffProfiles(runs[0], runs[1], plan.explain_top);
+  if (!e.error.empty()) {
+    side.result->notes.push_back("the profiles of two runs could not be compared: " + e.error);
+    return;
+  }
+  st->functions = std::move(e.rows);
+  st->functions_side = side.name;
+}
+
+bool Repeats(const SideResult& s) { return s.counts.size() > 1 && s.min() == s.max(); }
+bool Differs(const SideResult& s) { return s.counts.size() > 1 && s.min() != s.max(); }
+
+}  // namespace
+
+void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload& w,
+                     const WorkDir& dir, const FirstProfiles& first,
+                     const std::string& profiles_dir, WorkloadResult* r) {
+  Decide(r);
+  if (!IsExactBackend(counter.name()) || plan.mode == StabilityMode::kNever) return;
+  CountableSide sides[2] = {
+      {"baseline", &r->baseline, &plan.baseline_exe, &first.baseline, ""},
+      {"candidate", &r->candidate, &plan.candidate_exe, &first.candidate, ""}};
+  for (const CountableSide& s : sides) {
+    // A side that failed, or that was never measured, settles nothing.
+    if (!s.result->error.empty()) return;
+  }
+  Stability& st = r->stability;
+  const bool both = !r->baseline.counts.empty() && !r->candidate.counts.empty();
+  if (Differs(r->baseline) || Differs(r->candidate) || Repeats(r->baseline) ||
+      Repeats(r->candidate)) {
+    st.checked = true;
+    st.trigger = "a build was counted more than once";
+  } else if (plan.mode == StabilityMode::kAlways || (both && NeedsStabilityCheck(*r))) {
+    st.checked = true;
+    st.trigger = plan.mode == StabilityMode::kAlways
+                     ? "every workload is checked (--stability always)"
+                     : fmt::format("the sides differ by less than {:g} times the margin",
+                                   kStabilityCheckMargins);
+    // The baseline is counted again (the candidate where the baseline is
+    // stored); with `always`, every build that can be.
+    for (CountableSide& s : sides) {
+      if (!s.countable() || s.result->counts.empty()) continue;
+      s.second_profiles = first.baseline.empty() && first.candidate.empty()
+                              ? ""
+                              : profiles_dir + "/" + s.name + "-2";
+      plan.progress(fmt::format("{}  {}  counting again (stability check)", w.name, s.name));
+      CountMore(plan, counter, w, dir, 1, s.second_profiles, &s);
+      if (plan.mode != StabilityMode::kAlways) break;
+    }
+  }
+  st.unstable = Differs(r->baseline) || Differs(r->candidate);
+  if (st.unstable) {
+    for (const CountableSide& s : sides) {
+      if (Differs(*s.result) && st.functions.empty()) DiffRuns(plan, s, &st);
+    }
+    // Enough counts on each side for the interval, then two more a side
+    // while the verdict is still open, up to the cap.
+    int target = std::min(plan.max_repeat, kUnstableStartRepeats);
+    for (const CountableSide& s : sides) {
+      target =
+          std::max(target, std::min(plan.max_repeat, static_cast<int>(s.result->counts.size())));
+    }
+    while (true) {
+      for (CountableSide& s : sides) {
+        const int have = static_cast<int>(s.result->counts.size());
+        if (s.countable() && have > 0 && have < target) {
+          plan.progress(fmt::format("{}  {}  unstable: counting {} times", w.name, s.name, target));
+          CountMore(plan, counter, w, dir, target - have, "", &s);
+        }
+      }
+      MeasureSpread(*r, &st.spread, &st.spread_ppm);
+      Decide(r);
+      if (r->verdict != Verdict::kInconclusive || target >= plan.max_repeat) break;
+      target = std::min(plan.max_repeat, target + 2);
+    }
+  }
+  MeasureSpread(*r, &st.spread, &st.spread_ppm);
+  Decide(r);
+}
+
+}  // namespace workgate

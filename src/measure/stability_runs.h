@@ -1,0 +1,48 @@
+#pragma once
+// The counting side of the stability check (gate/stability.h): the extra
+// counts that tell whether a workload repeats, the adaptive repeats of an
+// unstable one, and, where callgrind kept profiles, the functions whose cost
+// moved between two runs of the same build.
+
+#include <functional>
+#include <string>
+
+#include "counter/counter.h"
+#include "gate/model.h"
+#include "gate/stability.h"
+#include "workload/run_plan.h"
+#include "workload/workload.h"
+
+namespace workgate {
+
+struct StabilityPlan {
+  StabilityMode mode = StabilityMode::kAuto;
+  int max_repeat = 10;  // per side, for an unstable workload
+  std::string suite_dir;
+  std::string baseline_exe;   // empty: the baseline is stored, it cannot be counted again
+  std::string candidate_exe;  // empty: the baseline alone is measured
+  LaunchOptions launch;
+  int explain_top = 10;  // rows of the unstable-function list
+  std::function<void(const std::string&)> progress = [](const std::string&) {};
+};
+
+/// Where the profiles of a side's first count were kept (callgrind only;
+/// empty otherwise), so that a second count can be diffed against it.
+struct FirstProfiles {
+  std::string baseline;
+  std::string candidate;
+};
+
+/// Settles `r`'s stability after its first counts (and any stored baseline)
+/// are in: fills `r->stability`, counts more where the check or an unstable
+/// workload needs it, and leaves `r` decided (Decide). Does nothing on a
+/// backend that is not exact (perf), or when either side is invalid.
+/// `profiles_dir` is a directory the caller removes, for callgrind's files.
+void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload& w,
+                     const WorkDir& dir, const FirstProfiles& first,
+                     const std::string& profiles_dir, WorkloadResult* r);
+
+/// True for the backends whose counts are exact (Valgrind's).
+bool IsExactBackend(const std::string& backend);
+
+}  // namespace workgate
