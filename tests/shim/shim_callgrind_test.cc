@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "explain/explain.h"
+#include "report/terminal_report.h"
 #include "shim/child_process.h"
 
 namespace workgate::shim_test {
@@ -60,11 +62,14 @@ class ShimCallgrindTest : public ::testing::Test {
   }
 
   /// Expects every run to succeed, print `expected_out` and retire the same
-  /// number of instructions; returns that number.
+  /// number of instructions; returns that number. When two runs differ, their
+  /// callgrind files are kept (under build/kept-profiles/) and the failure
+  /// shows workgate's own per-function diff of them: where the runs parted.
   uint64_t ExpectIdenticalCounts(const std::vector<ChildResult>& results,
                                  const std::string& expected_out) {
     std::optional<uint64_t> first;
-    for (const ChildResult& r : results) {
+    for (size_t i = 0; i < results.size(); ++i) {
+      const ChildResult& r = results[i];
       EXPECT_FALSE(r.timed_out);
       EXPECT_EQ(r.exit_code, 0) << r.err;
       EXPECT_EQ(r.out, expected_out);
@@ -72,9 +77,33 @@ class ShimCallgrindTest : public ::testing::Test {
       EXPECT_TRUE(count.has_value()) << r.err;
       if (!count) continue;
       if (!first) first = count;
-      EXPECT_EQ(*count, *first);
+      EXPECT_EQ(*count, *first) << WhereRunsParted(0, i);
     }
     return first.value_or(0);
+  }
+
+  /// Keeps the callgrind files of runs `a` and `b` and diffs them per
+  /// function, as `compare` explains a delta.
+  std::string WhereRunsParted(size_t a, size_t b) {
+    namespace fs = std::filesystem;
+    const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    const fs::path kept = fs::path(WORKGATE_BUILD_DIR) / "kept-profiles" / name;
+    std::error_code ec;
+    fs::create_directories(kept, ec);
+    std::vector<std::string> files[2];
+    for (size_t i : {a, b}) {
+      const std::string file = "run" + std::to_string(i) + ".out";
+      fs::copy_file(fs::path(out_dir_) / file, kept / file, fs::copy_options::overwrite_existing,
+                    ec);
+      files[i == a ? 0 : 1].push_back(kept / file);
+    }
+    WorkloadResult w;
+    w.name = name;
+    w.explanation = ExplainCallgrindOutputs(files[0], files[1], 20);
+    if (!w.explanation->error.empty())
+      return "profiles kept in " + kept.string() + ": " + w.explanation->error;
+    return "profiles kept in " + kept.string() + "; run " + std::to_string(b) + " against run " +
+           std::to_string(a) + ":\n" + RenderExplanation(w);
   }
 
   std::string out_dir_;
