@@ -38,24 +38,27 @@ cat /proc/sys/kernel/perf_event_paranoid >/vm-out/paranoid.txt
 dmesg | grep 'hw perfevents' >/vm-out/dmesg-pmu.txt
 
 step probe workgate probe --json-file @JSON@
-step count_1m workgate count --backend perf --json @JSON@ -- ./probes/known_loop 1000000
-step count_3m workgate count --backend perf --repeat 3 --json @JSON@ -- ./probes/known_loop 3000000
-step fork_1m workgate count --backend perf --json @JSON@ -- ./probes/known_loop --fork 1000000
-step fork_2m workgate count --backend perf --json @JSON@ -- ./probes/known_loop --fork 2000000
-step zero_dynamic workgate count --backend perf --json @JSON@ -- ./probes/known_loop 0
-step zero_static workgate count --backend perf --json @JSON@ -- ./known_loop_static 0
+# --clock none: these steps compare workgate's count of a program with a bare
+# fork-and-exec counter's and with exact loop sizes; the clock shim that ad
+# hoc commands get by default would add its own loading to every count.
+step count_1m workgate count --clock none --backend perf --json @JSON@ -- ./probes/known_loop 1000000
+step count_3m workgate count --clock none --backend perf --repeat 3 --json @JSON@ -- ./probes/known_loop 3000000
+step fork_1m workgate count --clock none --backend perf --json @JSON@ -- ./probes/known_loop --fork 1000000
+step fork_2m workgate count --clock none --backend perf --json @JSON@ -- ./probes/known_loop --fork 2000000
+step zero_dynamic workgate count --clock none --backend perf --json @JSON@ -- ./probes/known_loop 0
+step zero_static workgate count --clock none --backend perf --json @JSON@ -- ./known_loop_static 0
 ref ref_zero_dynamic ./probes/known_loop 0
 ref ref_zero_static ./known_loop_static 0
-step static_1m workgate count --backend perf --json @JSON@ -- ./known_loop_static 1000000
-step region_10k workgate count --backend perf --region --json @JSON@ -- ./region_loop 1000000 10000
-step region_20k workgate count --backend perf --region --json @JSON@ -- ./region_loop 1000000 20000
-step region_fork_10k workgate count --backend perf --region --json @JSON@ -- ./probes/known_loop --region-fork 10000
-step region_fork_20k workgate count --backend perf --region --json @JSON@ -- ./probes/known_loop --region-fork 20000
-step noregion workgate count --backend perf --json @JSON@ -- ./region_loop 1000000 10000
-step events2 workgate count --backend perf --event instructions:u,cycles:u --json @JSON@ -- ./probes/known_loop 1000000
-step events3 workgate count --backend perf --event instructions:u,cycles:u,branches:u --json @JSON@ -- ./probes/known_loop 1000000
+step static_1m workgate count --clock none --backend perf --json @JSON@ -- ./known_loop_static 1000000
+step region_10k workgate count --clock none --backend perf --region --json @JSON@ -- ./region_loop 1000000 10000
+step region_20k workgate count --clock none --backend perf --region --json @JSON@ -- ./region_loop 1000000 20000
+step region_fork_10k workgate count --clock none --backend perf --region --json @JSON@ -- ./probes/known_loop --region-fork 10000
+step region_fork_20k workgate count --clock none --backend perf --region --json @JSON@ -- ./probes/known_loop --region-fork 20000
+step noregion workgate count --clock none --backend perf --json @JSON@ -- ./region_loop 1000000 10000
+step events2 workgate count --clock none --backend perf --event instructions:u,cycles:u --json @JSON@ -- ./probes/known_loop 1000000
+step events3 workgate count --clock none --backend perf --event instructions:u,cycles:u,branches:u --json @JSON@ -- ./probes/known_loop 1000000
 EVENTS8=instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u
-step events8 workgate count --backend perf --event $EVENTS8 --json @JSON@ -- ./probes/known_loop 1000000
+step events8 workgate count --clock none --backend perf --event $EVENTS8 --json @JSON@ -- ./probes/known_loop 1000000
 step user_probe as_user /opt/workgate/workgate probe --json-file @JSON@
 step user_count as_user /opt/workgate/workgate count -- ./probes/known_loop 1000
 step user_count_perf as_user /opt/workgate/workgate count --backend perf -- ./probes/known_loop 1000

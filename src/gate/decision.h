@@ -21,6 +21,12 @@
 //   inconclusive  otherwise: the interval straddles M
 // The "> 0", "< 0" and "<= 0" only change anything for M = 0, where an
 // unchanged count must be ok rather than work added or removed.
+//
+// A workload found unstable (two counts of one build differ; see
+// gate/stability.h) is decided differently: delta is the Hodges-Lehmann
+// shift and the interval is the rank interval of the shift, both relative to
+// the baseline's median; the same verdict rule then applies, except that an
+// interval covering less than kUnstableConfidence is inconclusive.
 
 #include <cstdint>
 #include <string>

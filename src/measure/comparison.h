@@ -1,6 +1,7 @@
 #pragma once
 // Running a comparison: both builds through every workload, counted
-// concurrently (--jobs; a count does not depend on load), then the timed
+// concurrently (--jobs; a count does not depend on load), each workload's
+// stability settled as it is counted (measure/stability_runs.h), then the timed
 // context runs alone in ABBA order, then explanations where asked. Produces
 // the CompareReport the gate decides and the renderers show.
 
