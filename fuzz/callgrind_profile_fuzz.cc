@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "explain/callgrind_profile.h"
+#include "explain/clone_names.h"
 #include "explain/explain.h"
 
 namespace {
@@ -43,6 +44,19 @@ void ParseAs(std::string_view text, const std::string& event) {
   for (const auto& [id, cost] : p.self) shown.insert(workgate::ShownFunction(id));
   workgate::Explanation grown = workgate::DiffProfiles(workgate::Profile{}, p, 10);
   Check(!grown.error.empty() || grown.rows.size() == std::min<size_t>(shown.size(), 10));
+  // A row's clones are names of the function the row stands for.
+  for (const workgate::FunctionDelta& row : grown.rows) {
+    for (const std::string& clone : row.clones) {
+      Check(workgate::SplitCloneName(clone).base == row.function);
+    }
+  }
+  // Paths are kept, within their bound, for objects with cost only.
+  std::set<std::string> objects;
+  for (const auto& [id, cost] : p.self) objects.insert(id.object);
+  for (const auto& [object, paths] : p.object_paths) {
+    Check(objects.count(object) == 1);
+    Check(!paths.empty() && paths.size() <= workgate::kMaxPathsPerObject);
+  }
 }
 
 }  // namespace

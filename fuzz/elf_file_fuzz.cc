@@ -1,6 +1,7 @@
 // libFuzzer entry point for what workgate reads from a candidate's binaries
-// without running them (src/gate/elf_file.h, ld_so_cache.h): the ELF header,
-// PT_INTERP and the dynamic section, and the loader cache's format. The
+// without running them (src/gate/elf_file.h, elf_symbols.h, ld_so_cache.h):
+// the ELF header, PT_INTERP and the dynamic section, the note segments and
+// section headers, and the loader cache's format. The
 // input's first byte chooses which reader gets the rest. Built by
 // fuzz/CMakeLists.txt with clang only; run by ci/fuzz.
 //
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "gate/elf_file.h"
+#include "gate/elf_symbols.h"
 #include "gate/ld_so_cache.h"
 
 namespace {
@@ -38,6 +40,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(elf.interpreter.size() <= workgate::kMaxElfString);
     Check(elf.soname.size() <= workgate::kMaxElfString);
     for (const std::string& name : elf.needed) Check(name.size() <= workgate::kMaxElfString);
+  }
+  workgate::ElfSymbolInfo info;
+  if (workgate::ParseElfSymbolInfo(bytes, &info, &err)) {
+    Check(info.build_id.size() <= 2 * workgate::kMaxBuildIdBytes);
+    Check(info.build_id.size() % 2 == 0);
+    Check(info.elf_class != 0 || (info.build_id.empty() && !info.has_symtab));
+  } else {
+    // A refused file says nothing about its symbols.
+    Check(info.build_id.empty() && !info.has_symtab && !err.empty());
   }
   return 0;
 }

@@ -83,6 +83,8 @@ class Parser {
   std::vector<std::string> fn_names_;
   StringIndex obj_index_;
   std::vector<std::string> obj_names_;
+  StringIndex obj_path_index_;                       // a path as written -> index into obj_names_
+  std::vector<std::vector<std::string>> obj_paths_;  // per obj_names_ entry, kMaxPathsPerObject
 
   // Where cost lines go: self cost per (function, object).
   std::unordered_map<uint64_t, uint64_t> self_;

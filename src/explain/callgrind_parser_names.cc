@@ -1,6 +1,7 @@
 // Parser members for position names: name compression tables, display
 // names of functions, object basenames, and the hand-over of the result.
 
+#include <set>
 #include <utility>
 
 #include "explain/callgrind_parser.h"
@@ -26,9 +27,17 @@ uint32_t Parser::Intern(std::string_view name, StringIndex* index,
 }
 
 uint32_t Parser::ObjectBasename(std::string_view path) {
+  auto known = obj_path_index_.find(path);
+  if (known != obj_path_index_.end()) return known->second;
   size_t slash = path.rfind('/');
-  return Intern(slash == std::string_view::npos ? path : path.substr(slash + 1), &obj_index_,
-                &obj_names_);
+  uint32_t index = Intern(slash == std::string_view::npos ? path : path.substr(slash + 1),
+                          &obj_index_, &obj_names_);
+  // The path itself is kept for what explain says about the file (whether it
+  // has symbols), within a bound.
+  if (obj_paths_.size() <= index) obj_paths_.resize(index + 1);
+  if (obj_paths_[index].size() < kMaxPathsPerObject) obj_paths_[index].emplace_back(path);
+  obj_path_index_.emplace(std::string(path), index);
+  return index;
 }
 
 bool Parser::FunctionDisplay(std::string_view raw, uint32_t* display) {
@@ -147,10 +156,21 @@ bool Parser::AddTo(Profile* profile, std::string* err) const {
     return false;
   }
   // No entry can overflow now: each is at most the new total.
+  std::set<uint32_t> objects;
   for (const auto& [key, cost] : self_) {
     if (cost == 0) continue;
-    FunctionId id{fn_names_[key >> 32], obj_names_[key & 0xffffffffu]};
+    const uint32_t object = key & 0xffffffffu;
+    objects.insert(object);
+    FunctionId id{fn_names_[key >> 32], obj_names_[object]};
     profile->self[std::move(id)] += cost;
+  }
+  for (uint32_t object : objects) {
+    // Index 0 (no "ob=" line) has no path.
+    if (object >= obj_paths_.size() || obj_paths_[object].empty()) continue;
+    std::set<std::string>& paths = profile->object_paths[obj_names_[object]];
+    for (const std::string& path : obj_paths_[object]) {
+      if (paths.size() < kMaxPathsPerObject) paths.insert(path);
+    }
   }
   profile->total = total;
   profile->parts += parts_;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,11 +23,19 @@ struct FunctionId {
   auto operator<=>(const FunctionId&) const = default;
 };
 
+/// Paths kept per object basename: several are rare (a library loaded from
+/// two directories); a hostile profile could name millions.
+inline constexpr size_t kMaxPathsPerObject = 8;
+
 /// The self (exclusive) cost of one event, per function, summed over every
 /// part, thread and process that was loaded. Call costs (the line after
 /// "calls=") are inclusive and are not part of it.
 struct Profile {
   std::map<FunctionId, uint64_t> self;
+  /// The paths the files name each object of `self` by ("/usr/bin/lua5.4"
+  /// for "lua5.4"), as written there: untrusted text, at most
+  /// kMaxPathsPerObject per object.
+  std::map<std::string, std::set<std::string>> object_paths;
   uint64_t total = 0;  // the sum of `self`
   int parts = 0;       // parts read (one per thread, dump and process)
 };

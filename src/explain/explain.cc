@@ -5,6 +5,11 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
+#include <utility>
+
+#include "explain/clone_names.h"
+#include "explain/symbol_hints.h"
 
 namespace workgate {
 namespace {
@@ -34,18 +39,41 @@ bool IsAddressName(const std::string& name) {
                      [](unsigned char ch) { return std::isxdigit(ch) != 0; });
 }
 
+// One row's cost on one side and the full names summed into it.
+struct ShownCost {
+  uint64_t cost = 0;
+  std::set<std::string> names;
+};
+
 // `self` summed by the row each function is shown under.
-std::map<FunctionId, uint64_t> ByShownFunction(const std::map<FunctionId, uint64_t>& self) {
-  std::map<FunctionId, uint64_t> shown;
-  for (const auto& [id, cost] : self) shown[ShownFunction(id)] += cost;
+std::map<FunctionId, ShownCost> ByShownFunction(const std::map<FunctionId, uint64_t>& self) {
+  std::map<FunctionId, ShownCost> shown;
+  for (const auto& [id, cost] : self) {
+    ShownCost& row = shown[ShownFunction(id)];
+    row.cost += cost;
+    // Addresses are not names: their row says so itself.
+    if (!IsAddressName(id.name)) row.names.insert(id.name);
+  }
   return shown;
+}
+
+// The clones of a row: every name seen on either side, unless the row saw
+// only its own name.
+std::vector<std::string> ClonesOf(const std::string& function, const ShownCost* a,
+                                  const ShownCost* b) {
+  std::set<std::string> names;
+  for (const ShownCost* side : {a, b}) {
+    if (side != nullptr) names.insert(side->names.begin(), side->names.end());
+  }
+  if (names.empty() || (names.size() == 1 && *names.begin() == function)) return {};
+  return {names.begin(), names.end()};
 }
 
 }  // namespace
 
 FunctionId ShownFunction(const FunctionId& id) {
   if (IsAddressName(id.name)) return FunctionId{kUnnamedCode, id.object};
-  return id;
+  return FunctionId{SplitCloneName(id.name).base, id.object};
 }
 
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
@@ -56,32 +84,38 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
   }
   // Every entry is at most its profile's total, so each fits in int64_t.
   out.total_delta = static_cast<int64_t>(candidate.total) - static_cast<int64_t>(baseline.total);
-  const std::map<FunctionId, uint64_t> base_self = ByShownFunction(baseline.self);
-  const std::map<FunctionId, uint64_t> cand_self = ByShownFunction(candidate.self);
+  const std::map<FunctionId, ShownCost> base_self = ByShownFunction(baseline.self);
+  const std::map<FunctionId, ShownCost> cand_self = ByShownFunction(candidate.self);
   std::vector<FunctionDelta> rows;
   auto b = base_self.begin();
   auto c = cand_self.begin();
   // Both maps are sorted by FunctionId: merge them.
   while (b != base_self.end() || c != cand_self.end()) {
-    FunctionDelta row;
-    if (c == cand_self.end() || (b != base_self.end() && b->first < c->first)) {
-      row = {b->first.name, b->first.object, static_cast<int64_t>(b->second), 0};
-      ++b;
-    } else if (b == base_self.end() || c->first < b->first) {
-      row = {c->first.name, c->first.object, 0, static_cast<int64_t>(c->second)};
-      ++c;
-    } else {
-      row = {b->first.name, b->first.object, static_cast<int64_t>(b->second),
-             static_cast<int64_t>(c->second)};
-      ++b;
-      ++c;
+    const bool take_b = b != base_self.end() && (c == cand_self.end() || !(c->first < b->first));
+    const bool take_c = c != cand_self.end() && (b == base_self.end() || !(b->first < c->first));
+    const FunctionId& id = take_b ? b->first : c->first;
+    const ShownCost* base_row = take_b ? &b->second : nullptr;
+    const ShownCost* cand_row = take_c ? &c->second : nullptr;
+    FunctionDelta row{id.name, id.object, base_row ? static_cast<int64_t>(base_row->cost) : 0,
+                      cand_row ? static_cast<int64_t>(cand_row->cost) : 0};
+    if (row.baseline != row.candidate) {
+      row.clones = ClonesOf(row.function, base_row, cand_row);
+      rows.push_back(std::move(row));
     }
-    if (row.baseline != row.candidate) rows.push_back(std::move(row));
+    if (take_b) ++b;
+    if (take_c) ++c;
   }
   size_t n = top_n > 0 ? std::min(rows.size(), static_cast<size_t>(top_n)) : 0;
   std::partial_sort(rows.begin(), rows.begin() + n, rows.end(), ByMagnitude);
   rows.resize(n);
   out.rows = std::move(rows);
+  return out;
+}
+
+Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, int top_n,
+                            const std::string& debug_root) {
+  Explanation out = DiffProfiles(baseline, candidate, top_n);
+  if (out.error.empty()) out.missing_symbols = FindMissingSymbols(baseline, candidate, debug_root);
   return out;
 }
 
@@ -100,7 +134,7 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
     out.error = "candidate profile: " + err;
     return out;
   }
-  return DiffProfiles(baseline, candidate, top_n);
+  return ExplainProfiles(baseline, candidate, top_n);
 }
 
 }  // namespace workgate

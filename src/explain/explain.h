@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "explain/callgrind_profile.h"
+#include "explain/symbol_hints.h"
 #include "gate/model.h"
 
 namespace workgate {
@@ -14,22 +15,32 @@ namespace workgate {
 /// the like), which callgrind names by address.
 inline constexpr const char* kUnnamedCode = "(code without a symbol)";
 
-/// The row a function is shown under: itself, except code without a symbol,
-/// which callgrind names by its address ("0x0000000000001370") and which goes
-/// to its object's kUnnamedCode row. Such names move between builds: a PLT
-/// stub at 0x1370 in one can be at 0x2370 in the other.
+/// The row a function is shown under: the function it was cloned from
+/// (SplitCloneName: "f.constprop.0" and "f.cold" are "f"), except code
+/// without a symbol, which callgrind names by its address
+/// ("0x0000000000001370") and which goes to its object's kUnnamedCode row.
+/// Both kinds of name move between builds: a PLT stub at 0x1370 in one can be
+/// at 0x2370 in the other, and whether GCC clones or splits a function
+/// depends on the optimisation flags and the code around it.
 FunctionId ShownFunction(const FunctionId& id);
 
 /// The `top_n` functions whose self cost changed most, by absolute delta,
 /// matched across the two profiles by (name, object basename) as
-/// ShownFunction gives them; a function present on one side only counts 0 on
-/// the other. Functions whose cost did not change are left out. Ties are
+/// ShownFunction gives them, a function's clones summed into its row (whose
+/// `clones` lists their names); a function present on one side only counts 0
+/// on the other. Functions whose cost did not change are left out. Ties are
 /// ordered by name, then object, so the table is the same on every run.
 /// `total_delta` is candidate.total - baseline.total. `top_n` <= 0 gives no
 /// rows. Sets `error` when a count does not fit in int64_t.
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n);
 
-/// Loads both sides' callgrind output files (LoadProfiles) and diffs them.
+/// DiffProfiles, and the objects whose code without a symbol needs symbols
+/// to be explained (FindMissingSymbols, with `debug_root`).
+Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, int top_n,
+                            const std::string& debug_root = kDebugRoot);
+
+/// Loads both sides' callgrind output files (LoadProfiles) and explains
+/// them (ExplainProfiles).
 /// A file that fails to load gives an Explanation whose `error` says which
 /// side and why.
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gate/elf_bytes.h"
+
 namespace workgate {
 
 bool MemorySource::ReadAt(uint64_t offset, size_t len, std::string* out, std::string*) const {
@@ -68,24 +70,8 @@ bool FileSource::ReadAt(uint64_t offset, size_t len, std::string* out, std::stri
 
 namespace {
 
-// Exactly `len` bytes at `offset`, or false with `*err` saying `what` lies
-// outside the file.
-bool ReadExactly(const ByteSource& src, uint64_t offset, size_t len, const char* what,
-                 std::string* out, std::string* err) {
-  if (!src.ReadAt(offset, len, out, err)) return false;
-  if (out->size() != len) {
-    *err = std::string(what) + " beyond the end of the file";
-    return false;
-  }
-  return true;
-}
-
-template <typename T>
-T At(const std::string& bytes, size_t offset) {
-  T v;
-  std::memcpy(&v, bytes.data() + offset, sizeof v);
-  return v;
-}
+using elf_bytes::At;
+using elf_bytes::ReadExactly;
 
 // The string table: where DT_STRTAB lies in the file and how many bytes of it
 // may be read.
@@ -127,24 +113,12 @@ bool ReadString(const ByteSource& src, const StringTable& table, uint64_t index,
 template <typename Ehdr, typename Phdr, typename Dyn>
 bool ReadElf(const ByteSource& src, const std::string& ehdr_bytes, ElfFile* elf, std::string* err) {
   const Ehdr eh = At<Ehdr>(ehdr_bytes, 0);
-  if (eh.e_phnum == 0) return true;
-  if (eh.e_phentsize != sizeof(Phdr)) {
-    *err = "unexpected ELF program header size " + std::to_string(eh.e_phentsize);
-    return false;
-  }
-  if (eh.e_phnum > kMaxProgramHeaders) {
-    *err = "more than " + std::to_string(kMaxProgramHeaders) + " ELF program headers";
-    return false;
-  }
+  std::vector<Phdr> headers;
+  if (!elf_bytes::ReadProgramHeaders(src, eh, &headers, err)) return false;
   std::string bytes;
-  if (!ReadExactly(src, eh.e_phoff, eh.e_phnum * sizeof(Phdr), "ELF program headers", &bytes,
-                   err)) {
-    return false;
-  }
   std::vector<Phdr> loads;
   std::optional<Phdr> interp, dynamic;
-  for (size_t i = 0; i < eh.e_phnum; ++i) {
-    Phdr ph = At<Phdr>(bytes, i * sizeof(Phdr));
+  for (const Phdr& ph : headers) {
     if (ph.p_type == PT_LOAD) loads.push_back(ph);
     // The kernel and the loader take the first of each.
     if (ph.p_type == PT_INTERP && !interp) interp = ph;

@@ -65,16 +65,40 @@ struct SideResult {
 
 /// Per-function explanation of a delta (issue: explain).
 struct FunctionDelta {
-  std::string function;
+  std::string function;  // without clone suffixes (explain/clone_names.h)
   std::string object;
   int64_t baseline = 0;
   int64_t candidate = 0;
+  /// Every full name summed into this row on either side, sorted, when any
+  /// of them is a clone ("f", "f.constprop.0"); empty when the row saw only
+  /// `function` itself.
+  std::vector<std::string> clones = {};
   int64_t delta() const { return candidate - baseline; }
 };
+
+/// A file of an object that has no symbol table (see MissingSymbols).
+struct StrippedFile {
+  std::string path;        // as the profile names it
+  std::string side;        // "baseline", "candidate" or "both"
+  std::string build_id;    // its GNU build ID in lowercase hex; "" when it has none
+  std::string debug_file;  // where Valgrind looks for its debug file by build ID; "" without one
+  bool debug_file_exists = false;
+};
+
+/// An object whose code without a symbol carries a notable share of the
+/// delta (explain/symbol_hints.h says which) and whose file, on one side or
+/// both, has no symbol table: names for that code need its debug file.
+struct MissingSymbols {
+  std::string object;  // as the rows name it
+  int64_t delta = 0;   // the delta of its (code without a symbol) row
+  std::vector<StrippedFile> files;
+};
+
 struct Explanation {
   std::vector<FunctionDelta> rows;  // top N by |delta|
   int64_t total_delta = 0;          // the whole-program delta under callgrind
   std::string error;                // non-empty when the explanation failed
+  std::vector<MissingSymbols> missing_symbols;  // by |delta|, largest first
 };
 
 /// Context statistics over paired timed samples (N >= 5).

@@ -157,6 +157,12 @@ bool LoadSide(const std::vector<std::string>& files, const std::string& exe, Pro
     renamed[key] += cost;
   }
   profile->self = std::move(renamed);
+  if (!own.empty()) {
+    if (auto paths = profile->object_paths.extract(own)) {
+      paths.key() = "{exe}";
+      profile->object_paths.insert(std::move(paths));
+    }
+  }
   return true;
 }
 
@@ -185,7 +191,7 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
         throw std::runtime_error(fmt::format("{} profile: {}", name, err));
       }
     }
-    explanation = DiffProfiles(sides[0], sides[1], plan.explain_top);
+    explanation = ExplainProfiles(sides[0], sides[1], plan.explain_top);
   } catch (const std::exception& e) {
     explanation.error = e.what();
   }

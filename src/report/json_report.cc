@@ -43,13 +43,28 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
   for (const FunctionDelta& r : e->rows) {
     rows.push_back({{"function", r.function},
                     {"object", r.object},
+                    {"clones", r.clones},
                     {"baseline", r.baseline},
                     {"candidate", r.candidate},
                     {"delta", r.delta()}});
   }
+  json missing = json::array();
+  for (const MissingSymbols& m : e->missing_symbols) {
+    json files = json::array();
+    for (const StrippedFile& f : m.files) {
+      auto or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+      files.push_back({{"path", f.path},
+                       {"side", f.side},
+                       {"build_id", or_null(f.build_id)},
+                       {"debug_file", or_null(f.debug_file)},
+                       {"debug_file_exists", f.debug_file_exists}});
+    }
+    missing.push_back({{"object", m.object}, {"delta", m.delta}, {"files", files}});
+  }
   return json{{"total_delta", e->total_delta},
               {"error", e->error.empty() ? json(nullptr) : json(e->error)},
-              {"rows", rows}};
+              {"rows", rows},
+              {"missing_symbols", missing}};
 }
 
 json StabilityToJson(const Stability& st) {

@@ -15,7 +15,11 @@
 //    "timed": {"basis", "median_ratio", "ci_low", "ci_high", "confidence",
 //              "excludes_one"} | null,
 //    "explanation": {"total_delta", "error", "rows": [{"function", "object",
-//              "baseline", "candidate", "delta"}]} | null}]}
+//              "clones": [full names, when the row sums clones], "baseline",
+//              "candidate", "delta"}],
+//              "missing_symbols": [{"object", "delta" (of its code without a
+//                symbol), "files": [{"path", "side", "build_id" | null,
+//                "debug_file" | null, "debug_file_exists"}]}]} | null}]}
 // SIDE = {"instructions" (the point count: the minimum of the repeats),
 //         "counts": [...], "min", "max", "score", "error",
 //         "timed": [{"score", "wall_seconds"}], "fingerprint": {...}}

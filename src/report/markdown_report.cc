@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gate/decision.h"
+#include "report/explanation_text.h"
 #include "report/format.h"
 #include "report/markdown_text.h"
 #include "report/summary.h"
@@ -97,6 +98,19 @@ std::string Notes(const CompareReport& r) {
   return out;
 }
 
+// The objects whose code without a symbol the table cannot break down: a
+// paragraph each, every path and name in a code span.
+std::string MissingSymbolsBlock(const Explanation& e) {
+  if (e.missing_symbols.empty()) return "";
+  auto code = [](const std::string& text) { return MarkdownCode(text, SpanIn::kParagraph); };
+  std::string out;
+  for (const MissingSymbols& m : e.missing_symbols) {
+    out += "\n" + MissingSymbolsSentence(m, e.total_delta, code(m.object), kMinus) + ":\n";
+    for (const StrippedFile& f : m.files) out += "\n" + StrippedFileSentence(f, code) + "\n";
+  }
+  return out + "\n" + MarkdownText(kSymbolsAdvice) + "\n";
+}
+
 std::string ExplanationBlock(const WorkloadResult& w) {
   const Explanation& e = *w.explanation;
   // The summary line is raw HTML, which GFM passes through unparsed.
@@ -114,8 +128,10 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   int64_t listed = 0;
   for (const FunctionDelta& row : e.rows) {
     listed += row.delta();
-    out += fmt::format("| {}{} | {} | {} | {} | {} |\n", Cell(row.function),
+    const std::string clones = CloneSummary(row);
+    out += fmt::format("| {}{}{} | {} | {} | {} | {} |\n", Cell(row.function),
                        row.object.empty() ? "" : " in " + Cell(row.object),
+                       clones.empty() ? "" : " (clones: " + Cell(clones) + ")",
                        FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
                        FormatSignedCount(row.delta(), kMinus), share(row.delta()));
   }
@@ -125,7 +141,7 @@ std::string ExplanationBlock(const WorkloadResult& w) {
     out += fmt::format("| *whole program* | | | {} | {} |\n",
                        FormatSignedCount(e.total_delta, kMinus), share(e.total_delta));
   }
-  return out + "</details>\n";
+  return out + MissingSymbolsBlock(e) + "</details>\n";
 }
 
 std::string BackendParagraph(const CompareReport& r) {

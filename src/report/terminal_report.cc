@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gate/decision.h"
+#include "report/explanation_text.h"
 #include "report/format.h"
 #include "report/summary.h"
 #include "report/text_table.h"
@@ -87,6 +88,17 @@ std::string Reasons(const CompareReport& r) {
   return out;
 }
 
+// The objects whose code without a symbol the table cannot break down.
+std::string MissingSymbolsBlock(const Explanation& e) {
+  if (e.missing_symbols.empty()) return "";
+  std::string out = "\n";
+  for (const MissingSymbols& m : e.missing_symbols) {
+    out += "  " + MissingSymbolsSentence(m, e.total_delta, Line(m.object), kMinus) + ":\n";
+    for (const StrippedFile& f : m.files) out += "    " + StrippedFileSentence(f, Line) + "\n";
+  }
+  return out + "  " + kSymbolsAdvice + "\n";
+}
+
 std::string ExplanationBlock(const WorkloadResult& w) {
   const Explanation& e = *w.explanation;
   std::string out = ExplanationTitle(w, Line(w.name)) + "\n";
@@ -100,8 +112,10 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   int64_t listed = 0;
   for (const FunctionDelta& row : e.rows) {
     listed += row.delta();
-    table.AddRow({Line(row.object.empty() ? row.function : row.function + " in " + row.object),
-                  FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
+    std::string name = row.object.empty() ? row.function : row.function + " in " + row.object;
+    const std::string clones = CloneSummary(row);
+    if (!clones.empty()) name += " (clones: " + clones + ")";
+    table.AddRow({Line(name), FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
                   FormatSignedCount(row.delta(), kMinus), share(row.delta())});
   }
   table.AddRow({"(listed rows)", "", "", FormatSignedCount(listed, kMinus), share(listed)});
@@ -109,7 +123,7 @@ std::string ExplanationBlock(const WorkloadResult& w) {
     table.AddRow({"(whole program)", "", "", FormatSignedCount(e.total_delta, kMinus),
                   share(e.total_delta)});
   }
-  return out + table.Render(2, false);
+  return out + table.Render(2, false) + MissingSymbolsBlock(e);
 }
 
 std::string TimedBlock(const CompareReport& r) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "explain/callgrind_run.h"
 #include "explain/explain.h"
 
 namespace workgate {
@@ -33,16 +34,8 @@ uint64_t HotCost(std::initializer_list<uint64_t> iterations) {
   return sum;
 }
 
-bool Have(const std::string& tool) {
-  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::HaveTool;
+using testing::ReadAllOf;
 
 // Builds hot_prog into DIR/<side>/hot_prog. Both sides' directories have
 // names of the same length: the path length alone moves the count.
@@ -63,7 +56,7 @@ class ExplainCallgrind : public ::testing::Test {
   static void SetUpTestSuite() {
 #if defined(__x86_64__)
     for (const char* tool : {"valgrind", "cc", "setarch"}) {
-      if (!Have(tool)) {
+      if (!HaveTool(tool)) {
         skip_ = std::string(tool) + " is not installed";
         return;
       }
@@ -94,25 +87,16 @@ class ExplainCallgrind : public ::testing::Test {
                                         const std::string& options, uint64_t* collected = nullptr) {
     fs::path cwd = dir_ / side;
     fs::path out = cwd / ("out" + std::to_string(runs_++));
-    fs::create_directories(out);
-    std::string cmd = "cd " + cwd.string() +
-                      " && env -i PATH=/usr/bin:/bin LC_ALL=C setarch -R valgrind"
-                      " --tool=callgrind --trace-children=yes " +
-                      options + " --callgrind-out-file=" + out.string() +
-                      "/callgrind.out.%p ./hot_prog " + mode + " >/dev/null 2>" + out.string() +
-                      ".log";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd << "\n" << ReadAll(out.string() + ".log");
+    std::vector<std::string> files =
+        testing::RunUnderCallgrind(cwd, "./hot_prog " + mode, out, options);
     if (collected != nullptr) {
-      std::string log = ReadAll(out.string() + ".log");
+      std::string log = ReadAllOf(out.string() + ".log");
       std::regex line("Collected : ([0-9]+)");
       *collected = 0;
       for (std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it) {
         *collected += std::stoull((*it)[1]);
       }
     }
-    std::vector<std::string> files;
-    for (const auto& entry : fs::directory_iterator(out)) files.push_back(entry.path().string());
-    std::sort(files.begin(), files.end());
     return files;
   }
 
@@ -213,7 +197,7 @@ TEST_F(ExplainCallgrind, OutputOptionsGiveTheSameProfile) {
 TEST_F(ExplainCallgrind, TruncatedRealOutputIsAnError) {
   std::vector<std::string> files = RunCallgrind("base", "exec-child", "--dump-instr=yes");
   ASSERT_EQ(files.size(), 1u);
-  std::string text = ReadAll(files[0]);
+  std::string text = ReadAllOf(files[0]);
   ASSERT_GT(text.size(), 1000u);
   Profile p;
   std::string err;

@@ -103,6 +103,57 @@ TEST(Explain, CountsBeyondInt64AreAnError) {
   EXPECT_TRUE(e.rows.empty());
 }
 
+TEST(Explain, ClonesAreSummedIntoTheFunctionTheyWereMadeFrom) {
+  // GCC cloned and split in one build and not in the other: one row per
+  // function and object, its clones named.
+  Profile base = Make({{{"sqlite3BtreeNext", "{exe}"}, 6000},
+                       {{"releaseMemArray.part.0", "{exe}"}, 3000},
+                       {{"releaseMemArray", "{exe}"}, 40},
+                       {{"foo(int) [clone .isra.0] [clone .cold]", "{exe}"}, 7},
+                       {{"sqlite3BtreeNext", "libsqlite3.so.0"}, 10},
+                       {{"main", "{exe}"}, 100}});
+  Profile cand = Make({{{"sqlite3BtreeNext.constprop.0", "{exe}"}, 5000},
+                       {{"sqlite3BtreeNext.cold", "{exe}"}, 200},
+                       {{"releaseMemArray", "{exe}"}, 2800},
+                       {{"foo(int)", "{exe}"}, 10},
+                       {{"sqlite3BtreeNext", "libsqlite3.so.0"}, 10},
+                       {{"main", "{exe}"}, 101}});
+  Explanation e = DiffProfiles(base, cand, 10);
+  ASSERT_EQ(e.rows.size(), 4u);
+  EXPECT_EQ(e.rows[0].function, "sqlite3BtreeNext");
+  EXPECT_EQ(e.rows[0].object, "{exe}");
+  EXPECT_EQ(e.rows[0].baseline, 6000);
+  EXPECT_EQ(e.rows[0].candidate, 5200);
+  EXPECT_EQ(e.rows[0].clones, (std::vector<std::string>{"sqlite3BtreeNext", "sqlite3BtreeNext.cold",
+                                                        "sqlite3BtreeNext.constprop.0"}));
+  EXPECT_EQ(e.rows[1].function, "releaseMemArray");
+  EXPECT_EQ(e.rows[1].delta(), -240);
+  EXPECT_EQ(e.rows[1].clones,
+            (std::vector<std::string>{"releaseMemArray", "releaseMemArray.part.0"}));
+  EXPECT_EQ(e.rows[2].function, "foo(int)");
+  EXPECT_EQ(e.rows[2].delta(), 3);
+  EXPECT_EQ(e.rows[2].clones,
+            (std::vector<std::string>{"foo(int)", "foo(int) [clone .isra.0] [clone .cold]"}));
+  // A row that saw only its own name lists no clones; the same name in
+  // another object is another row (unchanged here, so left out).
+  EXPECT_EQ(e.rows[3].function, "main");
+  EXPECT_TRUE(e.rows[3].clones.empty());
+  int64_t listed = 0;
+  for (const FunctionDelta& row : e.rows) listed += row.delta();
+  EXPECT_EQ(listed, e.total_delta);
+}
+
+TEST(Explain, CloneOnlyRowsListTheirNamesAndUnnamedCodeListsNone) {
+  Profile base = Make({{{"f.part.0", "a"}, 5}, {{"0x0000000000001370", "a"}, 5}});
+  Profile cand = Make({{{"f.part.1", "a"}, 9}, {{"0x0000000000002370", "a"}, 6}});
+  Explanation e = DiffProfiles(base, cand, 10);
+  ASSERT_EQ(e.rows.size(), 2u);
+  EXPECT_EQ(e.rows[0].function, "f");
+  EXPECT_EQ(e.rows[0].clones, (std::vector<std::string>{"f.part.0", "f.part.1"}));
+  EXPECT_EQ(e.rows[1].function, kUnnamedCode);
+  EXPECT_TRUE(e.rows[1].clones.empty());
+}
+
 TEST(Explain, LoadErrorsNameTheSide) {
   const std::string good =
       std::string(WORKGATE_SOURCE_DIR) + "/tests/explain/testdata/inlined.callgrind";

@@ -42,6 +42,10 @@ TEST(JsonReportTest, WorkloadFields) {
   EXPECT_EQ(fib["explanation"]["total_delta"], 37'358'308);
   EXPECT_EQ(fib["explanation"]["rows"][0]["function"], "vm_dispatch");
   EXPECT_EQ(fib["explanation"]["rows"][0]["delta"], 31'200'218);
+  EXPECT_EQ(fib["explanation"]["rows"][0]["clones"], json::array());
+  EXPECT_EQ(fib["explanation"]["rows"][1]["clones"],
+            json::array({"value_add", "value_add.constprop.0", "value_add.part.0.cold"}));
+  EXPECT_EQ(fib["explanation"]["missing_symbols"], json::array());
 
   const json& fp = fib["candidate"]["fingerprint"];
   for (const char* key : {"workgate_version", "backend", "event", "cpu_model", "kernel",
@@ -56,6 +60,29 @@ TEST(JsonReportTest, WorkloadFields) {
   EXPECT_EQ(kernels["baseline"]["score"], "10.000");
   EXPECT_EQ(kernels["candidate"]["score"], "10.000");
   EXPECT_EQ(kernels["expected_score"], "10.000");
+}
+
+TEST(JsonReportTest, MissingSymbols) {
+  json e = ToJson(testing_report::StrippedReport())["workloads"][0]["explanation"];
+  ASSERT_EQ(e["missing_symbols"].size(), 1u);
+  const json& m = e["missing_symbols"][0];
+  EXPECT_EQ(m["object"], "lua5.4");
+  EXPECT_EQ(m["delta"], 48'360'000);
+  ASSERT_EQ(m["files"].size(), 1u);
+  EXPECT_EQ(m["files"][0]["path"], "/usr/bin/lua5.4");
+  EXPECT_EQ(m["files"][0]["side"], "both");
+  EXPECT_EQ(m["files"][0]["build_id"], "1061f95d5cf9242924aac24fb75ecdcab7eac0e6");
+  EXPECT_EQ(m["files"][0]["debug_file"],
+            "/usr/lib/debug/.build-id/10/61f95d5cf9242924aac24fb75ecdcab7eac0e6.debug");
+  EXPECT_EQ(m["files"][0]["debug_file_exists"], false);
+  // A file without a build ID has no debug file to look for.
+  CompareReport r = testing_report::StrippedReport();
+  StrippedFile& f = r.workloads[0].explanation->missing_symbols[0].files[0];
+  f.build_id.clear();
+  f.debug_file.clear();
+  json g = ToJson(r)["workloads"][0]["explanation"]["missing_symbols"][0]["files"][0];
+  EXPECT_TRUE(g["build_id"].is_null());
+  EXPECT_TRUE(g["debug_file"].is_null());
 }
 
 TEST(JsonReportTest, MissingFiguresAreNull) {

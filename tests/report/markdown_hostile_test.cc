@@ -212,9 +212,11 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
     EXPECT_EQ(html.elements.count("table") ? html.elements.at("table") : 0, tables) << h.label;
     EXPECT_EQ(html.elements.count("details") ? html.elements.at("details") : 0, details) << h.label;
-    // Ten places show the text whole in a code element: the workload name
+    // Twelve places show the text whole in a code element: the workload name
     // (table, summary, timed table), the asserted score, the function and the
-    // object, the reason, the explanation's error, the two labels.
+    // object, the object and the path of a file without symbols, the reason,
+    // the explanation's error, the two labels. (The clone names are shown
+    // shortened.)
     // A printed score longer than 64 characters is quoted shortened in the
     // reason (workload/score.h ShortScore), so it is seen there in part.
     const bool quoted_whole = h.raw.size() <= 64;
@@ -229,11 +231,11 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     }
     // The summary's <code> element holds any text whole; a text that no
     // code span can hold is shown as several, with its backticks between.
-    EXPECT_EQ(whole, h.one_span ? 10 : 1) << h.label << "\n" << md;
+    EXPECT_EQ(whole, h.one_span ? 12 : 1) << h.label << "\n" << md;
     EXPECT_TRUE(in_reason || !h.one_span) << h.label << ": the printed score is not in its reason";
-    // The reader sees the text ten times, and in the printed score's reason.
-    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), quoted_whole ? 11u : 10u)
-        << h.label << "\n" << md;
+    // The reader sees the text twelve times, and in the printed score's reason.
+    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), quoted_whole ? 13u : 12u) << h.label << "\n"
+                                                                                << md;
   }
 }
 

@@ -19,6 +19,10 @@ TEST(MarkdownReportTest, CallgrindSnapshot) {
   ExpectSnapshot("callgrind_report.md", RenderMarkdown(CallgrindReport()));
 }
 
+TEST(MarkdownReportTest, StrippedSnapshot) {
+  ExpectSnapshot("stripped_report.md", RenderMarkdown(testing_report::StrippedReport()));
+}
+
 TEST(MarkdownReportTest, PerfSnapshot) {
   ExpectSnapshot("perf_report.md", RenderMarkdown(PerfReport()));
 }

@@ -60,7 +60,11 @@ inline CompareReport CallgrindReport() {
   fib.candidate.timed = {{std::nullopt, 1.91}};
   Explanation e;
   e.rows = {{"vm_dispatch", "", 610'004'112, 641'204'330},
-            {"value_add", "wgi", 88'000'020, 94'158'110}};
+            {"value_add",
+             "wgi",
+             88'000'020,
+             94'158'110,
+             {"value_add", "value_add.constprop.0", "value_add.part.0.cold"}}};
   e.total_delta = 37'358'308;
   fib.explanation = e;
 
@@ -80,6 +84,32 @@ inline CompareReport CallgrindReport() {
   gc.candidate.error = "exited with status 1 | stderr: out of memory";
 
   r.workloads = {fib, strings, sort, kernels, gc};
+  for (WorkloadResult& w : r.workloads) Decide(&w);
+  DecideSuite(&r);
+  return r;
+}
+
+/// One workload of a stripped interpreter (Debian's lua5.4): nearly all of
+/// the delta is in its code without a symbol, and the explanation says which
+/// file that is and how to get names for it.
+inline CompareReport StrippedReport() {
+  CompareReport r;
+  r.workgate_version = "0.1.0";
+  r.backend = "vgcount";
+  r.backend_reason = "requested";
+  r.event = "Ir";
+  WorkloadResult fib = Counted("lua/fib", {1'000'000'000}, {1'040'000'000});
+  Explanation e;
+  e.rows = {{"(code without a symbol)", "lua5.4", 900'000'000, 948'360'000},
+            {"__memmove_avx_unaligned_erms", "libc.so.6", 20'000'000, 11'640'000}};
+  e.total_delta = 40'000'000;
+  const std::string id = "1061f95d5cf9242924aac24fb75ecdcab7eac0e6";
+  e.missing_symbols = {{"lua5.4",
+                        48'360'000,
+                        {{"/usr/bin/lua5.4", "both", id,
+                          "/usr/lib/debug/.build-id/10/" + id.substr(2) + ".debug", false}}}};
+  fib.explanation = e;
+  r.workloads = {fib};
   for (WorkloadResult& w : r.workloads) Decide(&w);
   DecideSuite(&r);
   return r;
@@ -129,9 +159,10 @@ inline CompareReport PerfReport() {
 
 /// A comparison with `h` everywhere text from a suite, a program's output or
 /// a candidate's binary can go: four workloads (one named `h`, explained and
-/// timed, with `h` as its asserted score, function and object; one with `h`
-/// as its reason; one whose printed score is `h`; one whose explanation failed
-/// with `h`), and `h` as both labels.
+/// timed, with `h` as its asserted score, function, object, clone names, and
+/// object and path of a file without symbols; one with `h` as its reason; one
+/// whose printed score is `h`; one whose explanation failed with `h`), and `h`
+/// as both labels.
 inline CompareReport HostileReport(const std::string& h) {
   CompareReport r = testing_report::CallgrindReport();
   r.baseline_label = h;
@@ -144,8 +175,10 @@ inline CompareReport HostileReport(const std::string& h) {
   Decide(&named);
   named.expected_score = h;
   Explanation e;
-  e.rows = {{h, h, 10, 1010}};
+  e.rows = {{h, h, 10, 1010, {h, h + ".cold", "x" + h}}};
   e.total_delta = 1000;
+  e.missing_symbols = {
+      {h, 1000, {{h, "candidate", "00ff", "/usr/lib/debug/.build-id/00/ff.debug", false}}}};
   named.explanation = e;
   // An invalid workload whose reason is the hostile text itself.
   WorkloadResult reason = Counted("reason", {1000}, {});

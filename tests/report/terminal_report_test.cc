@@ -14,9 +14,14 @@ using testing_report::CallgrindReport;
 using testing_report::ExpectSnapshot;
 using testing_report::HostileReport;
 using testing_report::PerfReport;
+using testing_report::StrippedReport;
 
 TEST(TerminalReportTest, CallgrindSnapshot) {
   ExpectSnapshot("callgrind_report.txt", RenderTerminal(CallgrindReport(), false));
+}
+
+TEST(TerminalReportTest, StrippedSnapshot) {
+  ExpectSnapshot("stripped_report.txt", RenderTerminal(StrippedReport(), false));
 }
 
 TEST(TerminalReportTest, PerfSnapshot) {

@@ -1,0 +1,67 @@
+#include "report/explanation_text.h"
+
+#include <fmt/format.h>
+
+namespace workgate {
+namespace {
+
+// `s` cut to at most `max` bytes without splitting a UTF-8 character, with
+// "…" when it was cut.
+std::string Shorten(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end) + "\u2026";
+}
+
+}  // namespace
+
+std::string CloneSummary(const FunctionDelta& row) {
+  std::string out;
+  size_t shown_bytes = 0;
+  size_t more = 0;
+  for (const std::string& name : row.clones) {
+    if (name == row.function) continue;
+    std::string part = name.rfind(row.function, 0) == 0 ? name.substr(row.function.size()) : name;
+    // A demangled clone adds " [clone .cold]": the space is the separator's.
+    if (!part.empty() && part[0] == ' ') part.erase(0, 1);
+    part = Shorten(part, kShownCloneNameBytes);
+    if (!out.empty() && shown_bytes + part.size() > kShownCloneBytes) {
+      ++more;
+      continue;
+    }
+    shown_bytes += part.size();
+    out += (out.empty() ? "" : ", ") + part;
+  }
+  if (more > 0) out += fmt::format(", +{} more", more);
+  return out;
+}
+
+std::string MissingSymbolsSentence(const MissingSymbols& m, int64_t total_delta,
+                                   const std::string& shown_object, Minus minus) {
+  std::string share =
+      total_delta == 0
+          ? "while the whole program's count did not change"
+          : FormatShare(static_cast<double>(m.delta) / static_cast<double>(total_delta), minus) +
+                " of the delta";
+  return fmt::format("{} has no symbol table; its code without a symbol carries {} ({})",
+                     shown_object, FormatSignedCount(m.delta, minus), share);
+}
+
+std::string StrippedFileSentence(const StrippedFile& f,
+                                 const std::function<std::string(const std::string&)>& shown) {
+  std::string out =
+      fmt::format("{} ({}): ", shown(f.path), f.side == "both" ? "both sides" : f.side);
+  if (f.build_id.empty()) return out + "no GNU build ID, so no debug file can be found for it";
+  out += "GNU build ID " + shown(f.build_id) + ", ";
+  if (f.debug_file_exists) return out + "debug file " + shown(f.debug_file) + " present";
+  return out + "no debug file at " + shown(f.debug_file);
+}
+
+// No apostrophes: Markdown text would carry them as entities.
+const char kSymbolsAdvice[] =
+    "For names, install the matching -dbgsym package from the debian-debug archive (it puts the "
+    "debug file under /usr/lib/debug/.build-id/, where Valgrind looks), or build with -g and "
+    "without stripping.";
+
+}  // namespace workgate

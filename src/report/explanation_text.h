@@ -1,0 +1,45 @@
+#pragma once
+// What the terminal and Markdown reports say in an explanation beyond its
+// table's figures: a row's clones and the objects that lack symbols. The
+// names in it come from the candidate's binary; each renderer passes them
+// through its own escaping (the `shown` functions below).
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "gate/model.h"
+#include "report/format.h"
+
+namespace workgate {
+
+/// How many bytes of clone names a row shows, and of any one of them.
+inline constexpr size_t kShownCloneBytes = 60;
+inline constexpr size_t kShownCloneNameBytes = 40;
+
+/// A row's clones, compactly: what each name adds to the row's function
+/// name (".constprop.0", "[clone .cold]"; a name that does not start with it
+/// whole), the function's own name left out, in the row's order:
+/// ".constprop.0, .part.0.cold". A name longer than kShownCloneNameBytes is
+/// cut (at a character boundary) and ends in "…"; once kShownCloneBytes are
+/// shown the rest are counted: ", +3 more". "" for a row without clones.
+std::string CloneSummary(const FunctionDelta& row);
+
+/// "OBJECT has no symbol table; its code without a symbol carries +1,000
+/// (98.5% of the delta)", `shown_object` being the object as the renderer
+/// shows it.
+std::string MissingSymbolsSentence(const MissingSymbols& m, int64_t total_delta,
+                                   const std::string& shown_object, Minus minus);
+
+/// "PATH (candidate): GNU build ID 3f1a…, no debug file at DEBUG"; with
+/// "debug file DEBUG present" when it exists, "no GNU build ID" without one.
+/// `shown` escapes each text it is given: the path, the build ID and the
+/// debug file's path.
+std::string StrippedFileSentence(const StrippedFile& f,
+                                 const std::function<std::string(const std::string&)>& shown);
+
+/// How to get names for such code.
+extern const char kSymbolsAdvice[];
+
+}  // namespace workgate
