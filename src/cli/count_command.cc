@@ -62,6 +62,10 @@ nlohmann::json RunJson(const CountedRun& run) {
   return j;
 }
 
+double SpreadPpm(uint64_t lo, uint64_t hi) {
+  return lo ? 1e6 * static_cast<double>(hi - lo) / static_cast<double>(lo) : 0.0;
+}
+
 void AddMinMax(nlohmann::json* j, const std::vector<uint64_t>& counts) {
   if (counts.empty()) {
     (*j)["min"] = nullptr;
@@ -72,7 +76,7 @@ void AddMinMax(nlohmann::json* j, const std::vector<uint64_t>& counts) {
   (*j)["min"] = *lo;
   (*j)["max"] = *hi;
   (*j)["spread"] = *hi - *lo;
-  (*j)["spread_ppm"] = *lo ? 1e6 * static_cast<double>(*hi - *lo) / static_cast<double>(*lo) : 0.0;
+  (*j)["spread_ppm"] = SpreadPpm(*lo, *hi);
 }
 
 void PrintRun(const CountedRun& run, int index, int repeat) {
@@ -90,10 +94,6 @@ void PrintRun(const CountedRun& run, int index, int repeat) {
     }
   }
   fmt::print("{}  ({:.3f} s)\n", line, run.launch.wall_seconds);
-}
-
-double SpreadPpm(uint64_t lo, uint64_t hi) {
-  return lo ? 1e6 * static_cast<double>(hi - lo) / static_cast<double>(lo) : 0.0;
 }
 
 void PrintSummary(const std::vector<uint64_t>& counts, const std::string& event) {

@@ -111,9 +111,7 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
     // stored); with `always`, every build that can be.
     for (CountableSide& s : sides) {
       if (!s.countable() || s.result->counts.empty()) continue;
-      s.second_profiles = first.baseline.empty() && first.candidate.empty()
-                              ? ""
-                              : profiles_dir + "/" + s.name + "-2";
+      s.second_profiles = profiles_dir.empty() ? "" : profiles_dir + "/" + s.name + "-2";
       plan.progress(fmt::format("{}  {}  counting again (stability check)", w.name, s.name));
       CountMore(plan, counter, w, dir, 1, s.second_profiles, &s);
       if (plan.mode != StabilityMode::kAlways) break;
