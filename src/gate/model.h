@@ -10,7 +10,7 @@
 
 namespace workgate {
 
-/// Exit codes, stable and documented (README, design.md).
+/// Exit codes, stable and documented (README.md, ARCHITECTURE.md).
 enum ExitCode : int {
   kExitPass = 0,
   kExitWorkAdded = 1,

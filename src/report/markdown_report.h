@@ -3,7 +3,8 @@
 // --github): a pull-request comment. Verdict first, then the table of exact
 // counts, per-workload explanations, the backend and why it was chosen, the
 // timed scores marked as context, the line on what a count does not see, and a
-// footer. See shared/examples/pr-comment.md for the shape.
+// footer. ARCHITECTURE.md ("Reports") describes the shape, and
+// tests/report/testdata/*.md are reviewed examples of it.
 
 #include <string>
 

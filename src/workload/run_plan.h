@@ -1,6 +1,6 @@
 #pragma once
 // Turning a workload and a build into the exact launch: the normalised
-// launch of design.md ("Reproducible launch") for counted and timed runs, or
+// launch of ARCHITECTURE.md ("The launch") for counted and timed runs, or
 // the command as it is (--as-is).
 
 #include <functional>

@@ -43,7 +43,7 @@ inline WorkloadResult Counted(const std::string& name, std::vector<uint64_t> bas
   return w;
 }
 
-/// A suite counted under callgrind, shaped like shared/examples/pr-comment.md:
+/// A suite counted under callgrind, shaped like a real pull request's comment:
 /// one workload over the margin (with an explanation), three within it (one
 /// with an asserted score), one invalid; one timed run per side.
 inline CompareReport CallgrindReport() {
