@@ -7,6 +7,13 @@
 #   WORKGATE_VM_BOOT_LIMIT  seconds the machine may take to boot (default 60)
 #   WORKGATE_VM_RUN_LIMIT   seconds the command may run once booted (default 300)
 #   WORKGATE_VM_KEEP=1      keep the staging directory and console log
+#
+# vm_die (setup, download, cross-build, staging) exits 5. vm_boot returns
+# VM_CANNOT_BOOT only when this machine cannot boot the emulated one (QEMU
+# does not start, or the kernel does not reach /init within the boot limit):
+# the one outcome ci/test may skip. Anything that goes wrong after that, or a
+# kernel panic (our kernel and initramfs), is a failure.
+VM_CANNOT_BOOT=77
 
 VM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VM_DIR="$VM_ROOT/.pmu-vm"
@@ -111,7 +118,9 @@ vm_pack() {
 }
 
 # Boots initramfs $1, writing the serial console to $2. Returns 0 when the
-# guest reported that it was done; otherwise says why and returns 5.
+# guest reported that it was done; otherwise says why and returns
+# $VM_CANNOT_BOOT when the machine never reached /init for reasons of this
+# host (slow, or QEMU could not start), 1 for every other failure.
 vm_boot() {
   local initrd=$1 log=$2
   local boot_limit=${WORKGATE_VM_BOOT_LIMIT:-60} run_limit=${WORKGATE_VM_RUN_LIMIT:-300}
@@ -131,23 +140,34 @@ vm_boot() {
     if [[ $waited -ge $((limit * 10)) ]]; then
       kill "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null
+      vm_show_tail "$log"
       if [[ $booted -eq 0 ]]; then
         echo "ci/pmu-vm: the emulated machine did not boot within ${boot_limit} s" >&2
-      else
-        echo "ci/pmu-vm: the command did not finish within ${run_limit} s" >&2
+        return "$VM_CANNOT_BOOT"
       fi
-      vm_show_tail "$log"
-      return 5
+      echo "ci/pmu-vm: the command did not finish within ${run_limit} s" >&2
+      return 1
     fi
     sleep 0.1
     waited=$((waited + 1))
   done
-  wait "$pid" 2>/dev/null
-  if ! grep -q '^@@wg-done' "$log"; then
-    echo "ci/pmu-vm: the emulated machine stopped before the command finished" >&2
+  local qemu_status=0
+  wait "$pid" 2>/dev/null || qemu_status=$?
+  if ! grep -q '^@@wg-done' "$log" 2>/dev/null; then
     cat "$log.qemu" >&2
     vm_show_tail "$log"
-    return 5
+    if grep -q '^@@wg-booted' "$log" 2>/dev/null; then
+      echo "ci/pmu-vm: the emulated machine stopped before the command finished" >&2
+      return 1
+    fi
+    # panic=-1 with -no-reboot: a panic ends QEMU; that is our kernel or
+    # initramfs failing, not this host.
+    if tr -d '\r' 2>/dev/null <"$log" | grep -q 'Kernel panic'; then
+      echo "ci/pmu-vm: the emulated kernel panicked before /init ran" >&2
+      return 1
+    fi
+    echo "ci/pmu-vm: QEMU ended (status $qemu_status) before the machine booted" >&2
+    return "$VM_CANNOT_BOOT"
   fi
 }
 

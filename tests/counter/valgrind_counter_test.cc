@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "test_paths.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -56,7 +57,7 @@ TEST(ParseVgcountTotalTest, ReadsTheInstructionsLine) {
 class CallgrindCounterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
+    WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
   }
   CountedRun Count(std::vector<std::string> argv, const std::string& cwd = "") {
     ValgrindCounter counter(ValgrindCounter::Tool::kCallgrind);

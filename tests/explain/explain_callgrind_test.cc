@@ -17,6 +17,7 @@
 
 #include "explain/callgrind_run.h"
 #include "explain/explain.h"
+#include "test_requirements.h"
 
 namespace workgate {
 namespace {
@@ -57,7 +58,7 @@ class ExplainCallgrind : public ::testing::Test {
 #if defined(__x86_64__)
     for (const char* tool : {"valgrind", "cc", "setarch"}) {
       if (!HaveTool(tool)) {
-        skip_ = std::string(tool) + " is not installed";
+        missing_tool_ = std::string(tool) + " is not installed";
         return;
       }
     }
@@ -77,6 +78,7 @@ class ExplainCallgrind : public ::testing::Test {
   }
   void SetUp() override {
     if (!skip_.empty()) GTEST_SKIP() << skip_;
+    WORKGATE_REQUIRE_TOOL(missing_tool_.empty(), missing_tool_);
     ASSERT_TRUE(built_) << "cc failed to build hot_prog";
   }
 
@@ -101,7 +103,8 @@ class ExplainCallgrind : public ::testing::Test {
   }
 
   static inline fs::path dir_;
-  static inline std::string skip_;
+  static inline std::string skip_;          // what this machine cannot do
+  static inline std::string missing_tool_;  // what ci/setup installs
   static inline bool built_ = true;
   static inline int runs_ = 0;
 };

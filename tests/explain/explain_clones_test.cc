@@ -17,6 +17,7 @@
 #include "explain/callgrind_run.h"
 #include "explain/explain.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -42,9 +43,8 @@ class ExplainClones : public ::testing::Test {
     GTEST_SKIP() << "the -O1 and -O2 builds of clones.c are made with GCC only, whose clone "
                     "names the test expects";
 #endif
-    if (std::string missing = testing::MissingCallgrindTool(); !missing.empty()) {
-      GTEST_SKIP() << missing;
-    }
+    const std::string missing = testing::MissingCallgrindTool();
+    WORKGATE_REQUIRE_TOOL(missing.empty(), missing);
     for (int i = 0; i < 2; ++i) {
       const std::string exe = testing::BuildPath(std::string("tests/explain_clones/") +
                                                  (i == 0 ? "O1" : "O2") + "/clones");

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "gate/elf_builder.h"
+#include "test_requirements.h"
 
 namespace workgate {
 namespace {
@@ -186,7 +187,8 @@ std::string Readelf(const std::string& path) {
 }
 
 TEST(ElfFileTest, AgreesWithReadelfOnSystemFiles) {
-  if (system("command -v readelf >/dev/null 2>&1") != 0) GTEST_SKIP() << "no readelf";
+  WORKGATE_REQUIRE_TOOL(system("command -v readelf >/dev/null 2>&1") == 0,
+                        "readelf is not installed");
   for (const char* path : {"/bin/ls", "/usr/bin/python3", "/lib/x86_64-linux-gnu/libstdc++.so.6",
                            "/lib/aarch64-linux-gnu/libstdc++.so.6"}) {
     if (access(path, R_OK) != 0) continue;

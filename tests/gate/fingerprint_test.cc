@@ -13,6 +13,7 @@
 #include "hostile/hostile_paths.h"
 #include "launch/launch.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 
 namespace workgate {
 namespace {
@@ -183,7 +184,7 @@ TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
 }
 
 TEST(FingerprintTest, LdLibraryPathComesFromTheGivenEnvironment) {
-  if (!testing::HaveTool("cc")) GTEST_SKIP() << "cc is not installed";
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
   TempDir dir;
   const std::string lib = dir.path() + "/lib/libwgfp.so", exe = dir.path() + "/prog";
   std::system(("mkdir -p '" + dir.path() + "/lib'").c_str());
@@ -213,7 +214,7 @@ TEST(FingerprintTest, LdLibraryPathComesFromTheGivenEnvironment) {
 
 TEST(FingerprintTest, LdPreloadComesFromTheGivenEnvironment) {
   const std::string shim = testing::BuildPath("libworkgate-clock.so");
-  if (access(shim.c_str(), R_OK) != 0) GTEST_SKIP() << "no clock shim built";
+  WORKGATE_ASSERT_BUILT(shim);
   std::map<std::string, std::string> libs;
   std::string err;
   ASSERT_TRUE(SharedLibrariesOf("/bin/true", {{"LD_PRELOAD", shim}}, &libs, &err)) << err;

@@ -10,6 +10,7 @@
 #include "gate/loader_paths.h"
 #include "gate/test_programs.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 
 namespace workgate {
 namespace {
@@ -32,7 +33,7 @@ std::set<std::string> Resolved(const std::string& exe, const LoaderInputs& input
 }
 
 TEST(SharedLibrariesTest, SystemProgramsResolveAsLddLists) {
-  if (!testing::HaveTool("ldd")) GTEST_SKIP() << "no ldd";
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("ldd"), "ldd is not installed");
   int checked = 0;
   for (const std::string& exe :
        {std::string("/bin/ls"), std::string("/usr/bin/python3"), std::string("/usr/bin/lua5.4"),
@@ -48,9 +49,8 @@ TEST(SharedLibrariesTest, SystemProgramsResolveAsLddLists) {
 
 TEST(SharedLibrariesTest, PreloadedClockShimResolvesAsLddLists) {
   const std::string shim = testing::BuildPath("libworkgate-clock.so");
-  if (!testing::HaveTool("ldd") || access(shim.c_str(), R_OK) != 0) {
-    GTEST_SKIP() << "no ldd or no clock shim";
-  }
+  WORKGATE_ASSERT_BUILT(shim);
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("ldd"), "ldd is not installed");
   for (const std::string& exe : {std::string("/bin/ls"), testing::KnownLoop()}) {
     LoaderInputs inputs;
     inputs.ld_preload = shim;
@@ -66,7 +66,7 @@ TEST(SharedLibrariesTest, PreloadedClockShimResolvesAsLddLists) {
 
 TEST(SharedLibrariesTest, EtcLdSoPreloadIsRead) {
   const std::string shim = testing::BuildPath("libworkgate-clock.so");
-  if (access(shim.c_str(), R_OK) != 0) GTEST_SKIP() << "no clock shim";
+  WORKGATE_ASSERT_BUILT(shim);
   const std::string file = ::testing::TempDir() + "/wg_ld_so_preload";
   std::ofstream(file) << "\n" << shim << " /nonexistent/libgone.so\n";
   LoaderInputs inputs;

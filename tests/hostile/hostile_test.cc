@@ -15,6 +15,7 @@
 #include "hostile/hostile_paths.h"
 #include "hostile/workgate_process.h"
 #include "launch/launch.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -30,7 +31,7 @@ using testing::WorkgateProcess;
 class HostileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
+    WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
     fs::create_directory(tmp());
   }
 

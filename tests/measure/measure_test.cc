@@ -10,6 +10,7 @@
 
 #include "counter/valgrind_counter.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -23,7 +24,7 @@ using testing::SourcePath;
 class MeasureTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
+    WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
     counter_ = std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kCallgrind);
   }
   CountedWorkload CountOnce(const Workload& w, const std::string& exe, const std::string& key,
@@ -77,7 +78,7 @@ TEST_F(MeasureTest, RunsWithAFixedMinimalEnvironment) {
 
 TEST_F(MeasureTest, BundledBenchmarkPinnedCountIsIdenticalAcrossRepeats) {
   const std::string wgmark = BuildPath("workloads/wgmark");
-  if (access(wgmark.c_str(), X_OK) != 0) GTEST_SKIP() << "wgmark not built";
+  WORKGATE_ASSERT_BUILT(wgmark);
   Suite suite = LoadBundled("workloads/wgmark.toml");
   CountedWorkload c = CountOnce(suite.workloads[0], wgmark, "wgmark", 2, suite.dir);
   ASSERT_TRUE(c.valid()) << c.error;
@@ -88,7 +89,7 @@ TEST_F(MeasureTest, BundledBenchmarkPinnedCountIsIdenticalAcrossRepeats) {
 
 TEST_F(MeasureTest, InterpreterScriptsPinnedCountsAreIdenticalAcrossRepeats) {
   const std::string wgi = BuildPath("workloads/wgi-baseline");
-  if (access(wgi.c_str(), X_OK) != 0) GTEST_SKIP() << "wgi not built";
+  WORKGATE_ASSERT_BUILT(wgi);
   Suite suite = LoadBundled("workloads/interp.toml");
   for (const auto& w : suite.workloads) {
     CountedWorkload c = CountOnce(w, wgi, w.name, 2, suite.dir);
@@ -99,7 +100,7 @@ TEST_F(MeasureTest, InterpreterScriptsPinnedCountsAreIdenticalAcrossRepeats) {
 
 TEST_F(MeasureTest, UnpinnedSelfCalibratingBenchmarkVaries) {
   const std::string wgmark = BuildPath("workloads/wgmark");
-  if (access(wgmark.c_str(), X_OK) != 0) GTEST_SKIP() << "wgmark not built";
+  WORKGATE_ASSERT_BUILT(wgmark);
   // Natively (the real clock, no counting): the calibrated iteration count
   // is what the clock made it, so it differs from the pinned 110 and the
   // score is not the asserted one.
@@ -115,7 +116,7 @@ TEST_F(MeasureTest, UnpinnedSelfCalibratingBenchmarkVaries) {
 
 TEST_F(MeasureTest, AScoreMismatchMakesTheSideInvalid) {
   const std::string wgmark = BuildPath("workloads/wgmark");
-  if (access(wgmark.c_str(), X_OK) != 0) GTEST_SKIP() << "wgmark not built";
+  WORKGATE_ASSERT_BUILT(wgmark);
   Suite suite = LoadBundled("workloads/wgmark.toml");
   Workload w = suite.workloads[0];
   w.score_expect = "12.5";

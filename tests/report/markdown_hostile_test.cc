@@ -16,6 +16,7 @@
 #include "launch/launch.h"
 #include "report/markdown_report.h"
 #include "report/sample_report.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -161,8 +162,9 @@ class MarkdownHostileTest : public ::testing::Test {
     const char* path = std::getenv("PATH");
     cmark_ = SearchPath("cmark-gfm", path ? path : "/usr/bin:/bin");
     if (cmark_.empty()) {
-      GTEST_SKIP() << "cmark-gfm is not installed (Debian package cmark-gfm): the comment "
-                      "cannot be rendered as GitHub renders it";
+      WORKGATE_REQUIRE_TOOL(false,
+                            "cmark-gfm is not installed (Debian package cmark-gfm): the "
+                            "comment cannot be rendered as GitHub renders it");
     }
   }
   std::string Render(const std::string& markdown) {

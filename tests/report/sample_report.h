@@ -5,14 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "gate/decision.h"
 #include "gate/model.h"
 #include "gate/timed_stats.h"
+#include "report/snapshot.h"
 
 namespace workgate::testing_report {
 
@@ -198,22 +196,6 @@ inline CompareReport HostileReport(const std::string& h) {
   r.workloads = {named, reason, score, failed};
   DecideSuite(&r);
   return r;
-}
-
-/// Compares `actual` with tests/report/testdata/`name`. With
-/// WORKGATE_UPDATE_SNAPSHOTS=1 in the environment it rewrites the file
-/// instead (review the diff by eye before committing).
-inline void ExpectSnapshot(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(WORKGATE_SOURCE_DIR) + "/tests/report/testdata/" + name;
-  if (const char* update = std::getenv("WORKGATE_UPDATE_SNAPSHOTS"); update && *update == '1') {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with WORKGATE_UPDATE_SNAPSHOTS=1 to create it";
-  std::ostringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "snapshot " << path << " differs";
 }
 
 }  // namespace workgate::testing_report

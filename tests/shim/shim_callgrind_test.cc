@@ -16,6 +16,7 @@
 #include "explain/explain.h"
 #include "report/terminal_report.h"
 #include "shim/child_process.h"
+#include "test_requirements.h"
 
 namespace workgate::shim_test {
 namespace {
@@ -33,7 +34,7 @@ std::optional<uint64_t> CollectedInstructions(const std::string& err) {
 class ShimCallgrindTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (access("/usr/bin/valgrind", X_OK) != 0) GTEST_SKIP() << "valgrind is not installed";
+    WORKGATE_REQUIRE_TOOL(access("/usr/bin/valgrind", X_OK) == 0, "valgrind is not installed");
     char tmpl[] = "/tmp/workgate-shim-cg-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     out_dir_ = tmpl;
@@ -114,7 +115,7 @@ class ShimCallgrindTest : public ::testing::Test {
 // does so without a new PID namespace as well (pid 1 under `unshare --pid
 // --fork` gave the same count as ordinary pids), so the test needs no root.
 TEST_F(ShimCallgrindTest, PythonTimeitCountsTheSameEveryRun) {
-  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is not installed";
+  WORKGATE_REQUIRE_TOOL(access("/usr/bin/python3", X_OK) == 0, "/usr/bin/python3 is not installed");
   std::vector<ChildResult> results =
       CountRuns({"/usr/bin/python3", "-m", "timeit", "sum(range(1000))"}, PinnedEnv());
   uint64_t count = ExpectIdenticalCounts(results, "1 loop, best of 5: 1 sec per loop\n");
@@ -125,9 +126,14 @@ TEST_F(ShimCallgrindTest, PythonTimeitCountsTheSameEveryRun) {
 // its rounds from os.clock(); with the clock pinned and ASLR off the count
 // repeats exactly.
 TEST_F(ShimCallgrindTest, LuaScriptCountsTheSameEveryRun) {
-  if (access("/usr/bin/lua5.4", X_OK) != 0) GTEST_SKIP() << "/usr/bin/lua5.4 is not installed";
+  WORKGATE_REQUIRE_TOOL(access("/usr/bin/lua5.4", X_OK) == 0, "/usr/bin/lua5.4 is not installed");
   const std::string script = WORKGATE_SOURCE_DIR "/workloads/foreign/strings.lua";
   std::vector<ChildResult> results = CountRuns({"/usr/bin/lua5.4", script}, PinnedEnv());
+  // A deliberate golden: the script's output as lua5.4 printed it under the
+  // pinned clock when the test was written. The date and the single round
+  // follow from the shim's clock (start 2020-01-01, one second a reading);
+  // the checksum is Lua's own. A change means the script, the pinned clock
+  // or Lua itself changed.
   uint64_t count = ExpectIdenticalCounts(
       results, "started: 2020-01-01 00:00:02\nrounds: 1\nchecksum: 2090518\n");
   RecordProperty("instructions", std::to_string(count));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "shim/child_process.h"
+#include "test_requirements.h"
 
 namespace workgate::shim_test {
 namespace {
@@ -146,7 +147,7 @@ TEST(EntropyShim, OneSeededStreamWhateverTheCallSizes) {
 }
 
 TEST(ClockShim, PythonTimeitDoesOneLoopEveryRunAndFinishesFast) {
-  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is not installed";
+  WORKGATE_REQUIRE_TOOL(access("/usr/bin/python3", X_OK) == 0, "/usr/bin/python3 is not installed");
   for (int run = 0; run < 3; ++run) {
     ChildResult r = RunChild({"/usr/bin/python3", "-m", "timeit", "sum(range(1000))"}, PinnedEnv(),
                              FixedWorkDir(), 60);

@@ -16,6 +16,7 @@
 #include "counter/valgrind_counter.h"
 #include "measure/measure.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 #include "workload/workload.h"
 
 namespace workgate {
@@ -45,14 +46,21 @@ std::ostream& operator<<(std::ostream& out, const BundledCase& c) {
 class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
  protected:
   void SetUp() override {
-    if (FindValgrind().path.empty()) GTEST_SKIP() << "Valgrind is not installed";
+    WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
     // workgate finds valgrind-lib beside its own binary; this test binary
     // lives one level down, so it names the build's copy.
     const std::string lib = BuildPath("valgrind-lib");
-    if (!HoldsVgcountTool(lib)) GTEST_SKIP() << "the vgcount tool is not built in " << lib;
+#ifdef WORKGATE_VGCOUNT_BUILT
+    ASSERT_TRUE(HoldsVgcountTool(lib))
+        << "CMake built vgcount, but " << lib << " holds no vgcount tool: the build is broken";
+#else
+    WORKGATE_REQUIRE_TOOL(false,
+                          "CMake did not build vgcount (it needs the Debian valgrind "
+                          "package's tool headers and archives)");
+#endif
     setenv("WORKGATE_VGCOUNT_LIB", lib.c_str(), 1);
     for (const std::string& build : {GetParam().baseline, GetParam().candidate}) {
-      if (access(BuildPath(build).c_str(), X_OK) != 0) GTEST_SKIP() << build << " not built";
+      WORKGATE_ASSERT_BUILT(BuildPath(build));
     }
     std::string err;
     ASSERT_TRUE(LoadSuite(SourcePath(GetParam().suite), &suite_, &err)) << err;

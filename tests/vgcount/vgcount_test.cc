@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "test_requirements.h"
+
 namespace workgate {
 namespace {
 
@@ -62,14 +64,15 @@ std::optional<int64_t> Field(const std::string& text, const std::string& key) {
 class VgcountTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kLib / (std::string("vgcount-") + kPlatform))) {
-      GTEST_SKIP() << "vgcount tool not built (needs the Debian valgrind package's tool "
-                      "headers and archives): "
-                   << kLib;
-    }
-    if (std::system("command -v valgrind >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "valgrind is not on PATH";
-    }
+#ifdef WORKGATE_VGCOUNT_BUILT
+    WORKGATE_ASSERT_BUILT((kLib / (std::string("vgcount-") + kPlatform)).string());
+#else
+    WORKGATE_REQUIRE_TOOL(false,
+                          "CMake did not build vgcount (it needs the Debian valgrind "
+                          "package's tool headers and archives)");
+#endif
+    WORKGATE_REQUIRE_TOOL(std::system("command -v valgrind >/dev/null 2>&1") == 0,
+                          "valgrind is not on PATH");
     dir_ = fs::temp_directory_path() /
            ("vgcount_test." + std::to_string(::getpid()) + "." +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "run_program.h"
+#include "test_requirements.h"
 
 namespace workgate::testing {
 namespace {
@@ -24,9 +25,7 @@ const std::string kProbe = WorkloadBinary("region_probe");
 
 class RegionTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!IsExecutable(kProbe)) GTEST_SKIP() << "region_probe is not built: " << kProbe;
-  }
+  void SetUp() override { WORKGATE_ASSERT_BUILT(kProbe); }
 };
 
 TEST(RegionHeaderTest, MarkersOnlyFlipTheirFlagOutsideWorkgate) {
@@ -67,8 +66,8 @@ TEST_F(RegionTest, CallgrindCountsOnlyTheRegion) {
   for (const char* p : {"/usr/bin/valgrind", "/usr/local/bin/valgrind"}) {
     if (IsExecutable(p)) valgrind = p;
   }
-  if (valgrind.empty()) GTEST_SKIP() << "valgrind is not installed";
-  if (!IsExecutable("/usr/bin/setarch")) GTEST_SKIP() << "setarch is not installed";
+  WORKGATE_REQUIRE_TOOL(!valgrind.empty(), "valgrind is not installed");
+  WORKGATE_REQUIRE_TOOL(IsExecutable("/usr/bin/setarch"), "setarch is not installed");
   std::string log;
   long long light = CallgrindIr(valgrind, "1", "1000", &log);
   ASSERT_GT(light, 0) << log;

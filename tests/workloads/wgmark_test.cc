@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "run_program.h"
+#include "test_requirements.h"
 
 namespace workgate::testing {
 namespace {
@@ -22,9 +23,7 @@ std::string Field(const std::string& out, const std::string& key) {
 
 class WgmarkTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!IsExecutable(kWgmark)) GTEST_SKIP() << "wgmark is not built: " << kWgmark;
-  }
+  void SetUp() override { WORKGATE_ASSERT_BUILT(kWgmark); }
 };
 
 TEST_F(WgmarkTest, PinnedRunPrintsTheSameFixedScoreEveryTime) {
