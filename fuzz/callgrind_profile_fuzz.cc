@@ -8,9 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 
+#include "explain/callgrind_parser.h"
 #include "explain/callgrind_profile.h"
 #include "explain/clone_names.h"
 #include "explain/explain.h"
@@ -21,10 +23,31 @@ void Check(bool condition) {
   if (!condition) __builtin_trap();
 }
 
+// The gate's total-only parse of the same text: it accepts only what the
+// profile parse accepts, with the same total; and fed in pieces of any size,
+// the parser gives what it gives on the whole text.
+void CheckTotal(std::string_view text, const std::string& event, bool profile_ok,
+                uint64_t profile_total) {
+  std::istringstream in{std::string(text)};
+  uint64_t total = 0;
+  std::string err;
+  if (workgate::ParseCallgrindTotal(in, "fuzz", &total, &err, event)) {
+    Check(profile_ok && total == profile_total);
+  }
+  workgate::callgrind::Parser pieces(event);
+  const size_t step = text.empty() ? 1 : 1 + text[0] % 7;
+  bool fed = true;
+  for (size_t at = 0; fed && at < text.size(); at += step) fed = pieces.Feed(text.substr(at, step));
+  workgate::Profile p;
+  Check((fed && pieces.Finish() && pieces.AddTo(&p, &err) && p.total == profile_total) ==
+        profile_ok);
+}
+
 void ParseAs(std::string_view text, const std::string& event) {
   workgate::Profile p;
   std::string err;
   bool ok = workgate::ParseCallgrind(text, "fuzz", &p, &err, event);
+  CheckTotal(text, event, ok, p.total);
   if (!ok) {
     Check(err.rfind("fuzz:", 0) == 0);
     Check(p.self.empty() && p.total == 0 && p.parts == 0);

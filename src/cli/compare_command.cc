@@ -106,11 +106,7 @@ int RunCompare(const CompareArgs& args) {
   }
   ComparisonPlan plan;
   if (!args.suite.empty()) {
-    Suite suite;
-    std::string err;
-    if (!LoadSuite(args.suite, &suite, &err) || !SelectWorkloads(&suite, args.workloads, &err)) {
-      throw UsageError(err);
-    }
+    const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
     plan.workloads = suite.workloads;
     plan.suite_dir = suite.dir;
   } else {

@@ -132,11 +132,8 @@ std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::strin
 }
 
 int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
-  Suite suite;
+  const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;
-  if (!LoadSuite(args.suite, &suite, &err) || !SelectWorkloads(&suite, args.workloads, &err)) {
-    throw UsageError(err);
-  }
   if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
   LaunchOptions options = args.launch.ToOptions();
   nlohmann::json out = {{"backend", counter.name()},

@@ -28,11 +28,8 @@ struct ExplainArgs {
 };
 
 int RunExplain(const ExplainArgs& args) {
-  Suite suite;
+  const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;
-  if (!LoadSuite(args.suite, &suite, &err) || !SelectWorkloads(&suite, args.workloads, &err)) {
-    throw UsageError(err);
-  }
   for (const auto& exe : {args.baseline, args.candidate}) {
     if (RealPath(exe).empty()) throw Error(kExitInvalid, exe + " does not exist");
   }

@@ -1,5 +1,7 @@
 #include "counter/valgrind_counter.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -7,14 +9,15 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "counter/valgrind_messages.h"
+#include "explain/callgrind_profile.h"
 #include "probe/system_info.h"
 #include "util/error.h"
+#include "util/input_file.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -45,48 +48,6 @@ std::vector<std::string> SplitWords(const std::string& line) {
 }
 
 }  // namespace
-
-bool ParseCallgrindTotal(const std::string& text, uint64_t* ir, std::string* err) {
-  std::istringstream in(text);
-  std::string line;
-  int ir_column = -1;
-  std::string totals, summary;
-  while (std::getline(in, line)) {
-    if (line.rfind("events:", 0) == 0) {
-      auto names = SplitWords(line.substr(7));
-      auto it = std::find(names.begin(), names.end(), "Ir");
-      if (it == names.end()) {
-        *err = "callgrind output has no Ir event";
-        return false;
-      }
-      ir_column = static_cast<int>(it - names.begin());
-    } else if (line.rfind("totals:", 0) == 0) {
-      totals = line.substr(7);
-    } else if (line.rfind("summary:", 0) == 0) {
-      summary = line.substr(8);
-    }
-  }
-  if (ir_column < 0) {
-    *err = "callgrind output has no 'events:' line (truncated or not a callgrind file)";
-    return false;
-  }
-  const std::string& values = !totals.empty() ? totals : summary;
-  if (values.empty()) {
-    *err = "callgrind output has no 'totals:' or 'summary:' line (truncated?)";
-    return false;
-  }
-  auto words = SplitWords(values);
-  // Trailing zero columns may be left out of a cost line.
-  if (static_cast<int>(words.size()) <= ir_column) {
-    *ir = 0;
-    return true;
-  }
-  if (!ParseUnsigned(words[ir_column], ir)) {
-    *err = fmt::format("callgrind total is not a count: '{}'", words[ir_column]);
-    return false;
-  }
-  return true;
-}
 
 bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* err) {
   std::istringstream in(text);
@@ -182,11 +143,18 @@ struct RemovedAtEnd {
   }
 };
 
+// What one bounded read may take: Valgrind's log of a run (the program can
+// make it print a message per error it makes) and a vgcount output (three
+// lines). Callgrind outputs are parsed as they are read, with no bound.
+constexpr size_t kMaxLogBytes = 16 << 20;
+constexpr size_t kMaxVgcountOutputBytes = 1 << 20;
+
 // Valgrind's own errors from every log, labelled, for a run's error message.
 std::string QuotedValgrindErrors(const std::vector<fs::path>& logs) {
   std::vector<std::string> errors;
   for (const auto& log : logs) {
-    auto text = ReadFile(log.string());
+    // A log too large to read only loses its quotation: the run already failed.
+    auto text = ReadFile(log.string(), kMaxLogBytes);
     if (!text) continue;
     for (std::string& e : ValgrindErrorsIn(*text)) {
       if (std::find(errors.begin(), errors.end(), e) == errors.end()) errors.push_back(e);
@@ -197,101 +165,147 @@ std::string QuotedValgrindErrors(const std::vector<fs::path>& logs) {
                      fmt::join(errors, " | "));
 }
 
+// The files a run left in its private directory: the per-process outputs
+// ("PREFIX<pid>" or "PREFIX<pid>.<dump>") and Valgrind's logs, each sorted.
+struct RunFiles {
+  std::vector<fs::path> outputs;
+  std::vector<fs::path> logs;
+};
+
+RunFiles ListRunFiles(const std::string& dir, const std::string& prefix) {
+  RunFiles files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind(prefix, 0) == 0) files.outputs.push_back(entry.path());
+    if (file.rfind("valgrind.log.", 0) == 0) files.logs.push_back(entry.path());
+  }
+  std::sort(files.outputs.begin(), files.outputs.end());
+  std::sort(files.logs.begin(), files.logs.end());
+  return files;
+}
+
+// Copies the outputs into `keep_dir` for explanations and the stability
+// check. A profile that is not there would make them explain a tree without
+// one of its processes, so a copy that fails stops the run: workgate's own
+// directory cannot be written (a full disk, most likely).
+void KeepProfiles(const std::vector<fs::path>& outputs, const std::string& keep_dir) {
+  std::error_code ec;
+  fs::create_directories(keep_dir, ec);
+  if (ec) {
+    throw EnvironmentError(
+        fmt::format("cannot create {} to keep the callgrind profiles: {}", keep_dir, ec.message()));
+  }
+  for (const auto& out : outputs) {
+    const fs::path to = fs::path(keep_dir) / out.filename();
+    fs::copy_file(out, to, fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      throw EnvironmentError(
+          fmt::format("cannot keep the callgrind profile {}: {}", to.string(), ec.message()));
+    }
+  }
+}
+
 }  // namespace
 
-CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& options) {
-  TempDir dir("workgate-" + name());
-  const std::string prefix = tool_ == Tool::kCallgrind ? "callgrind.out." : "vgcount.out.";
+LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::string& dir,
+                                          const CountOptions& options) const {
+  const std::string prefix = OutputPrefix();
   LaunchSpec run_spec = spec;
-  // Removed with everything the program left in it, so no run sees another's.
-  const RemovedAtEnd own_tmp{UsePrivateTmpdir(&run_spec)};
   // --vgdb=no: no gdb server, so no FIFOs in $TMPDIR, which a killed run
   // (timeout) would leave behind.
   run_spec.argv = {FindValgrind().path, "--tool=" + name(), "--trace-children=yes", "--vgdb=no",
-                   "--log-file=" + dir.path() + "/valgrind.log.%p"};
+                   "--log-file=" + dir + "/valgrind.log.%p"};
   if (tool_ == Tool::kCallgrind) {
-    run_spec.argv.push_back("--callgrind-out-file=" + dir.path() + "/" + prefix + "%p");
+    run_spec.argv.push_back("--callgrind-out-file=" + dir + "/" + prefix + "%p");
     // A child made by fork() starts with a copy of its parent's counters;
     // dumping (and zeroing) them just before each fork keeps every
     // instruction in exactly one file ("callgrind.out.PID.N" for the dumps).
     run_spec.argv.push_back("--dump-before=fork");
   } else {
-    run_spec.argv.push_back("--vgcount-out-file=" + dir.path() + "/" + prefix + "%p");
+    run_spec.argv.push_back("--vgcount-out-file=" + dir + "/" + prefix + "%p");
     run_spec.env["VALGRIND_LIB"] = vgcount_lib_;
   }
   if (options.region) run_spec.argv.push_back("--collect-atstart=no");
   run_spec.argv.push_back(spec.exec_path.empty() ? spec.argv[0] : spec.exec_path);
   run_spec.argv.insert(run_spec.argv.end(), spec.argv.begin() + 1, spec.argv.end());
   run_spec.exec_path.clear();
+  return run_spec;
+}
+
+bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, std::string* err) const {
+  // Messages name the file, not workgate's temporary directory.
+  const std::string file = output.filename().string();
+  if (tool_ == Tool::kCallgrind) {
+    std::ifstream in(output, std::ios::binary);
+    if (!in) {
+      *err = file + ": cannot be opened";
+      return false;
+    }
+    return ParseCallgrindTotal(in, file, total, err);
+  }
+  std::string text, why;
+  if (!ReadRegularFile(output.string(), kMaxVgcountOutputBytes, &text, &why)) {
+    *err = file + " " + why;
+    return false;
+  }
+  if (ParseVgcountTotal(text, total, err)) return true;
+  *err = file + ": " + *err;
+  return false;
+}
+
+void ValgrindCounter::FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,
+                                     const std::string& what) const {
+  // A failed run on a full disk is the machine's failure, not the workload's:
+  // the outputs (under workgate's TMPDIR) or Valgrind's own temporary files.
+  const auto tmpdir = run_spec.env.find("TMPDIR");
+  const std::pair<std::string, const char*> places[] = {
+      {dir, "free space there, or point TMPDIR elsewhere"},
+      {tmpdir != run_spec.env.end() ? tmpdir->second : "/tmp", "free space there"}};
+  for (const auto& [where, advice] : places) {
+    std::string full = FullFileSystem(where);
+    if (!full.empty()) {
+      throw EnvironmentError(
+          fmt::format("{}: {}; the count under {} failed: {}", full, advice, name(), what));
+    }
+  }
+}
+
+CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& options) {
+  TempDir dir("workgate-" + name());
+  LaunchSpec run_spec = UnderValgrind(spec, dir.path(), options);
+  // Removed with everything the program left in it, so no run sees another's.
+  const RemovedAtEnd own_tmp{UsePrivateTmpdir(&run_spec)};
 
   CountedRun run;
   run.launch = Launch(run_spec);
-  std::vector<fs::path> outputs, logs;
-  for (const auto& entry : fs::directory_iterator(dir.path())) {
-    const std::string file = entry.path().filename().string();
-    if (file.rfind(prefix, 0) == 0) outputs.push_back(entry.path());
-    if (file.rfind("valgrind.log.", 0) == 0) logs.push_back(entry.path());
-  }
-  std::sort(logs.begin(), logs.end());
-  // A failed run on a full disk is the machine's failure, not the workload's:
-  // the outputs (under workgate's TMPDIR) or Valgrind's own temporary files.
-  auto fail_if_disk_full = [&](const std::string& what) {
-    const auto tmpdir = run_spec.env.find("TMPDIR");
-    const std::pair<std::string, const char*> places[] = {
-        {dir.path(), "free space there, or point TMPDIR elsewhere"},
-        {tmpdir != run_spec.env.end() ? tmpdir->second : "/tmp", "free space there"}};
-    for (const auto& [where, advice] : places) {
-      std::string full = FullFileSystem(where);
-      if (!full.empty()) {
-        throw EnvironmentError(
-            fmt::format("{}: {}; the count under {} failed: {}", full, advice, name(), what));
-      }
-    }
+  const RunFiles files = ListRunFiles(dir.path(), OutputPrefix());
+  auto fail = [&](std::string error) {
+    run.error = std::move(error);
+    FailIfDiskFull(dir.path(), run_spec, run.error);
+    return run;
   };
-  // "PREFIX<pid>" or "PREFIX<pid>.<dump>": per-process totals in pid order,
-  // the launched process first, then its children as they were created.
-  auto pid_of = [&](const fs::path& p) {
-    return std::strtoll(p.filename().string().c_str() + prefix.size(), nullptr, 10);
-  };
-  std::sort(outputs.begin(), outputs.end());
+  // Valgrind's banner and notes stay out: the program's own stderr (in
+  // launch.err) says what went wrong, Valgrind's errors are added here.
   if (MarkFailedLaunch(&run, spec.timeout_seconds)) {
-    // Valgrind's banner and notes stay out: the program's own stderr (in
-    // launch.err) says what went wrong, Valgrind's errors are added here.
-    run.error += QuotedValgrindErrors(logs);
-    fail_if_disk_full(run.error);
-    return run;
+    return fail(run.error + QuotedValgrindErrors(files.logs));
   }
-  if (outputs.empty()) {
-    run.error = name() + " wrote no output file" + QuotedValgrindErrors(logs);
-    fail_if_disk_full(run.error);
-    return run;
+  if (files.outputs.empty()) {
+    return fail(name() + " wrote no output file" + QuotedValgrindErrors(files.logs));
   }
+  // Per-process totals in pid order: "PREFIX<pid>" and its dumps add up.
   uint64_t sum = 0;
   std::map<long long, uint64_t> per_pid;
-  for (const auto& out : outputs) {
-    auto text = ReadFile(out.string());
+  for (const auto& out : files.outputs) {
     uint64_t total = 0;
     std::string err;
-    bool ok = text && (tool_ == Tool::kCallgrind ? ParseCallgrindTotal(*text, &total, &err)
-                                                 : ParseVgcountTotal(*text, &total, &err));
-    if (!ok) {
-      run.error = fmt::format("{}: {}", out.filename().string(), text ? err : "unreadable") +
-                  QuotedValgrindErrors(logs);
-      fail_if_disk_full(run.error);
-      return run;
-    }
+    if (!ReadTotal(out, &total, &err)) return fail(err + QuotedValgrindErrors(files.logs));
+    const long long pid =
+        std::strtoll(out.filename().string().c_str() + OutputPrefix().size(), nullptr, 10);
     sum += total;
-    per_pid[pid_of(out)] += total;
+    per_pid[pid] += total;
   }
   for (const auto& [pid, total] : per_pid) run.per_process.push_back(total);
-  if (!options.keep_profiles_dir.empty()) {
-    std::error_code ec;
-    fs::create_directories(options.keep_profiles_dir, ec);
-    for (const auto& out : outputs) {
-      fs::copy_file(out, fs::path(options.keep_profiles_dir) / out.filename(),
-                    fs::copy_options::overwrite_existing, ec);
-    }
-  }
+  if (!options.keep_profiles_dir.empty()) KeepProfiles(files.outputs, options.keep_profiles_dir);
   run.processes = static_cast<int>(per_pid.size());
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
   return run;

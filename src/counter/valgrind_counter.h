@@ -7,17 +7,13 @@
 // with its gdb server off (--vgdb=no) and its messages in a private log.
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "counter/counter.h"
 
 namespace workgate {
-
-/// Reads the Ir total of one callgrind output file ("events:" names the
-/// columns; "totals:" or else "summary:" holds the total). False with a
-/// message when the file has neither or is malformed.
-bool ParseCallgrindTotal(const std::string& text, uint64_t* ir, std::string* err);
 
 /// Reads the total of one vgcount output file (the "instructions: N" line).
 bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* err);
@@ -58,6 +54,21 @@ class ValgrindCounter : public Counter {
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override;
 
  private:
+  /// "callgrind.out." or "vgcount.out.": each process's output is PREFIX<pid>.
+  std::string OutputPrefix() const {
+    return tool_ == Tool::kCallgrind ? "callgrind.out." : "vgcount.out.";
+  }
+  /// `spec` run under Valgrind, its outputs and logs going to `dir`.
+  LaunchSpec UnderValgrind(const LaunchSpec& spec, const std::string& dir,
+                           const CountOptions& options) const;
+  /// The total of one output file (callgrind's parser, explain/callgrind_profile.h,
+  /// or vgcount's line).
+  bool ReadTotal(const std::filesystem::path& output, uint64_t* total, std::string* err) const;
+  /// Throws Error(kExitEnvironment) naming the place when `dir` or the run's
+  /// TMPDIR is on a full file system; `what` is the run's error.
+  void FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,
+                      const std::string& what) const;
+
   Tool tool_;
   std::string vgcount_lib_;
 };

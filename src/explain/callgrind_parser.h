@@ -20,18 +20,41 @@ struct StringHash {
 };
 using StringIndex = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
 
-/// Reads one callgrind output file. Not reusable: one Parse per object.
+/// The longest line a callgrind file may have. Lines are short but for names,
+/// and mangled C++ names reach tens of KiB; the bound keeps what a hostile
+/// file can make the parser hold for one line small.
+inline constexpr size_t kMaxLineBytes = 16 << 20;
+
+/// Reads one callgrind output file, fed in chunks of any size. Not reusable:
+/// one file per object.
 class Parser {
  public:
+  /// What the parse keeps besides the checks, which are the same for both.
+  enum class Mode {
+    kSelfCost,  // the self cost per function and object (AddTo), for explain
+    /// Only the file's total (total()), for the gate: names are neither
+    /// demangled nor kept, and every part must end with its totals: line.
+    kTotal,
+  };
   /// `event` is the event whose column is summed ("Ir").
-  explicit Parser(std::string event);
+  explicit Parser(std::string event, Mode mode = Mode::kSelfCost);
 
-  /// Parses `text`. On error returns false and sets `*line` (1-based) and
-  /// `*err` (without the line number).
+  /// Parses the next piece of the file; a line may span pieces. False on
+  /// the first error (see Error); later calls then do nothing.
+  bool Feed(std::string_view chunk);
+  /// Parses the last line and checks that the file is complete.
+  bool Finish();
+  /// The 1-based line of the error and what is wrong (without the line).
+  void Error(size_t* line, std::string* err) const;
+
+  /// Feed(text), then Finish; on error sets `*line` and `*err` as Error does.
   bool Parse(std::string_view text, size_t* line, std::string* err);
 
   /// Adds the parsed self costs to `*profile`; false if a sum overflows.
+  /// Mode::kSelfCost only.
   bool AddTo(Profile* profile, std::string* err) const;
+  /// The sum of every part's cost lines. Mode::kTotal only.
+  uint64_t total() const { return total_; }
 
  private:
   struct FnEntry {
@@ -43,6 +66,7 @@ class Parser {
     uint32_t basename;  // index into obj_names_
   };
 
+  bool Lines(std::string_view text);
   bool Line(std::string_view line);
   bool HeaderLine(std::string_view key, std::string_view value);
   bool PositionLine(std::string_view key, std::string_view value);
@@ -64,8 +88,13 @@ class Parser {
                          std::vector<std::string>* names);
 
   std::string event_;
+  Mode mode_;
   size_t line_no_ = 0;
   std::string error_;
+  bool failed_ = false;
+  bool input_seen_ = false;
+  std::string partial_line_;  // the end of the last chunk, up to kMaxLineBytes
+  uint64_t total_ = 0;        // Mode::kTotal: the finished parts' sums
 
   // Header state.
   bool events_seen_ = false;  // in the whole file

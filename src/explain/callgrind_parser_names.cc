@@ -27,6 +27,7 @@ uint32_t Parser::Intern(std::string_view name, StringIndex* index,
 }
 
 uint32_t Parser::ObjectBasename(std::string_view path) {
+  if (mode_ == Mode::kTotal) return 0;  // a total keeps no names
   auto known = obj_path_index_.find(path);
   if (known != obj_path_index_.end()) return known->second;
   size_t slash = path.rfind('/');
@@ -58,7 +59,8 @@ bool Parser::FunctionDisplay(std::string_view raw, uint32_t* display) {
     *display = it->second.display;
     return true;
   }
-  *display = Intern(DisplayFunctionName(raw), &fn_index_, &fn_names_);
+  // A total keeps no names: no demangling, which costs the most per name.
+  *display = mode_ == Mode::kTotal ? 0 : Intern(DisplayFunctionName(raw), &fn_index_, &fn_names_);
   return true;
 }
 
@@ -66,6 +68,7 @@ bool Parser::FunctionSpec(std::string_view key, std::string_view value, uint32_t
   NameSpec spec;
   std::string err;
   if (!ParseNameSpec(value, &spec, &err)) return Fail(std::string(key) + "=: " + err);
+  if (!spec.has_id && mode_ == Mode::kTotal) return FunctionDisplay(spec.name, display);
   if (!spec.has_id) {
     // Without --compress-strings every line repeats the name: demangle once.
     auto cached = plain_fn_cache_.find(spec.name);

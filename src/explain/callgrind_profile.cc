@@ -4,12 +4,12 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
+#include <fstream>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "explain/callgrind_parser.h"
 
@@ -20,28 +20,40 @@ namespace {
 // time and memory small on hostile input.
 constexpr size_t kMaxDemangledInput = 4096;
 
-bool ReadFile(const std::string& path, std::string* text, std::string* err) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) {
-    *err = path + ": cannot open: " + std::strerror(errno);
+// Large enough that a read costs little per byte, small enough to stay in
+// cache while the parser walks it.
+constexpr size_t kChunkBytes = 1 << 20;
+
+// Feeds `parser` all of `in`, then finishes it. `source` names the input.
+bool ParseAll(std::istream& in, const std::string& source, callgrind::Parser* parser,
+              std::string* err) {
+  std::vector<char> chunk(kChunkBytes);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got > 0 && !parser->Feed(std::string_view(chunk.data(), got))) break;
+  }
+  if (in.bad()) {
+    *err = source + ": read error: " + std::strerror(errno);
     return false;
   }
-  // One read of the whole file into a buffer of its size; growing the
-  // buffer piece by piece costs more than the parse on large files.
-  struct stat st;
-  size_t size = ::fstat(fileno(f.get()), &st) == 0 && st.st_size > 0 ? st.st_size : 0;
-  text->assign(size, '\0');
-  size_t got = size == 0 ? 0 : std::fread(text->data(), 1, size, f.get());
-  text->resize(got);
-  char buf[1 << 16];
-  size_t n;
-  // Files that grow or report no size (pipes, /proc) are read to the end.
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text->append(buf, n);
-  if (std::ferror(f.get())) {
-    *err = path + ": read error: " + std::strerror(errno);
+  if (!parser->Finish()) {
+    size_t line = 0;
+    std::string message;
+    parser->Error(&line, &message);
+    *err = source + ":" + std::to_string(line) + ": " + message;
     return false;
   }
   return true;
+}
+
+// Opens `path` for ParseAll; false with `*err` naming the path and why not.
+bool Open(const std::string& path, std::ifstream* in, std::string* err) {
+  errno = 0;
+  in->open(path, std::ios::binary);
+  if (in->is_open()) return true;
+  *err = path + ": cannot open: " + std::strerror(errno != 0 ? errno : ENOENT);
+  return false;
 }
 
 }  // namespace
@@ -78,19 +90,28 @@ bool ParseCallgrind(std::string_view text, const std::string& source, Profile* p
 
 bool ParseCallgrindStream(std::istream& in, const std::string& source, Profile* profile,
                           std::string* err, const std::string& event) {
-  std::string text(std::istreambuf_iterator<char>(in), {});
-  if (in.bad()) {
-    *err = source + ": read error";
+  callgrind::Parser parser(event);
+  if (!ParseAll(in, source, &parser, err)) return false;
+  std::string message;
+  if (!parser.AddTo(profile, &message)) {
+    *err = source + ": " + message;
     return false;
   }
-  return ParseCallgrind(text, source, profile, err, event);
+  return true;
 }
 
 bool LoadCallgrindFile(const std::string& path, Profile* profile, std::string* err,
                        const std::string& event) {
-  std::string text;
-  if (!ReadFile(path, &text, err)) return false;
-  return ParseCallgrind(text, path, profile, err, event);
+  std::ifstream in;
+  return Open(path, &in, err) && ParseCallgrindStream(in, path, profile, err, event);
+}
+
+bool ParseCallgrindTotal(std::istream& in, const std::string& source, uint64_t* total,
+                         std::string* err, const std::string& event) {
+  callgrind::Parser parser(event, callgrind::Parser::Mode::kTotal);
+  if (!ParseAll(in, source, &parser, err)) return false;
+  *total = parser.total();
+  return true;
 }
 
 bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::string* err,

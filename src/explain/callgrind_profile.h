@@ -47,13 +47,24 @@ struct Profile {
 bool ParseCallgrind(std::string_view text, const std::string& source, Profile* profile,
                     std::string* err, const std::string& event = "Ir");
 
-/// As ParseCallgrind, reading all of `in`.
+/// As ParseCallgrind, reading all of `in` a chunk at a time: memory stays
+/// bounded by the chunk, the longest line (callgrind::kMaxLineBytes) and the
+/// file's distinct names, whatever its size.
 bool ParseCallgrindStream(std::istream& in, const std::string& source, Profile* profile,
                           std::string* err, const std::string& event = "Ir");
 
-/// As ParseCallgrind, reading the file at `path`.
+/// As ParseCallgrindStream, reading the file at `path`.
 bool LoadCallgrindFile(const std::string& path, Profile* profile, std::string* err,
                        const std::string& event = "Ir");
+
+/// The total cost of `event` in one callgrind output file read from `in`:
+/// what the gate counts for one process. The same parser and checks as
+/// ParseCallgrindStream, keeping no names, and one check more: every part
+/// must end with its totals: line (callgrind always writes one), so a file
+/// cut anywhere is an error, never a smaller count. On error returns false
+/// with `*err` set to "SOURCE:LINE: what is wrong".
+bool ParseCallgrindTotal(std::istream& in, const std::string& source, uint64_t* total,
+                         std::string* err, const std::string& event = "Ir");
 
 /// Loads and sums the output files of one profiled run: one file per
 /// process (--callgrind-out-file=DIR/callgrind.out.%p), per thread

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "explain/clone_names.h"
 #include "explain/symbol_hints.h"
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
@@ -69,6 +71,25 @@ std::vector<std::string> ClonesOf(const std::string& function, const ShownCost* 
   return {names.begin(), names.end()};
 }
 
+// Renames the object `exe` names (by its basename, symlinks resolved) to
+// kOwnProgram, in the costs and in the paths kept per object.
+void RenameOwnProgram(const std::string& exe, Profile* profile) {
+  if (exe.empty()) return;
+  const std::string own = std::filesystem::path(RealPath(exe)).filename().string();
+  if (own.empty()) return;
+  std::map<FunctionId, uint64_t> renamed;
+  for (const auto& [id, cost] : profile->self) {
+    FunctionId key = id;
+    if (key.object == own) key.object = kOwnProgram;
+    renamed[key] += cost;
+  }
+  profile->self = std::move(renamed);
+  if (auto paths = profile->object_paths.extract(own)) {
+    paths.key() = kOwnProgram;
+    profile->object_paths.insert(std::move(paths));
+  }
+}
+
 }  // namespace
 
 FunctionId ShownFunction(const FunctionId& id) {
@@ -120,7 +141,9 @@ Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, i
 }
 
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
-                                    const std::vector<std::string>& candidate_files, int top_n) {
+                                    const std::vector<std::string>& candidate_files, int top_n,
+                                    const std::string& baseline_exe,
+                                    const std::string& candidate_exe) {
   Profile baseline;
   Profile candidate;
   std::string err;
@@ -134,6 +157,8 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
     out.error = "candidate profile: " + err;
     return out;
   }
+  RenameOwnProgram(baseline_exe, &baseline);
+  RenameOwnProgram(candidate_exe, &candidate);
   return ExplainProfiles(baseline, candidate, top_n);
 }
 

@@ -39,11 +39,18 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
 Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, int top_n,
                             const std::string& debug_root = kDebugRoot);
 
+/// The name a side's own program is shown by, so that two builds at
+/// different files (wgi-baseline, wgi-candidate) still match.
+inline constexpr const char* kOwnProgram = "{exe}";
+
 /// Loads both sides' callgrind output files (LoadProfiles) and explains
-/// them (ExplainProfiles).
+/// them (ExplainProfiles). Where a side's `exe` is given, the object of that
+/// file's basename is renamed kOwnProgram on that side.
 /// A file that fails to load gives an Explanation whose `error` says which
 /// side and why.
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
-                                    const std::vector<std::string>& candidate_files, int top_n);
+                                    const std::vector<std::string>& candidate_files, int top_n,
+                                    const std::string& baseline_exe = "",
+                                    const std::string& candidate_exe = "");
 
 }  // namespace workgate

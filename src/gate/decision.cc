@@ -68,15 +68,15 @@ bool HasDelta(const WorkloadResult& w) {
          w.baseline.max() <= kMaxCount && w.candidate.max() <= kMaxCount;
 }
 
-void Decide(WorkloadResult* w) {
-  const SideResult& base = w->baseline;
-  const SideResult& cand = w->candidate;
-  w->delta = 0;
-  w->relative = w->relative_low = w->relative_high = 0;
+namespace {
 
+// Why the two sides cannot be compared at all; empty when they can.
+std::vector<std::string> ComparisonProblems(const WorkloadResult& w) {
+  const SideResult& base = w.baseline;
+  const SideResult& cand = w.candidate;
   std::vector<std::string> problems;
   for (auto [name, side] : {std::pair{"baseline", &base}, std::pair{"candidate", &cand}}) {
-    std::string p = SideProblem(name, *side, w->expected_score);
+    std::string p = SideProblem(name, *side, w.expected_score);
     if (!p.empty()) problems.push_back(p);
   }
   if (problems.empty()) {
@@ -84,57 +84,63 @@ void Decide(WorkloadResult* w) {
       problems.push_back("the sides were measured differently: " + *problem);
     }
   }
-  if (!std::isfinite(w->max_work_added) || w->max_work_added < 0) {
+  if (!std::isfinite(w.max_work_added) || w.max_work_added < 0) {
     // The suite reader and the CLI admit only finite margins in range; a
     // margin that is NaN would fail every comparison below and read as
     // inconclusive rather than as the broken input it is.
     problems.push_back(
-        fmt::format("the margin {} is not a finite non-negative fraction", w->max_work_added));
+        fmt::format("the margin {} is not a finite non-negative fraction", w.max_work_added));
   }
   if (problems.empty() && base.min() == 0) {
     problems.push_back("baseline: counted 0 instructions, so no relative delta exists");
   }
-  if (problems.empty() && !w->expected_score && base.score && cand.score &&
+  if (problems.empty() && !w.expected_score && base.score && cand.score &&
       !ScoresEqual(*base.score, *cand.score)) {
     problems.push_back(
         fmt::format("scores differ (baseline {}, candidate {}), so the sides did "
                     "different work",
                     ShortScore(*base.score), ShortScore(*cand.score)));
   }
+  return problems;
+}
 
-  if (HasDelta(*w)) {
-    // Signed differences in integers first: counts reach 1e12, where a double
-    // still holds every integer exactly. HasDelta admits only counts in
-    // [0, INT64_MAX], whose differences all fit an int64_t: no overflow.
-    auto diff = [](uint64_t a, uint64_t b) {
-      return static_cast<int64_t>(a) - static_cast<int64_t>(b);
-    };
-    if (w->stability.unstable) {
-      // Counts that do not repeat: the shift between the two samples, from
-      // the rank interval, relative to the baseline's median.
-      const ShiftInterval shift = RankShiftInterval(base.counts, cand.counts);
-      const double median = MedianCount(base.counts);
-      w->delta = std::llround(shift.estimate);
-      w->relative = shift.estimate / median;
-      w->relative_low = shift.low / median;
-      w->relative_high = shift.high / median;
-      w->stability.confidence = shift.confidence;
-    } else {
-      w->delta = diff(cand.min(), base.min());
-      w->relative = static_cast<double>(w->delta) / static_cast<double>(base.min());
-      w->relative_low =
-          static_cast<double>(diff(cand.min(), base.max())) / static_cast<double>(base.max());
-      w->relative_high =
-          static_cast<double>(diff(cand.max(), base.min())) / static_cast<double>(base.min());
-    }
+// The delta, the relative delta and its interval, where the counts give one.
+void MeasureDelta(WorkloadResult* w) {
+  const SideResult& base = w->baseline;
+  const SideResult& cand = w->candidate;
+  w->delta = 0;
+  w->relative = w->relative_low = w->relative_high = 0;
+  if (!HasDelta(*w)) return;
+  // Signed differences in integers first: counts reach 1e12, where a double
+  // still holds every integer exactly. HasDelta admits only counts in
+  // [0, INT64_MAX], whose differences all fit an int64_t: no overflow.
+  auto diff = [](uint64_t a, uint64_t b) {
+    return static_cast<int64_t>(a) - static_cast<int64_t>(b);
+  };
+  if (w->stability.unstable) {
+    // Counts that do not repeat: the shift between the two samples, from
+    // the rank interval, relative to the baseline's median.
+    const ShiftInterval shift = RankShiftInterval(base.counts, cand.counts);
+    const double median = MedianCount(base.counts);
+    w->delta = std::llround(shift.estimate);
+    w->relative = shift.estimate / median;
+    w->relative_low = shift.low / median;
+    w->relative_high = shift.high / median;
+    w->stability.confidence = shift.confidence;
+  } else {
+    w->delta = diff(cand.min(), base.min());
+    w->relative = static_cast<double>(w->delta) / static_cast<double>(base.min());
+    w->relative_low =
+        static_cast<double>(diff(cand.min(), base.max())) / static_cast<double>(base.max());
+    w->relative_high =
+        static_cast<double>(diff(cand.max(), base.min())) / static_cast<double>(base.min());
   }
+}
 
-  if (!problems.empty()) {
-    w->verdict = Verdict::kInvalid;
-    w->reason = fmt::format("{}", fmt::join(problems, "; "));
-    return;
-  }
-
+// The verdict of comparable sides: where the interval lies against the margin.
+void Judge(WorkloadResult* w) {
+  const SideResult& base = w->baseline;
+  const SideResult& cand = w->candidate;
   const double m = w->max_work_added;
   const double lo = w->relative_low, hi = w->relative_high;
   const bool spread = lo != hi;
@@ -182,6 +188,19 @@ void Decide(WorkloadResult* w) {
           Percent(lo), Percent(hi), margin);
     }
   }
+}
+
+}  // namespace
+
+void Decide(WorkloadResult* w) {
+  const std::vector<std::string> problems = ComparisonProblems(*w);
+  MeasureDelta(w);
+  if (!problems.empty()) {
+    w->verdict = Verdict::kInvalid;
+    w->reason = fmt::format("{}", fmt::join(problems, "; "));
+    return;
+  }
+  Judge(w);
 }
 
 int VerdictSeverity(Verdict v) {

@@ -143,6 +143,47 @@ class PipeReader {
   bool done_ = false;
 };
 
+// What the child side needs (launch/supervisor.h); `sock` is its end of the
+// launch socket.
+ChildPlan PlanChild(const LaunchSpec& spec, int sock) {
+  ChildPlan plan;
+  plan.sock = sock;
+  plan.no_aslr = spec.no_aslr;
+  plan.new_pid_namespace = spec.new_pid_namespace;
+  plan.setup = spec.setup;
+  plan.inherit_fds = spec.inherit_fds.data();
+  plan.n_inherit_fds = static_cast<int>(spec.inherit_fds.size());
+  plan.grace_ms = static_cast<int>(spec.grace_seconds * 1000);
+  return plan;
+}
+
+// Why the supervisor stopped before the workload started, from its setup
+// message: the ChildSetup's errno (the descriptors it handed back are
+// closed), or the PID namespace that could not be made. Empty when it did not.
+std::string SetupFailure(int setup_errno, int namespace_errno, std::vector<int>* fds) {
+  if (setup_errno == 0 && namespace_errno == 0) return "";
+  for (int fd : *fds) close(fd);
+  fds->clear();
+  if (setup_errno != 0) {
+    return fmt::format("setting up the counters failed: {}", strerror(setup_errno));
+  }
+  return fmt::format("cannot run the workload in a PID namespace of its own: {}",
+                     strerror(namespace_errno));
+}
+
+// The outcome as the supervisor reported it (`final_msg`, when it did) or
+// as the supervisor's own wait status says.
+void RecordOutcome(const LaunchMessage* final_msg, int native_status, LaunchResult* result) {
+  const int status = final_msg != nullptr ? final_msg->status : native_status;
+  if (status >= 0 && WIFEXITED(status)) result->exit_code = WEXITSTATUS(status);
+  if (status >= 0 && WIFSIGNALED(status)) result->signal = WTERMSIG(status);
+  if (final_msg != nullptr) {
+    result->leftover_processes = final_msg->leftovers;
+    // Asked to kill the tree without a deadline passing: an interruption.
+    if (final_msg->killed_on_request && !result->timed_out) result->interrupted = true;
+  }
+}
+
 std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::string>& env) {
   std::vector<std::string> out;
   for (const auto& [key, value] : env) out.push_back(key + "=" + value);
@@ -184,15 +225,7 @@ LaunchResult Launch(const LaunchSpec& spec) {
     result.start_error = fmt::format("socketpair: {}", strerror(errno));
     return result;
   }
-  ChildPlan plan;
-  plan.sock = sv[1];
-  plan.no_aslr = spec.no_aslr;
-  plan.new_pid_namespace = spec.new_pid_namespace;
-  plan.setup = spec.setup;
-  plan.inherit_fds = spec.inherit_fds.data();
-  plan.n_inherit_fds = static_cast<int>(spec.inherit_fds.size());
-  plan.grace_ms = static_cast<int>(spec.grace_seconds * 1000);
-
+  const ChildPlan plan = PlanChild(spec, sv[1]);
   std::vector<std::string> env_strings = EnvironmentStrings(spec.env);
   std::vector<char*> envp;
   for (std::string& kv : env_strings) envp.push_back(kv.data());
@@ -214,6 +247,7 @@ LaunchResult Launch(const LaunchSpec& spec) {
   bool supervisor_done = false;
   LaunchMessage final_msg{};
   bool have_final = false;
+  int namespace_errno = 0;  // the PID namespace asked for could not be made
   std::unique_ptr<bp::child> child;
   try {
     auto lock = LockSpawning();
@@ -240,7 +274,7 @@ LaunchResult Launch(const LaunchSpec& spec) {
                 // A supervisor that died without its report (the workload
                 // killed it) leaves orphans with workgate, the subreaper. One
                 // whose setup failed never started a workload.
-                if (!have_final && result.setup_errno == 0) {
+                if (!have_final && result.setup_errno == 0 && namespace_errno == 0) {
                   result.leftover_processes = -1;
                   KillEscapees();
                 }
@@ -277,9 +311,9 @@ LaunchResult Launch(const LaunchSpec& spec) {
   const pid_t pgid = child->id();
 
   LaunchMessage setup{};
-  if (ReceiveMessage(sv[0], &setup, &result.fds) && setup.kind == LaunchMessage::kSetup &&
-      setup.error != 0) {
+  if (ReceiveMessage(sv[0], &setup, &result.fds) && setup.kind == LaunchMessage::kSetup) {
     result.setup_errno = setup.error;
+    namespace_errno = setup.namespace_error;
   }
   auto pipes_done = [&] {
     if (out.done() && err.done()) pipe_grace.cancel();
@@ -307,21 +341,9 @@ LaunchResult Launch(const LaunchSpec& spec) {
   UnregisterTree(pgid);
   close(sv[0]);
 
-  const int status = have_final ? final_msg.status : child->native_exit_code();
-  if (status >= 0 && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (status >= 0 && WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  if (have_final) {
-    result.leftover_processes = final_msg.leftovers;
-    // Asked to kill the tree without a deadline passing: an interruption.
-    if (final_msg.killed_on_request && !result.timed_out) result.interrupted = true;
-  }
-  if (result.setup_errno != 0) {
-    result.started = false;
-    result.start_error =
-        fmt::format("setting up the counters failed: {}", strerror(result.setup_errno));
-    for (int fd : result.fds) close(fd);
-    result.fds.clear();
-  }
+  RecordOutcome(have_final ? &final_msg : nullptr, child->native_exit_code(), &result);
+  result.start_error = SetupFailure(result.setup_errno, namespace_errno, &result.fds);
+  if (!result.start_error.empty()) result.started = false;
   result.out = out.capture().Text();
   result.err = err.capture().Text();
   result.out_bytes = out.capture().total_bytes();

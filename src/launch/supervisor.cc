@@ -323,12 +323,25 @@ void BecomeWorkload(const ChildPlan& plan) {
   int fds[ChildSetup::kMaxFds];
   int nfds = 0;
   int error = plan.setup != nullptr ? plan.setup->InChild(fds, &nfds) : 0;
+  // The workload runs as pid 2 of a fresh PID namespace: the same pid every
+  // run (runtimes that mix the pid into hash seeds count the same), and not
+  // its init, which would ignore signals it sends itself. Asked for and not
+  // had (namespaces ran out, a seccomp policy), the launch fails rather than
+  // count the workload at another pid.
+  int report[2] = {-1, -1}, control[2] = {-1, -1};
+  int namespace_error = 0;
+  if (error == 0 && plan.new_pid_namespace &&
+      (pipe2(report, O_CLOEXEC) != 0 || pipe2(control, O_CLOEXEC) != 0 ||
+       unshare(CLONE_NEWPID) != 0)) {
+    namespace_error = errno;
+  }
   LaunchMessage setup{};
   setup.kind = LaunchMessage::kSetup;
   setup.error = error;
-  setup.nfds = error == 0 ? nfds : 0;
+  setup.namespace_error = namespace_error;
+  setup.nfds = error == 0 && namespace_error == 0 ? nfds : 0;
   SendMessage(plan.sock, setup, fds, setup.nfds);
-  if (error != 0) _exit(127);
+  if (error != 0 || namespace_error != 0) _exit(127);
   const int nkept = plan.setup != nullptr && plan.setup->WorkloadKeepsFds() ? nfds : 0;
 
   // Orphans of the tree come back to this process instead of init
@@ -343,12 +356,7 @@ void BecomeWorkload(const ChildPlan& plan) {
   sigaddset(&chld, SIGCHLD);
   sigprocmask(SIG_BLOCK, &chld, nullptr);
 
-  int report[2] = {-1, -1}, control[2] = {-1, -1};
-  if (plan.new_pid_namespace && pipe2(report, O_CLOEXEC) == 0 &&
-      pipe2(control, O_CLOEXEC) == 0 && unshare(CLONE_NEWPID) == 0) {
-    // The workload runs as pid 2 of a fresh PID namespace: the same pid every
-    // run (runtimes that mix the pid into hash seeds count the same), and not
-    // its init, which would ignore signals it sends itself.
+  if (plan.new_pid_namespace) {
     pid_t init = fork();
     if (init > 0) RunStandIn(init, report[0], control[1], plan.sock);
     if (init < 0) _exit(127);
@@ -359,9 +367,6 @@ void BecomeWorkload(const ChildPlan& plan) {
     if (workload < 0) _exit(127);
     PrepareForExec(plan, fds, nkept);
     return;
-  }
-  for (int fd : {report[0], report[1], control[0], control[1]}) {
-    if (fd >= 0) close(fd);
   }
   const int64_t started = NowNs();
   pid_t workload = fork();

@@ -29,6 +29,7 @@ struct LaunchMessage {
   enum Kind : int32_t { kSetup = 1, kFinal = 2 };
   int32_t kind;
   int32_t error;      // kSetup: 0, or the errno that stopped the ChildSetup
+  int32_t namespace_error;  // kSetup: 0, or the errno of the PID namespace asked for
   int32_t nfds;       // kSetup: descriptors attached (SCM_RIGHTS)
   int32_t status;     // kFinal: W's wait status, or -1 when unknown
   int32_t leftovers;  // kFinal: processes still running after W ended, killed

@@ -1,23 +1,24 @@
 #include "measure/comparison.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
-#include <fmt/format.h>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "counter/valgrind_counter.h"
-#include "explain/callgrind_profile.h"
 #include "explain/explain.h"
 #include "gate/decision.h"
 #include "gate/fingerprint.h"
 #include "gate/timed_stats.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
+#include "util/error.h"
 #include "util/paths.h"
 #include "util/sha256.h"
 
@@ -40,6 +41,22 @@ std::string MeasuredProgram(const std::string& exe, const CountedWorkload& count
   return "";
 }
 
+// The parts of a side's fingerprint that come from its files: the
+// workload's digest, the measured program's and its libraries'. False with
+// `*err` when one cannot be read: a fingerprint that cannot say what was
+// measured is no evidence to store or compare (the workload ran, but its
+// binary may be unreadable, or name a library that is no valid ELF file).
+bool FingerprintFiles(const ComparisonPlan& plan, const Workload& w, const std::string& program,
+                      const std::map<std::string, std::string>& env, Fingerprint* fp,
+                      std::string* err) {
+  if (!WorkloadDigest(w, plan.suite_dir, &fp->suite_sha256, err)) return false;
+  if (program.empty()) return true;
+  std::optional<std::string> sha = Sha256OfFile(program, err);
+  if (!sha) return false;
+  fp->binary_sha256 = *sha;
+  return SharedLibrariesOf(program, env, &fp->libraries, err);
+}
+
 void FillSide(const ComparisonPlan& plan, const Fingerprint& common, const Workload& w,
               const std::string& exe, const CountedWorkload& counted, SideResult* side) {
   side->counts = counted.counts();
@@ -50,12 +67,10 @@ void FillSide(const ComparisonPlan& plan, const Fingerprint& common, const Workl
   fp = common;
   fp.argv = counted.argv;
   fp.env = counted.env;
-  fp.suite_sha256 = Sha256Hex(plan.suite_digest_salt + "\n" + w.Canonical());
   std::string err;
-  const std::string program = MeasuredProgram(exe, counted);
-  if (!program.empty()) {
-    if (auto sha = Sha256OfFile(program, &err)) fp.binary_sha256 = *sha;
-    SharedLibrariesOf(program, counted.env, &fp.libraries, &err);
+  if (!FingerprintFiles(plan, w, MeasuredProgram(exe, counted), counted.env, &fp, &err) &&
+      side->error.empty()) {
+    side->error = "cannot fingerprint what was measured: " + err;
   }
 }
 
@@ -143,29 +158,6 @@ void TimeOne(const ComparisonPlan& plan, const Workload& w, WorkloadResult* r,
                                  plan.seed);
 }
 
-// Loads one side's callgrind files. Its own program is renamed "{exe}":
-// two builds are usually different files (wgi-baseline, wgi-candidate), and
-// their functions must still match.
-bool LoadSide(const std::vector<std::string>& files, const std::string& exe, Profile* profile,
-              std::string* err) {
-  if (!LoadProfiles(files, profile, err)) return false;
-  const std::string own = fs::path(RealPath(exe)).filename().string();
-  std::map<FunctionId, uint64_t> renamed;
-  for (const auto& [id, cost] : profile->self) {
-    FunctionId key = id;
-    if (!own.empty() && key.object == own) key.object = "{exe}";
-    renamed[key] += cost;
-  }
-  profile->self = std::move(renamed);
-  if (!own.empty()) {
-    if (auto paths = profile->object_paths.extract(own)) {
-      paths.key() = "{exe}";
-      profile->object_paths.insert(std::move(paths));
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
@@ -175,7 +167,7 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
     ValgrindCounter callgrind(ValgrindCounter::Tool::kCallgrind);
     TempDir profiles("workgate-explain");
     WorkDir dir(w.name);
-    Profile sides[2];
+    std::vector<std::string> files[2];
     const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
     for (int side = 0; side < 2; ++side) {
       const char* name = side == 0 ? "baseline" : "candidate";
@@ -184,14 +176,10 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
       CountedWorkload c =
           CountWorkload(callgrind, w, plan.suite_dir, dir, *exes[side], 1, plan.launch, keep);
       if (!c.valid()) throw std::runtime_error(fmt::format("{} under callgrind: {}", name, c.error));
-      std::vector<std::string> files;
-      for (const auto& entry : fs::directory_iterator(keep)) files.push_back(entry.path());
-      std::string err;
-      if (!LoadSide(files, *exes[side], &sides[side], &err)) {
-        throw std::runtime_error(fmt::format("{} profile: {}", name, err));
-      }
+      for (const auto& entry : fs::directory_iterator(keep)) files[side].push_back(entry.path());
     }
-    explanation = ExplainProfiles(sides[0], sides[1], plan.explain_top);
+    explanation = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, plan.baseline_exe,
+                                          plan.candidate_exe);
   } catch (const std::exception& e) {
     explanation.error = e.what();
   }
@@ -206,7 +194,11 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
   common.event = counter.event();
   common.valgrind_version = counter.tool_version();
   std::string err;
-  if (auto cache = LdSoCacheSha256(&err)) common.ld_so_cache_sha256 = *cache;
+  // Both sides share it, so a failure would pass unseen here and show only
+  // against a stored baseline, as a changed cache: say what it is instead.
+  std::optional<std::string> cache = LdSoCacheSha256(&err);
+  if (!cache) throw EnvironmentError("cannot fingerprint the loader cache: " + err);
+  common.ld_so_cache_sha256 = *cache;
 
   report->workloads.assign(plan.workloads.size(), WorkloadResult{});
   for (size_t i = 0; i < plan.workloads.size(); ++i) {
@@ -220,14 +212,14 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
   // Counting: workloads run concurrently, the two sides of one in turn.
   std::atomic<size_t> next{0};
   std::mutex failure_mutex;
-  std::string failure;
+  std::exception_ptr failure;  // the first, rethrown as it was: its exit code stands
   auto worker = [&] {
     for (size_t i = next++; i < plan.workloads.size(); i = next++) {
       try {
         CountOne(plan, counter, common, plan.workloads[i], &report->workloads[i], progress);
-      } catch (const std::exception& e) {
+      } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
-        if (failure.empty()) failure = e.what();
+        if (!failure) failure = std::current_exception();
       }
     }
   };
@@ -235,7 +227,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
   const int jobs = std::max(1, std::min<int>(plan.jobs, static_cast<int>(plan.workloads.size())));
   for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
-  if (!failure.empty()) throw std::runtime_error(failure);
+  if (failure) std::rethrow_exception(failure);
 
   for (auto& r : report->workloads) Decide(&r);
 

@@ -22,9 +22,8 @@ namespace workgate {
 struct ComparisonPlan {
   std::vector<Workload> workloads;
   std::string suite_dir;
-  std::string suite_digest_salt;  // the suite file's identity for fingerprints
-  std::string baseline_exe;       // empty with stored baseline results
-  std::string candidate_exe;      // empty: measure the baseline only (to save it)
+  std::string baseline_exe;   // empty with stored baseline results
+  std::string candidate_exe;  // empty: measure the baseline only (to save it)
   std::optional<BaselineFile> stored_baseline;
   std::string stored_baseline_path;
   int repeat = 1;

@@ -2,27 +2,25 @@
 // Reading the small text files of /proc and /sys, keeping why a read failed:
 // the probe reports that reason instead of a bare "unknown".
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <cstddef>
 #include <optional>
-#include <sstream>
 #include <string>
+
+#include "util/input_file.h"
 
 namespace workgate::probe_internal {
 
+/// The most read of one /proc or /sys file; /proc/cpuinfo of a large
+/// machine is a few hundred KiB.
+inline constexpr size_t kMaxProcFileBytes = 16 << 20;
+
 /// The whole content of `path`, or nullopt with `*why` set to
-/// "cannot read <path>: <strerror>".
+/// "cannot read <path>: <reason>" (ReadRegularFile's reason).
 inline std::optional<std::string> ReadProcFile(const std::string& path, std::string* why) {
-  errno = 0;
-  std::ifstream in(path);
-  if (!in) {
-    *why = "cannot read " + path + ": " + std::strerror(errno != 0 ? errno : ENOENT);
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text, reason;
+  if (ReadRegularFile(path, kMaxProcFileBytes, &text, &reason)) return text;
+  *why = "cannot read " + path + ": " + reason;
+  return std::nullopt;
 }
 
 /// `s` without leading and trailing whitespace (and NULs, which cpuid strings pad with).

@@ -24,50 +24,59 @@ std::string NotRegular(const struct stat& st) {
 
 }  // namespace
 
-bool ReadInputFile(const std::string& path, const std::string& what, size_t max_bytes,
-                   std::string* text, std::string* err) {
-  auto fail = [&](const std::string& why) {
-    *err = fmt::format("{} {} {}", what, path, why);
-    return false;
-  };
+bool ReadRegularFile(const std::string& path, size_t max_bytes, std::string* text,
+                     std::string* why) {
+  text->clear();
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return fail("does not exist");
-    return fail(fmt::format("cannot be read: {}", std::strerror(errno)));
+    *why = errno == ENOENT ? "does not exist"
+                           : fmt::format("cannot be read: {}", std::strerror(errno));
+    return false;
   }
-  if (std::string why = NotRegular(st); !why.empty()) return fail(why);
+  if (*why = NotRegular(st); !why->empty()) return false;
   // O_NONBLOCK: if the path became a FIFO since stat, open must not wait for a writer.
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return fail(fmt::format("cannot be read: {}", std::strerror(errno)));
-  std::string why;
-  if (fstat(fd, &st) != 0) {
-    why = fmt::format("cannot be read: {}", std::strerror(errno));
-  } else if (why = NotRegular(st); why.empty() && static_cast<uint64_t>(st.st_size) > max_bytes) {
-    why = fmt::format("is too large: {} bytes, at most {}", st.st_size, max_bytes);
+  if (fd < 0) {
+    *why = fmt::format("cannot be read: {}", std::strerror(errno));
+    return false;
   }
-  text->clear();
+  if (fstat(fd, &st) != 0) {
+    *why = fmt::format("cannot be read: {}", std::strerror(errno));
+  } else if (*why = NotRegular(st); why->empty() && static_cast<uint64_t>(st.st_size) > max_bytes) {
+    *why = fmt::format("is too large: {} bytes, at most {}", st.st_size, max_bytes);
+  } else if (why->empty()) {
+    text->reserve(static_cast<size_t>(st.st_size));
+  }
   // Reads to the end, which a file that grows meanwhile may move: the limit
   // holds for what is read, not only for the size fstat saw.
   char buffer[1 << 16];
-  while (why.empty()) {
+  while (why->empty()) {
     ssize_t n = read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      why = fmt::format("cannot be read: {}", std::strerror(errno));
+      *why = fmt::format("cannot be read: {}", std::strerror(errno));
     } else if (n == 0) {
       break;
     } else if (text->size() + static_cast<size_t>(n) > max_bytes) {
-      why = fmt::format("is too large: more than {} bytes", max_bytes);
+      *why = fmt::format("is too large: more than {} bytes", max_bytes);
     } else {
       text->append(buffer, static_cast<size_t>(n));
     }
   }
   close(fd);
-  if (!why.empty()) {
+  if (!why->empty()) {
     text->clear();
-    return fail(why);
+    return false;
   }
   return true;
+}
+
+bool ReadInputFile(const std::string& path, const std::string& what, size_t max_bytes,
+                   std::string* text, std::string* err) {
+  std::string why;
+  if (ReadRegularFile(path, max_bytes, text, &why)) return true;
+  *err = fmt::format("{} {} {}", what, path, why);
+  return false;
 }
 
 }  // namespace workgate

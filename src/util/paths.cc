@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace workgate {
 
@@ -39,8 +39,7 @@ std::string SearchPath(const std::string& name, const std::string& path_list) {
   std::stringstream dirs(path_list);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) dir = ".";
-    std::string candidate = dir + "/" + name;
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
     if (access(candidate.c_str(), X_OK) == 0) {
       struct stat st;
       if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return candidate;
@@ -71,13 +70,10 @@ TempDir::~TempDir() {
   UnregisterCleanupPath(path_);
 }
 
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return out.str();
+std::optional<std::string> ReadFile(const std::string& path, size_t max_bytes) {
+  std::string text, why;
+  if (!ReadRegularFile(path, max_bytes, &text, &why)) return std::nullopt;
+  return text;
 }
 
 }  // namespace workgate

@@ -1,6 +1,8 @@
 #pragma once
 // Locating programs and companion files, and private temporary directories.
 
+#include <cstddef>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,7 +39,10 @@ class TempDir {
   std::string path_;
 };
 
-/// Reads a whole file; nullopt when it cannot be read.
-std::optional<std::string> ReadFile(const std::string& path);
+/// Reads a whole regular file (ReadRegularFile in util/input_file.h);
+/// nullopt when it cannot be read, is no regular file or holds more than
+/// `max_bytes`.
+std::optional<std::string> ReadFile(const std::string& path,
+                                    size_t max_bytes = std::numeric_limits<size_t>::max());
 
 }  // namespace workgate

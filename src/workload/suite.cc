@@ -28,56 +28,15 @@ class SuiteReader {
   }
 
   bool ReadWorkload(const toml::table& t, Workload* w) {
-    static const std::set<std::string> known = {"name",  "command", "env",
-                                                "clock", "timeout", "region",
-                                                "score", "max_work_added"};
     const auto* name = t.get("name");
     if (name == nullptr) return Fail(t, "workload: ", "missing key 'name'");
     if (!name->is_string()) return Fail(*name, "workload: ", "key 'name' must be a string");
     w->name = name->value<std::string>().value();
     w->origin = Where(path_, t);
     const std::string ctx = fmt::format("workload '{}': ", w->name);
-    for (const auto& [key, node] : t) {
-      if (!known.count(std::string(key.str()))) {
-        return Fail(node, ctx, fmt::format("key '{}' is not known (known: name, command, env, "
-                                           "clock, timeout, region, score, max_work_added)",
-                                           key.str()));
-      }
-    }
-    const auto* command = t.get("command");
-    if (command == nullptr) return Fail(t, ctx, "missing key 'command'");
-    const auto* argv = command->as_array();
-    if (argv == nullptr || argv->empty()) {
-      return Fail(*command, ctx, "key 'command' must be a non-empty array of strings");
-    }
-    bool has_exe = false;
-    for (const auto& arg : *argv) {
-      if (!arg.is_string()) return Fail(arg, ctx, "key 'command' must hold strings only");
-      w->command.push_back(arg.value<std::string>().value());
-      has_exe = has_exe || w->command.back().find("{exe}") != std::string::npos;
-    }
-    if (!has_exe) {
-      return Fail(*command, ctx, "key 'command' must use {exe}, the build under test");
-    }
-    if (const auto* env = t.get("env")) {
-      const auto* table = env->as_table();
-      if (table == nullptr) return Fail(*env, ctx, "key 'env' must be a table of strings");
-      for (const auto& [key, value] : *table) {
-        if (!value.is_string()) {
-          return Fail(value, ctx, fmt::format("key 'env.{}' must be a string", key.str()));
-        }
-        w->env[std::string(key.str())] = value.value<std::string>().value();
-      }
-    }
-    if (const auto* clock = t.get("clock")) {
-      auto text = clock->value<std::string>();
-      if (!clock->is_string()) return Fail(*clock, ctx, "key 'clock' must be a string");
-      if (!ParseClockMode(*text, &w->clock)) {
-        return Fail(*clock, ctx, fmt::format("key 'clock' is '{}'; use \"env\", \"shim\" or "
-                                             "\"none\"", *text));
-      }
-    } else {
-      return Fail(t, ctx, "missing key 'clock' (\"env\", \"shim\" or \"none\")");
+    if (!CheckKeys(t, ctx) || !ReadCommand(t, ctx, w) || !ReadEnv(t, ctx, w) ||
+        !ReadClock(t, ctx, w)) {
+      return false;
     }
     if (const auto* timeout = t.get("timeout")) {
       double seconds = 0;
@@ -101,6 +60,67 @@ class SuiteReader {
   }
 
  private:
+  bool CheckKeys(const toml::table& t, const std::string& ctx) {
+    static const std::set<std::string> known = {"name",    "command", "env",   "clock",
+                                                "timeout", "region",  "score", "max_work_added"};
+    for (const auto& [key, node] : t) {
+      if (!known.count(std::string(key.str()))) {
+        return Fail(node, ctx, fmt::format("key '{}' is not known (known: name, command, env, "
+                                           "clock, timeout, region, score, max_work_added)",
+                                           key.str()));
+      }
+    }
+    return true;
+  }
+
+  bool ReadCommand(const toml::table& t, const std::string& ctx, Workload* w) {
+    const auto* command = t.get("command");
+    if (command == nullptr) return Fail(t, ctx, "missing key 'command'");
+    const auto* argv = command->as_array();
+    if (argv == nullptr || argv->empty()) {
+      return Fail(*command, ctx, "key 'command' must be a non-empty array of strings");
+    }
+    bool has_exe = false;
+    for (const auto& arg : *argv) {
+      if (!arg.is_string()) return Fail(arg, ctx, "key 'command' must hold strings only");
+      w->command.push_back(arg.value<std::string>().value());
+      has_exe = has_exe || w->command.back().find("{exe}") != std::string::npos;
+    }
+    if (!has_exe) {
+      return Fail(*command, ctx, "key 'command' must use {exe}, the build under test");
+    }
+    return true;
+  }
+
+  bool ReadEnv(const toml::table& t, const std::string& ctx, Workload* w) {
+    const auto* env = t.get("env");
+    if (env == nullptr) return true;
+    const auto* table = env->as_table();
+    if (table == nullptr) return Fail(*env, ctx, "key 'env' must be a table of strings");
+    for (const auto& [key, value] : *table) {
+      if (!value.is_string()) {
+        return Fail(value, ctx, fmt::format("key 'env.{}' must be a string", key.str()));
+      }
+      w->env[std::string(key.str())] = value.value<std::string>().value();
+    }
+    return true;
+  }
+
+  bool ReadClock(const toml::table& t, const std::string& ctx, Workload* w) {
+    const auto* clock = t.get("clock");
+    if (clock == nullptr)
+      return Fail(t, ctx, "missing key 'clock' (\"env\", \"shim\" or \"none\")");
+    auto text = clock->value<std::string>();
+    if (!clock->is_string()) return Fail(*clock, ctx, "key 'clock' must be a string");
+    if (!ParseClockMode(*text, &w->clock)) {
+      return Fail(*clock, ctx,
+                  fmt::format("key 'clock' is '{}'; use \"env\", \"shim\" or "
+                              "\"none\"",
+                              *text));
+    }
+    return true;
+  }
+
   // The one check of a numeric key: an integer or a float that `range`
   // contains. TOML spells nan and inf; neither is in any range, and the
   // message names the range the value missed.

@@ -61,4 +61,22 @@ bool ParseSuite(std::string_view text, const std::string& path, Suite* suite, st
 /// Keeps the named workloads, in suite order. False if a name is unknown.
 bool SelectWorkloads(Suite* suite, const std::vector<std::string>& names, std::string* err);
 
+/// What `count --suite`, `compare --suite` and `explain` run: the suite at
+/// `path` (LoadSuite) with the workloads named in `names`, all of them when
+/// it is empty (SelectWorkloads). Throws a usage error (exit 2) with their
+/// message.
+Suite LoadSuiteSelecting(const std::string& path, const std::vector<std::string>& names);
+
+/// The digest of what `w` runs besides the build, for fingerprints: its
+/// definition (Workload::Canonical) and the content of each file its command
+/// names through {suite_dir} (the script or input beside the suite; in an
+/// argument such as "--in={suite_dir}/x", the path from the placeholder to
+/// the argument's end). A stored baseline of another script is then another
+/// workload, not work added. A named path that is no regular file (an output
+/// the program makes) counts as such. The suite file itself takes no part:
+/// other workloads in it do not change this one, and where it lies is in the
+/// argv already. False with `*err` when a named file cannot be read.
+bool WorkloadDigest(const Workload& w, const std::string& suite_dir, std::string* digest,
+                    std::string* err);
+
 }  // namespace workgate

@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_paths.h"
 #include "test_requirements.h"
+#include "util/error.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -14,36 +16,6 @@ namespace {
 
 using testing::BuildPath;
 using testing::KnownLoop;
-
-TEST(ParseCallgrindTotalTest, ReadsTotalsOfTheIrColumn) {
-  uint64_t ir = 0;
-  std::string err;
-  ASSERT_TRUE(ParseCallgrindTotal("events: Ir Dr\nfn=main\n0 5 1\ntotals: 129828 44\n", &ir, &err))
-      << err;
-  EXPECT_EQ(ir, 129828u);
-  ASSERT_TRUE(ParseCallgrindTotal("events: Dr Ir\nsummary: 7 12345\n", &ir, &err)) << err;
-  EXPECT_EQ(ir, 12345u);
-}
-
-TEST(ParseCallgrindTotalTest, PrefersTotalsOverSummary) {
-  uint64_t ir = 0;
-  std::string err;
-  ASSERT_TRUE(ParseCallgrindTotal("events: Ir\nsummary: 10\ntotals: 11\n", &ir, &err));
-  EXPECT_EQ(ir, 11u);
-}
-
-TEST(ParseCallgrindTotalTest, RejectsTruncatedAndForeignFiles) {
-  uint64_t ir = 0;
-  std::string err;
-  EXPECT_FALSE(ParseCallgrindTotal("", &ir, &err));
-  EXPECT_NE(err.find("events:"), std::string::npos);
-  EXPECT_FALSE(ParseCallgrindTotal("events: Ir\nfn=main\n0 5\n", &ir, &err));
-  EXPECT_NE(err.find("totals"), std::string::npos);
-  EXPECT_FALSE(ParseCallgrindTotal("events: Dr\ntotals: 5\n", &ir, &err));
-  EXPECT_NE(err.find("no Ir"), std::string::npos);
-  EXPECT_FALSE(ParseCallgrindTotal("events: Ir\ntotals: 12x\n", &ir, &err));
-  EXPECT_FALSE(ParseCallgrindTotal("events: Ir\ntotals: 99999999999999999999999\n", &ir, &err));
-}
 
 TEST(ParseVgcountTotalTest, ReadsTheInstructionsLine) {
   uint64_t n = 0;
@@ -111,6 +83,36 @@ TEST_F(CallgrindCounterTest, RegionCountsOnlyTheMarkedWorkOfEachProcess) {
   EXPECT_EQ(run.per_process[0], 0u);  // the parent never enters the region
   EXPECT_EQ(run.per_process[2] - run.per_process[1], 400000u);
   EXPECT_LT(run.per_process[1] - 200000u, 100u);  // the markers cost a few instructions
+}
+
+TEST_F(CallgrindCounterTest, ProfilesThatCannotBeKeptStopTheRun) {
+  // Kept profiles feed explanations and the stability check: one missing
+  // would explain a tree without one of its processes.
+  TempDir dir;
+  const std::string file = dir.path() + "/file";
+  std::ofstream(file) << "not a directory";
+  ValgrindCounter counter(ValgrindCounter::Tool::kCallgrind);
+  LaunchSpec spec;
+  spec.argv = {KnownLoop(), "10"};
+  spec.env = MinimalEnvironment("/tmp");
+  spec.timeout_seconds = 120;
+  CountOptions options;
+  options.keep_profiles_dir = file + "/kept";
+  try {
+    counter.Run(spec, options);
+    ADD_FAILURE() << "a profile that could not be kept was dropped";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitEnvironment);
+    EXPECT_NE(std::string(e.what()).find("cannot create " + file +
+                                         "/kept to keep the callgrind "
+                                         "profiles"),
+              std::string::npos)
+        << e.what();
+  }
+  options.keep_profiles_dir = dir.path() + "/kept";
+  CountedRun kept = counter.Run(spec, options);
+  ASSERT_TRUE(kept.valid()) << kept.error;
+  EXPECT_FALSE(std::filesystem::is_empty(options.keep_profiles_dir));
 }
 
 TEST_F(CallgrindCounterTest, FailedRunsHaveNoCount) {

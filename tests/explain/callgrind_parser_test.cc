@@ -59,8 +59,6 @@ const Case kCases[] = {
      "in:1: positions: 'instr' is not instr, bb or line (in that order, each once)"},
     {"totals disagree", "events: Ir\nfn=f\n1 5\n2 6\ntotals: 12\n",
      "in:5: totals: 12 Ir disagrees with the sum of the part's cost lines, 11"},
-    {"summary below sum", "events: Ir\nsummary: 3\nfn=f\n1 5\ntotals: 5\n",
-     "in:5: summary: on line 2 gives 3 Ir, less than the part's cost lines, 5"},
     {"truncated after summary", "events: Ir\nsummary: 5\nfn=f\n1 5\n",
      "in:4: the part whose summary: is on line 2 ends without a totals: line (truncated file?)"},
     {"truncated after calls", "events: Ir\nfn=f\ncfn=g\ncalls=1 4\n",

@@ -167,6 +167,11 @@ TEST(DecisionTest, ScoresFollowTheOneScoreRule) {
   w.candidate.score = "9007199254740992";
   Decide(&w);
   EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  // strtod read "0x10" as 16; the one rule compares it as text.
+  w.baseline.score = "0x10";
+  w.candidate.score = "16";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
   w.expected_score = "10";
   w.baseline.score = "10";
   w.candidate.score = "1e1";

@@ -2,11 +2,17 @@
 
 #include <errno.h>
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include <chrono>
 #include <future>
 #include <vector>
+#include <cstddef>
+#include <iterator>
 
 #include "hostile/hostile_paths.h"
 #include "test_paths.h"
@@ -144,6 +150,45 @@ class FailingSetup : public ChildSetup {
     return EACCES;
   }
 };
+
+// Makes unshare(2) fail with EPERM in the launched tree (a seccomp filter,
+// which the child keeps), as on a machine whose PID namespaces ran out.
+class NoUnshareSetup : public ChildSetup {
+ public:
+  int InChild(int*, int* nfds) override {
+    *nfds = 0;
+    sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) return errno;
+    return 0;
+  }
+};
+
+TEST(LaunchTest, APidNamespaceThatCannotBeMadeStopsTheLaunch) {
+  // Once the workload ran on at another pid, unreported: a count of a
+  // program that mixes its pid into a hash seed would move with it.
+  NoUnshareSetup setup;
+  LaunchSpec spec = Spec({"/bin/sh", "-c", "echo ran"});
+  spec.new_pid_namespace = true;
+  spec.setup = &setup;
+  LaunchResult r = Launch(spec);
+  EXPECT_FALSE(r.started) << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.start_error,
+            "cannot run the workload in a PID namespace of its own: Operation not permitted");
+  EXPECT_EQ(r.leftover_processes, 0);
+  // Without a namespace asked for, the same filter is no obstacle.
+  spec.new_pid_namespace = false;
+  r = Launch(spec);
+  EXPECT_TRUE(r.ok()) << r.Describe();
+  EXPECT_EQ(r.out, "ran\n");
+}
 
 TEST(LaunchTest, AFailedChildSetupStopsTheLaunchWithItsErrno) {
   FailingSetup setup;

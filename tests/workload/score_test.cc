@@ -27,6 +27,7 @@ TEST(ScoreTest, ComparesAsExactDecimals) {
   // or "0xa" for an expected "10".
   EXPECT_FALSE(ScoresEqual("1e1", "10"));
   EXPECT_FALSE(ScoresEqual("0xa", "10"));
+  EXPECT_FALSE(ScoresEqual("0x10", "16"));
   EXPECT_FALSE(ScoresEqual("inf", "1e999"));
   EXPECT_TRUE(ScoresEqual("ok", " ok"));
   EXPECT_FALSE(ScoresEqual("ok", "OK"));

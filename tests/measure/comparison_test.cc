@@ -1,0 +1,123 @@
+// RunComparison's own checks: what goes into each side's fingerprint, and
+// what a fingerprint that cannot be taken does to the comparison. The
+// workloads are real processes; a counter that reads a fixed figure stands in
+// for the backends, whose counts are tested elsewhere.
+
+#include "measure/comparison.h"
+
+#include <elf.h>
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <fstream>
+
+#include "../gate/elf_builder.h"
+#include "gate/fingerprint.h"
+#include "util/error.h"
+#include "util/paths.h"
+
+namespace workgate {
+namespace {
+
+// Every run of the workload (run for real) reads `value` instructions.
+class FixedCounter : public Counter {
+ public:
+  explicit FixedCounter(uint64_t value, int throw_code = 0)
+      : value_(value), throw_code_(throw_code) {}
+  std::string name() const override { return "perf"; }
+  std::string event() const override { return "instructions:u"; }
+  CountedRun Run(const LaunchSpec& spec, const CountOptions&) override {
+    if (throw_code_ != 0) throw Error(throw_code_, "the counter gave up");
+    CountedRun run;
+    run.launch = Launch(spec);
+    MarkFailedLaunch(&run, spec.timeout_seconds);
+    run.events = {EventCount{"instructions:u", value_, 1, 1}};
+    return run;
+  }
+
+ private:
+  uint64_t value_;
+  int throw_code_;
+};
+
+class ComparisonTest : public ::testing::Test {
+ protected:
+  // A workload that runs /bin/true with the build and `extra` as arguments:
+  // it succeeds whatever the build is, so only the fingerprint can fail.
+  ComparisonPlan Plan(const std::string& baseline, const std::string& candidate,
+                      std::vector<std::string> extra = {}) {
+    Workload w;
+    w.name = "fingerprinted";
+    w.command = {"/bin/true", "{exe}"};
+    w.command.insert(w.command.end(), extra.begin(), extra.end());
+    w.timeout_seconds = 60;
+    ComparisonPlan plan;
+    plan.workloads = {w};
+    plan.suite_dir = dir_.path();
+    plan.baseline_exe = baseline;
+    plan.candidate_exe = candidate;
+    plan.stability = StabilityMode::kNever;
+    plan.timed = 0;
+    return plan;
+  }
+  WorkloadResult Compare(const ComparisonPlan& plan) {
+    FixedCounter counter(1000);
+    CompareReport report;
+    RunComparison(plan, counter, &report, [](const std::string&) {});
+    EXPECT_EQ(report.workloads.size(), 1u);
+    return report.workloads.empty() ? WorkloadResult{} : report.workloads[0];
+  }
+  TempDir dir_;
+};
+
+TEST_F(ComparisonTest, ABuildWhoseLibrariesCannotBeListedIsInvalid) {
+  // An ELF file whose one PT_LOAD does not cover its dynamic string table:
+  // /bin/true runs with it as an argument, the loader walk cannot read it.
+  testing::ElfSpec spec;
+  spec.needed = {"libc.so.6"};
+  std::string bytes = testing::BuildElf(spec).bytes;
+  testing::Poke<uint64_t>(&bytes, sizeof(Elf64_Ehdr) + offsetof(Elf64_Phdr, p_vaddr), 1ull << 44);
+  const std::string bad = dir_.path() + "/bad-build";
+  testing::WriteFile(bad, bytes);
+
+  WorkloadResult r = Compare(Plan("/bin/true", bad));
+  EXPECT_TRUE(r.baseline.error.empty()) << r.baseline.error;
+  EXPECT_FALSE(r.baseline.fingerprint.libraries.empty());
+  EXPECT_EQ(r.candidate.error.rfind("cannot fingerprint what was measured: ", 0), 0u)
+      << r.candidate.error;
+  EXPECT_EQ(r.verdict, Verdict::kInvalid);
+}
+
+TEST_F(ComparisonTest, TheWorkloadDigestFollowsTheScriptItRuns) {
+  const std::string script = dir_.path() + "/script.txt";
+  std::ofstream(script) << "print 1\n";
+  const ComparisonPlan plan = Plan("/bin/true", "/bin/true", {"{suite_dir}/script.txt"});
+  WorkloadResult before = Compare(plan);
+  ASSERT_EQ(before.verdict, Verdict::kOk) << before.reason;
+  std::string digest, err;
+  ASSERT_TRUE(WorkloadDigest(plan.workloads[0], plan.suite_dir, &digest, &err)) << err;
+  EXPECT_EQ(before.baseline.fingerprint.suite_sha256, digest);
+  EXPECT_EQ(before.candidate.fingerprint.suite_sha256, digest);
+
+  // A stored baseline of the old script is another workload's.
+  std::ofstream(script) << "print 2\n";
+  WorkloadResult after = Compare(plan);
+  auto problem = CompatibilityProblem(before.baseline.fingerprint, after.candidate.fingerprint);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_NE(problem->find("the workload's definition differs"), std::string::npos) << *problem;
+}
+
+TEST_F(ComparisonTest, ACountersErrorKeepsItsExitCode) {
+  FixedCounter counter(1000, kExitUsage);
+  CompareReport report;
+  try {
+    RunComparison(Plan("/bin/true", "/bin/true"), counter, &report, [](const std::string&) {});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitUsage);
+    EXPECT_STREQ(e.what(), "the counter gave up");
+  }
+}
+
+}  // namespace
+}  // namespace workgate
