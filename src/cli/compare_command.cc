@@ -2,20 +2,16 @@
 // suite (or one ad hoc command), exact instruction deltas, a verdict with its
 // exit code, and the reports.
 
-#include <stdio.h>
+#include <fmt/format.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fmt/format.h>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "report/report_paths.h"
 #include "gate/baseline_file.h"
 #include "gate/decision.h"
 #include "launch/interrupt.h"
@@ -23,6 +19,8 @@
 #include "probe/system_info.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
+#include "report/report_output.h"
+#include "report/report_paths.h"
 #include "report/terminal_report.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -79,19 +77,14 @@ void WriteReports(const CompareArgs& args, const CompareReport& report) {
     const char* summary = getenv("GITHUB_STEP_SUMMARY");
     if (summary == nullptr || *summary == '\0') {
       fmt::print(stderr, "warning: --github given but GITHUB_STEP_SUMMARY is not set\n");
-    } else if (FILE* f = fopen(summary, "a")) {
-      std::string md = RenderMarkdown(report);
-      const bool written = fwrite(md.data(), 1, md.size(), f) == md.size();
-      if (fclose(f) != 0 || !written) {
-        throw EnvironmentError(fmt::format("cannot append to {}: {}", summary, strerror(errno)));
-      }
-    } else {
-      throw EnvironmentError(fmt::format("cannot append to {}: {}", summary, strerror(errno)));
+    } else if (!AppendToFile(summary, RenderMarkdown(report), &err)) {
+      throw EnvironmentError(err);
     }
   }
 }
 
-int RunCompare(const CompareArgs& args) {
+// Refuses combinations of options that cannot make a comparison.
+void CheckCompareArgs(const CompareArgs& args) {
   if (args.suite.empty() == args.command.empty()) {
     throw UsageError("give either --suite FILE, or -- ARGS for one ad hoc workload");
   }
@@ -104,21 +97,29 @@ int RunCompare(const CompareArgs& args) {
   if (!args.save_baseline.empty() && args.baseline.empty()) {
     throw UsageError("--save-baseline stores the baseline build's counts: it needs --baseline");
   }
-  ComparisonPlan plan;
+}
+
+// The suite's selected workloads, or the one ad hoc command; the builds must exist.
+void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan) {
   if (!args.suite.empty()) {
     const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
-    plan.workloads = suite.workloads;
-    plan.suite_dir = suite.dir;
+    plan->workloads = suite.workloads;
+    plan->suite_dir = suite.dir;
   } else {
-    plan.workloads = AdHocWorkload(args);
+    plan->workloads = AdHocWorkload(args);
   }
   for (const auto& exe : {args.baseline, args.candidate}) {
     if (!exe.empty() && RealPath(exe).empty()) {
       throw Error(kExitInvalid, fmt::format("{} does not exist: nothing to compare", exe));
     }
   }
-  // Before any counting: a report that cannot be written stops the run now,
-  // and no report of an earlier run survives this one.
+  plan->baseline_exe = args.baseline;
+  plan->candidate_exe = args.candidate;
+}
+
+// Before any counting: a report that cannot be written stops the run now,
+// and no report of an earlier run survives this one.
+void PrepareReportPaths(const CompareArgs& args) {
   const std::vector<ReportPath> replaced = {{"--json", args.json_path},
                                             {"--markdown", args.markdown_path}};
   std::vector<ReportPath> reports = replaced;
@@ -127,51 +128,78 @@ int RunCompare(const CompareArgs& args) {
   if (args.github && summary != nullptr) reports.push_back({"$GITHUB_STEP_SUMMARY", summary, true});
   CheckReportPaths(reports);
   RemoveStaleReports(replaced);
+}
+
+// How each workload is counted, timed and explained, on this machine with
+// the chosen backend.
+void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const SystemInfo& info,
+                  ComparisonPlan* plan) {
+  plan->repeat = args.repeat > 0 ? args.repeat : (choice.backend == "perf" ? 3 : 1);
+  ParseStabilityMode(args.stability, &plan->stability);  // CLI11 admits only the three names
+  // A stored baseline is reused by every later comparison: learn once,
+  // when it is made, whether its workloads repeat.
+  if (!args.save_baseline.empty() && plan->stability == StabilityMode::kAuto) {
+    plan->stability = StabilityMode::kAlways;
+  }
+  plan->max_repeat = std::max(args.max_repeat, plan->repeat);
+  plan->jobs = args.jobs > 0 ? args.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  plan->timed = args.timed;
+  plan->max_work_added_percent = args.max_work_added;
+  plan->explain_all = args.explain;
+  plan->explain_top = args.explain_top;
+  plan->seed = args.seed;
+  plan->launch = args.launch.ToOptions();
+  plan->machine.cpu_model = info.cpu_model.value.value_or("");
+  plan->machine.kernel = info.kernel_release.value.value_or("");
+  if (!args.baseline_results.empty()) {
+    std::string err;
+    plan->stored_baseline = LoadBaselineFile(args.baseline_results, &err);
+    plan->stored_baseline_path = args.baseline_results;
+    // A baseline that cannot be read is missing evidence: invalid, never a pass.
+    if (!plan->stored_baseline) plan->stored_baseline = UnusableBaseline(err);
+  }
+}
+
+// The report's header: what counted, with which settings, on which builds.
+CompareReport ReportHeader(const CompareArgs& args, const Counter& counter,
+                           const BackendChoice& choice, const ComparisonPlan& plan) {
+  CompareReport report;
+  report.workgate_version = WORKGATE_VERSION;
+  report.backend = counter.name();
+  report.backend_reason = choice.reason;
+  report.event = counter.event();
+  report.max_work_added = args.max_work_added / 100.0;
+  report.repeat = plan.repeat;
+  report.timed_samples = plan.timed;
+  report.baseline_label = !args.baseline.empty() ? args.baseline : args.baseline_results;
+  report.candidate_label = args.candidate;
+  return report;
+}
+
+// Stores the baseline side's counts (--save-baseline).
+void SaveBaseline(const CompareArgs& args, const CompareReport& report) {
+  std::string err;
+  auto file = BaselineFromResults(report.workloads, /*candidate_side=*/false, WORKGATE_VERSION,
+                                  args.baseline, &err);
+  if (!file) throw Error(kExitInvalid, "baseline not saved: " + err);
+  if (!SaveBaselineFile(args.save_baseline, *file, &err)) throw EnvironmentError(err);
+  fmt::print(stderr, "baseline counts saved to {}\n", args.save_baseline);
+}
+
+int RunCompare(const CompareArgs& args) {
+  CheckCompareArgs(args);
+  ComparisonPlan plan;
+  PlanWorkloads(args, &plan);
+  PrepareReportPaths(args);
 
   SystemInfo info = GatherSystemInfo();
   BackendChoice choice = args.counter.Choose(info);
   auto counter = MakeCounter(choice, args.counter.events);
   // Which Valgrind counted is part of each side's fingerprint (empty on perf).
   plan.machine.valgrind_path = counter->tool_path();
+  PlanCounting(args, choice, info, &plan);
 
-  plan.baseline_exe = args.baseline;
-  plan.candidate_exe = args.candidate;
-  plan.repeat = args.repeat > 0 ? args.repeat : (choice.backend == "perf" ? 3 : 1);
-  ParseStabilityMode(args.stability, &plan.stability);  // CLI11 admits only the three names
-  // A stored baseline is reused by every later comparison: learn once,
-  // when it is made, whether its workloads repeat.
-  if (!args.save_baseline.empty() && plan.stability == StabilityMode::kAuto) {
-    plan.stability = StabilityMode::kAlways;
-  }
-  plan.max_repeat = std::max(args.max_repeat, plan.repeat);
-  plan.jobs = args.jobs > 0 ? args.jobs : static_cast<int>(std::thread::hardware_concurrency());
-  plan.timed = args.timed;
-  plan.max_work_added_percent = args.max_work_added;
-  plan.explain_all = args.explain;
-  plan.explain_top = args.explain_top;
-  plan.seed = args.seed;
-  plan.launch = args.launch.ToOptions();
-  plan.machine.cpu_model = info.cpu_model.value.value_or("");
-  plan.machine.kernel = info.kernel_release.value.value_or("");
-  if (!args.baseline_results.empty()) {
-    std::string err;
-    plan.stored_baseline = LoadBaselineFile(args.baseline_results, &err);
-    plan.stored_baseline_path = args.baseline_results;
-    // A baseline that cannot be read is missing evidence: invalid, never a pass.
-    if (!plan.stored_baseline) plan.stored_baseline = UnusableBaseline(err);
-  }
-
-  CompareReport report;
-  report.workgate_version = WORKGATE_VERSION;
-  report.backend = counter->name();
-  report.backend_reason = choice.reason;
-  report.event = counter->event();
-  report.max_work_added = args.max_work_added / 100.0;
-  report.repeat = plan.repeat;
-  report.timed_samples = plan.timed;
-  report.baseline_label = !args.baseline.empty() ? args.baseline : args.baseline_results;
-  report.candidate_label = args.candidate;
-
+  CompareReport report = ReportHeader(args, *counter, choice, plan);
   Progress progress;
   RunComparison(plan, *counter, &report,
                 [&progress](const std::string& text) { progress.Show(text); });
@@ -181,16 +209,14 @@ int RunCompare(const CompareArgs& args) {
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
   if (!args.save_baseline.empty()) {
-    std::string err;
-    auto file = BaselineFromResults(report.workloads, /*candidate_side=*/false, WORKGATE_VERSION,
-                                    args.baseline, &err);
-    if (!file) throw Error(kExitInvalid, "baseline not saved: " + err);
-    if (!SaveBaselineFile(args.save_baseline, *file, &err)) throw EnvironmentError(err);
-    fmt::print(stderr, "baseline counts saved to {}\n", args.save_baseline);
+    SaveBaseline(args, report);
     if (args.candidate.empty()) return kExitPass;
   }
-  fmt::print("{}", RenderTerminal(report, args.colour && isatty(STDOUT_FILENO)));
-  fflush(stdout);
+  std::string err;
+  if (!PrintText(RenderTerminal(report, args.colour && isatty(STDOUT_FILENO)), stdout, "the report",
+                 &err)) {
+    throw EnvironmentError(err);
+  }
   WriteReports(args, report);
   return report.exit_code;
 }

@@ -1,21 +1,22 @@
 // `workgate count`: the instructions one command, or every workload of a
 // suite for one build, retires in user space.
 
+#include <fmt/format.h>
 #include <stdio.h>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "report/report_paths.h"
 #include "counter/factory.h"
 #include "launch/interrupt.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
 #include "probe/system_info.h"
+#include "report/count_json.h"
 #include "report/format.h"
-#include "util/atomic_file.h"
+#include "report/report_output.h"
+#include "report/report_paths.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
@@ -38,46 +39,6 @@ struct CountArgs {
   std::vector<std::string> workloads;
   std::vector<std::string> command;
 };
-
-nlohmann::json RunJson(const CountedRun& run) {
-  nlohmann::json j;
-  j["instructions"] = run.instructions() ? nlohmann::json(*run.instructions()) : nlohmann::json();
-  j["exit_status"] = run.launch.started && run.launch.signal == 0 && !run.launch.timed_out
-                         ? nlohmann::json(run.launch.exit_code)
-                         : nlohmann::json();
-  j["signal"] = run.launch.signal != 0 ? nlohmann::json(run.launch.signal) : nlohmann::json();
-  j["timed_out"] = run.launch.timed_out;
-  j["wall_seconds"] = run.launch.wall_seconds;
-  j["error"] = run.error.empty() ? nlohmann::json() : nlohmann::json(run.error);
-  nlohmann::json events = nlohmann::json::array();
-  for (const auto& e : run.events) {
-    events.push_back({{"event", e.event},
-                      {"value", e.value},
-                      {"time_enabled_ns", e.time_enabled},
-                      {"time_running_ns", e.time_running},
-                      {"multiplexed", e.multiplexed()}});
-  }
-  j["events"] = events;
-  if (!run.per_process.empty()) j["per_process"] = run.per_process;
-  return j;
-}
-
-double SpreadPpm(uint64_t lo, uint64_t hi) {
-  return lo ? 1e6 * static_cast<double>(hi - lo) / static_cast<double>(lo) : 0.0;
-}
-
-void AddMinMax(nlohmann::json* j, const std::vector<uint64_t>& counts) {
-  if (counts.empty()) {
-    (*j)["min"] = nullptr;
-    (*j)["max"] = nullptr;
-    return;
-  }
-  auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-  (*j)["min"] = *lo;
-  (*j)["max"] = *hi;
-  (*j)["spread"] = *hi - *lo;
-  (*j)["spread_ppm"] = SpreadPpm(*lo, *hi);
-}
 
 void PrintRun(const CountedRun& run, int index, int repeat) {
   std::string line = fmt::format("run {}/{}: ", index + 1, repeat);
@@ -131,69 +92,69 @@ std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::strin
   return out;
 }
 
+// One workload's line (and its notes) of a suite count.
+void PrintSuiteWorkload(const SuiteWorkloadCount& w, const std::string& event) {
+  const std::string name = TerminalSafe(w.name, LineBreaks::kToSpace);
+  const CountedWorkload& result = w.result;
+  if (result.valid()) {
+    auto counts = result.counts();
+    auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+    fmt::print(
+        "{}: {} {}{}{}\n", name, FormatCount(*lo), event,
+        *hi != *lo
+            ? fmt::format(
+                  " (max {}{})", FormatCount(*hi),
+                  w.unstable ? fmt::format(", unstable: {:.1f} ppm", SpreadPpm(*lo, *hi)) : "")
+            : "",
+        result.score
+            ? fmt::format(", score {} asserted", TerminalSafe(*result.score, LineBreaks::kToSpace))
+            : "");
+  } else {
+    fmt::print("{}: invalid: {}\n", name, TerminalSafe(result.error, LineBreaks::kKeep));
+  }
+  for (const std::string& note : result.notes) fmt::print("{}: note: {}\n", name, note);
+}
+
+void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
+  std::string err;
+  if (!path.empty() && !WriteJsonFile(path, doc, "the count's JSON", &err)) {
+    throw EnvironmentError(err);
+  }
+}
+
 int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;
   if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
   LaunchOptions options = args.launch.ToOptions();
-  nlohmann::json out = {{"backend", counter.name()},
-                        {"backend_reason", choice.reason},
-                        {"event", counter.event()},
-                        {"exe", args.exe},
-                        {"suite", args.suite}};
-  nlohmann::json workloads = nlohmann::json::array();
-  int code = kExitPass;
+  SuiteCount report;
+  report.backend = counter.name();
+  report.backend_reason = choice.reason;
+  report.event = counter.event();
+  report.exe = args.exe;
+  report.suite = args.suite;
   for (const auto& w : suite.workloads) {
     WorkDir dir(w.name);
-    CountedWorkload result =
-        CountWorkload(counter, w, suite.dir, dir, args.exe, args.repeat, options);
-    RejectMultiplexed(&result);
-    nlohmann::json j = {{"name", w.name},
-                        {"score", result.score ? nlohmann::json(*result.score) : nlohmann::json()},
-                        {"expected_score", w.score_expect ? nlohmann::json(*w.score_expect)
-                                                          : nlohmann::json()}};
-    auto counts = result.counts();
-    j["instructions"] = result.valid() && !counts.empty() ? nlohmann::json(counts[0])
-                                                          : nlohmann::json();
-    j["error"] = result.valid() ? nlohmann::json() : nlohmann::json(result.error);
-    nlohmann::json runs = nlohmann::json::array();
-    for (const auto& r : result.runs) runs.push_back(RunJson(r));
-    j["runs"] = runs;
-    j["notes"] = result.notes;
-    AddMinMax(&j, result.valid() ? counts : std::vector<uint64_t>{});
-    workloads.push_back(j);
-    if (result.valid()) {
+    SuiteWorkloadCount count;
+    count.name = w.name;
+    count.expected_score = w.score_expect;
+    count.result = CountWorkload(counter, w, suite.dir, dir, args.exe, args.repeat, options);
+    RejectMultiplexed(&count.result);
+    if (count.result.valid()) {
+      auto counts = count.result.counts();
       auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-      const bool unstable = *hi != *lo && IsExactBackend(counter.name());
-      j["unstable"] = unstable;
-      fmt::print("{}: {} {}{}{}\n", TerminalSafe(w.name, LineBreaks::kToSpace), FormatCount(*lo),
-                 counter.event(),
-                 *hi != *lo ? fmt::format(" (max {}{})", FormatCount(*hi),
-                                          unstable ? fmt::format(", unstable: {:.1f} ppm",
-                                                                 SpreadPpm(*lo, *hi))
-                                                   : "")
-                            : "",
-                 result.score ? fmt::format(", score {} asserted",
-                                            TerminalSafe(*result.score, LineBreaks::kToSpace))
-                              : "");
+      count.unstable = *hi != *lo && IsExactBackend(counter.name());
     } else {
-      fmt::print("{}: invalid: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
-                 TerminalSafe(result.error, LineBreaks::kKeep));
-      code = kExitInvalid;
+      report.exit_code = kExitInvalid;
     }
-    for (const std::string& note : result.notes) {
-      fmt::print("{}: note: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace), note);
-    }
+    PrintSuiteWorkload(count, counter.event());
+    report.workloads.push_back(std::move(count));
   }
-  out["workloads"] = workloads;
-  out["exit_code"] = code;
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
   fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
-  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, JsonText(out), &err)) {
-    throw EnvironmentError(err);
-  }
-  return code;
+  WriteCountJson(args.json_path, SuiteCountToJson(report));
+  return report.exit_code;
 }
 
 int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
@@ -229,44 +190,34 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
       pass(fd, filters[fd == 1 ? 0 : 1].Feed(chunk));
     };
   }
-  CountedWorkload result = CountWorkload(counter, w, "", dir, exe, args.repeat, options);
+  CommandCount report;
+  report.backend = counter.name();
+  report.backend_reason = choice.reason;
+  report.event = counter.event();
+  report.clock = ClockModeName(w.clock);
+  report.result = CountWorkload(counter, w, "", dir, exe, args.repeat, options);
   if (!args.quiet) {
     pass(1, filters[0].Finish());
     pass(2, filters[1].Finish());
   }
-  const std::vector<CountedRun>& runs = result.runs;
+  const CountedWorkload& result = report.result;
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
   std::vector<uint64_t> counts;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    PrintRun(runs[i], static_cast<int>(i), args.repeat);
-    if (auto n = runs[i].instructions()) counts.push_back(*n);
+  for (size_t i = 0; i < result.runs.size(); ++i) {
+    PrintRun(result.runs[i], static_cast<int>(i), args.repeat);
+    if (auto n = result.runs[i].instructions()) counts.push_back(*n);
   }
   for (const std::string& note : result.notes) fmt::print("note: {}\n", note);
   fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
-  const bool valid = result.valid() && static_cast<int>(counts.size()) == args.repeat;
-  const std::string advice = valid ? UnstableAdvice(counts, counter.name(), w.clock) : "";
-  if (valid) PrintSummary(counts, counter.event());
+  report.valid = result.valid() && static_cast<int>(counts.size()) == args.repeat;
+  const std::string advice = report.valid ? UnstableAdvice(counts, counter.name(), w.clock) : "";
+  if (report.valid) PrintSummary(counts, counter.event());
   fmt::print("{}", advice);
-  nlohmann::json out = {{"backend", counter.name()},
-                        {"backend_reason", choice.reason},
-                        {"event", counter.event()},
-                        {"argv", result.argv},
-                        {"valid", valid},
-                        {"error", valid ? nlohmann::json() : nlohmann::json(result.error)}};
-  nlohmann::json runs_json = nlohmann::json::array();
-  for (const auto& r : runs) runs_json.push_back(RunJson(r));
-  out["runs"] = runs_json;
-  out["notes"] = result.notes;
-  AddMinMax(&out, valid ? counts : std::vector<uint64_t>{});
-  out["clock"] = ClockModeName(w.clock);
-  out["unstable"] = !advice.empty();
-  out["exit_code"] = valid ? kExitPass : kExitInvalid;
-  std::string err;
-  if (!args.json_path.empty() && !WriteFileAtomically(args.json_path, JsonText(out), &err)) {
-    throw EnvironmentError(err);
-  }
-  if (!valid) {
+  report.unstable = !advice.empty();
+  report.exit_code = report.valid ? kExitPass : kExitInvalid;
+  WriteCountJson(args.json_path, CommandCountToJson(report));
+  if (!report.valid) {
     fmt::print(stderr, "Error: no valid count: {}\n",
                TerminalSafe(result.error, LineBreaks::kKeep));
     return kExitInvalid;

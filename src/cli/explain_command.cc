@@ -9,9 +9,9 @@
 #include "cli/progress.h"
 #include "counter/valgrind_counter.h"
 #include "measure/comparison.h"
-#include "report/json_report.h"
+#include "report/explain_json.h"
+#include "report/report_output.h"
 #include "report/terminal_report.h"
-#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
@@ -43,7 +43,7 @@ int RunExplain(const ExplainArgs& args) {
   plan.explain_top = args.top;
   plan.launch = args.launch.ToOptions();
   Progress progress;
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<WorkloadResult> explained;
   int code = kExitPass;
   for (const auto& w : suite.workloads) {
     WorkloadResult r;
@@ -57,12 +57,10 @@ int RunExplain(const ExplainArgs& args) {
     } else {
       fmt::print("{}\n", RenderExplanation(r));
     }
-    CompareReport one;
-    one.workloads.push_back(r);
-    out.push_back({{"name", w.name}, {"explanation", ToJson(one)["workloads"][0]["explanation"]}});
+    explained.push_back(std::move(r));
   }
-  if (!args.json_path.empty() &&
-      !WriteFileAtomically(args.json_path, JsonText(nlohmann::json{{"workloads", out}}), &err)) {
+  if (!args.json_path.empty() && !WriteJsonFile(args.json_path, ExplanationsToJson(explained, code),
+                                                "the explanations' JSON", &err)) {
     throw EnvironmentError(err);
   }
   return code;

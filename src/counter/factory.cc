@@ -6,7 +6,7 @@
 
 #include "counter/perf_counter.h"
 #include "counter/valgrind_counter.h"
-#include "two_instruction_loop.h"
+#include "probe/known_loop.h"
 #include "probe/perf_reason.h"
 #include "probe/system_info.h"
 #include "util/error.h"
@@ -21,8 +21,6 @@ bool ParseBackendRequest(const std::string& text, BackendRequest* out) {
   else return false;
   return true;
 }
-
-void RunKnownLoop(unsigned long n) { two_instruction_loop(n); }
 
 PerfCheck CheckPerf(const std::string& events, const SystemInfo& info) {
   PerfCheck check;

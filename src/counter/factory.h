@@ -31,9 +31,6 @@ struct PerfCheck {
 };
 PerfCheck CheckPerf(const std::string& events, const SystemInfo& info);
 
-/// Runs the probe's known loop (2 instructions per iteration) n times.
-void RunKnownLoop(unsigned long n);
-
 struct BackendChoice {
   std::string backend;  // "perf", "callgrind", "vgcount"; empty: none can count
   std::string reason;   // why this one (and why not the ones before it)

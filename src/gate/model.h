@@ -8,17 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace workgate {
+#include "util/exit_codes.h"
 
-/// Exit codes, stable and documented (README.md, ARCHITECTURE.md).
-enum ExitCode : int {
-  kExitPass = 0,
-  kExitWorkAdded = 1,
-  kExitUsage = 2,
-  kExitInvalid = 3,
-  kExitInconclusive = 4,
-  kExitEnvironment = 5,
-};
+namespace workgate {
 
 enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid };
 

@@ -2,8 +2,7 @@
 
 #include "gate/decision.h"
 #include "gate/model_json.h"
-#include "util/atomic_file.h"
-#include "util/text.h"
+#include "report/report_output.h"
 
 namespace workgate {
 namespace {
@@ -37,6 +36,8 @@ json StatsToJson(const std::optional<TimedStats>& stats) {
               {"confidence", 0.95},      {"excludes_one", stats->excludes_one}};
 }
 
+}  // namespace
+
 json ExplanationToJson(const std::optional<Explanation>& e) {
   if (!e) return nullptr;
   json rows = json::array();
@@ -66,6 +67,8 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
               {"rows", rows},
               {"missing_symbols", missing}};
 }
+
+namespace {
 
 json StabilityToJson(const Stability& st) {
   json functions = json::array();
@@ -127,11 +130,7 @@ json ToJson(const CompareReport& report) {
 }
 
 bool WriteJsonReport(const std::string& path, const CompareReport& report, std::string* err) {
-  if (!WriteFileAtomically(path, JsonText(ToJson(report)), err)) {
-    *err = "cannot write the JSON report: " + *err;
-    return false;
-  }
-  return true;
+  return WriteJsonFile(path, ToJson(report), "the JSON report", err);
 }
 
 }  // namespace workgate

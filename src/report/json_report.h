@@ -25,6 +25,7 @@
 //         "timed": [{"score", "wall_seconds"}], "fingerprint": {...}}
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "gate/model.h"
@@ -34,7 +35,11 @@ namespace workgate {
 /// The whole report as JSON (see the schema above).
 nlohmann::json ToJson(const CompareReport& report);
 
-/// Writes ToJson(report), indented, to `path` atomically.
+/// One workload's explanation as the report's "explanation" shows it (null
+/// without one); `workgate explain --json` writes the same.
+nlohmann::json ExplanationToJson(const std::optional<Explanation>& e);
+
+/// Writes ToJson(report) to `path` (report/report_output.h).
 bool WriteJsonReport(const std::string& path, const CompareReport& report, std::string* err);
 
 }  // namespace workgate

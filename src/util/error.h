@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gate/model.h"
+#include "util/exit_codes.h"
 
 namespace workgate {
 

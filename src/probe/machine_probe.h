@@ -1,0 +1,42 @@
+#pragma once
+// `workgate probe` as data: what this machine can count, why not where it
+// cannot, which backend `auto` picks, and each backend's resolution here.
+// The CLI only prints it (cli/probe_command.cc) or writes its JSON
+// (report/probe_json.h).
+
+#include <string>
+#include <vector>
+
+#include "counter/factory.h"
+#include "counter/valgrind_counter.h"
+#include "probe/resolution.h"
+#include "probe/system_info.h"
+#include "util/exit_codes.h"
+
+namespace workgate {
+
+struct ProbeReport {
+  SystemInfo system;
+  std::string events;  // the perf events checked
+  PerfCheck perf;
+  ValgrindInstall valgrind;  // path empty: not found, and `missing` says why
+  bool vgcount_built = false;
+  bool pid_namespace = false;
+  /// One per backend that can run here (perf, callgrind, vgcount, in that
+  /// order), or one failed entry when the known loop is missing.
+  std::vector<Resolution> resolutions;
+  BackendChoice auto_choice;  // backend empty: none can count
+  int exit_code = kExitPass;  // kExitEnvironment when no backend can count
+};
+
+/// Probes this machine for `events`, measuring each backend's resolution on
+/// the known loop at `known_loop` (empty: not found, which is reported as a
+/// failed resolution).
+ProbeReport ProbeMachine(const std::string& events, const std::string& known_loop);
+
+/// The resolution of every backend `report` says can run. The Valgrind tools
+/// are measured concurrently with each other and with perf.
+std::vector<Resolution> MeasureResolutions(const ProbeReport& report,
+                                           const std::string& known_loop);
+
+}  // namespace workgate

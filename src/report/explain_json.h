@@ -1,0 +1,22 @@
+#pragma once
+// The JSON of `workgate explain --json FILE`: each named workload's
+// per-function explanation, the same object the compare report shows under
+// "explanation" (report/json_report.h).
+//
+// Schema version 1 (kExplainSchemaVersion):
+// {"schema_version", "exit_code",
+//  "workloads": [{"name", "explanation": EXPLANATION | null}]}
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "gate/model.h"
+
+namespace workgate {
+
+inline constexpr int kExplainSchemaVersion = 1;
+
+/// `workloads` are the explained workloads: name and explanation.
+nlohmann::json ExplanationsToJson(const std::vector<WorkloadResult>& workloads, int exit_code);
+
+}  // namespace workgate
