@@ -35,7 +35,7 @@ void CheckTotal(std::string_view text, const std::string& event, bool profile_ok
     Check(profile_ok && total == profile_total);
   }
   workgate::callgrind::Parser pieces(event);
-  const size_t step = text.empty() ? 1 : 1 + text[0] % 7;
+  const size_t step = text.empty() ? 1 : 1 + static_cast<unsigned char>(text[0]) % 7;
   bool fed = true;
   for (size_t at = 0; fed && at < text.size(); at += step) fed = pieces.Feed(text.substr(at, step));
   workgate::Profile p;

@@ -181,7 +181,8 @@ CpuIdentity ReadCpuIdentity() {
     id.vendor_note = "cpuid leaf 0 is not available";
   }
   // The brand string: leaves 0x80000002..4, 48 bytes, padded with spaces.
-  if (__get_cpuid_max(0x80000000, nullptr) >= 0x80000004) {
+  // unsigned: GCC's cpuid.h returns unsigned, clang's int.
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000, nullptr)) >= 0x80000004u) {
     char brand[49] = {};
     for (unsigned i = 0; i < 3; ++i) {
       uint32_t regs[4];
