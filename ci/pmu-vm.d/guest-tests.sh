@@ -37,7 +37,7 @@ ref() {
 cat /proc/sys/kernel/perf_event_paranoid >/vm-out/paranoid.txt
 dmesg | grep 'hw perfevents' >/vm-out/dmesg-pmu.txt
 
-step probe workgate probe --json-file @JSON@
+step probe workgate probe --json @JSON@
 # --clock none: these steps compare workgate's count of a program with a bare
 # fork-and-exec counter's and with exact loop sizes; the clock shim that ad
 # hoc commands get by default would add its own loading to every count.
@@ -59,7 +59,7 @@ step events2 workgate count --clock none --backend perf --event instructions:u,c
 step events3 workgate count --clock none --backend perf --event instructions:u,cycles:u,branches:u --json @JSON@ -- ./probes/known_loop 1000000
 EVENTS8=instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u
 step events8 workgate count --clock none --backend perf --event $EVENTS8 --json @JSON@ -- ./probes/known_loop 1000000
-step user_probe as_user /opt/workgate/workgate probe --json-file @JSON@
+step user_probe as_user /opt/workgate/workgate probe --json @JSON@
 step user_count as_user /opt/workgate/workgate count -- ./probes/known_loop 1000
 step user_count_perf as_user /opt/workgate/workgate count --backend perf -- ./probes/known_loop 1000
 exit 0

@@ -38,19 +38,19 @@ struct CompareArgs {
   std::vector<std::string> command;
   double max_work_added = 1.0;
   int repeat = 0;  // 0: the backend's default
-  std::string stability = "auto";
+  StabilityMode stability = StabilityMode::kAuto;
   int max_repeat = 10;
-  int jobs = 0;    // 0: the number of cores
+  int jobs = 0;  // 0: the number of cores
   int timed = 1;
   double timeout = 600;
-  std::string clock;  // empty: AdHocClock decides
+  ClockArg clock;
   std::string json_path, markdown_path;
   bool github = false;
   std::string save_baseline, baseline_results;
   bool explain = false;
   int explain_top = 10;
   uint64_t seed = 20261129;
-  bool colour = false;
+  ColorArg color;
 };
 
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
@@ -61,7 +61,7 @@ std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
   w.command.insert(w.command.end(), args.command.begin(), args.command.end());
   w.timeout_seconds = args.timeout;
-  w.clock = AdHocClock(args.clock, args.launch.as_is);
+  w.clock = args.clock.For(args.launch.as_is);
   return {w};
 }
 
@@ -135,7 +135,7 @@ void PrepareReportPaths(const CompareArgs& args) {
 void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const SystemInfo& info,
                   ComparisonPlan* plan) {
   plan->repeat = args.repeat > 0 ? args.repeat : (choice.backend == "perf" ? 3 : 1);
-  ParseStabilityMode(args.stability, &plan->stability);  // CLI11 admits only the three names
+  plan->stability = args.stability;
   // A stored baseline is reused by every later comparison: learn once,
   // when it is made, whether its workloads repeat.
   if (!args.save_baseline.empty() && plan->stability == StabilityMode::kAuto) {
@@ -171,6 +171,7 @@ CompareReport ReportHeader(const CompareArgs& args, const Counter& counter,
   report.max_work_added = args.max_work_added / 100.0;
   report.repeat = plan.repeat;
   report.timed_samples = plan.timed;
+  report.timed_seed = plan.seed;
   report.baseline_label = !args.baseline.empty() ? args.baseline : args.baseline_results;
   report.candidate_label = args.candidate;
   return report;
@@ -188,6 +189,7 @@ void SaveBaseline(const CompareArgs& args, const CompareReport& report) {
 
 int RunCompare(const CompareArgs& args) {
   CheckCompareArgs(args);
+  TextStream({{"--json", &args.json_path}, {"--markdown", &args.markdown_path}});
   ComparisonPlan plan;
   PlanWorkloads(args, &plan);
   PrepareReportPaths(args);
@@ -212,9 +214,11 @@ int RunCompare(const CompareArgs& args) {
     SaveBaseline(args, report);
     if (args.candidate.empty()) return kExitPass;
   }
+  // With --json - or --markdown -, that report has standard output and the
+  // table goes to standard error.
+  FILE* text = TextStream({{"--json", &args.json_path}, {"--markdown", &args.markdown_path}});
   std::string err;
-  if (!PrintText(RenderTerminal(report, args.colour && isatty(STDOUT_FILENO)), stdout, "the report",
-                 &err)) {
+  if (!PrintText(RenderTerminal(report, args.color.Colour(text)), text, "the report", &err)) {
     throw EnvironmentError(err);
   }
   WriteReports(args, report);
@@ -229,46 +233,73 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
       "compare", "Gate a candidate build against a baseline on the work it adds");
   args->counter.Register(cmd);
   args->launch.Register(cmd);
-  cmd->add_option("--baseline", args->baseline, "The baseline build ({exe} for its side)");
-  cmd->add_option("--candidate", args->candidate, "The candidate build");
-  cmd->add_option("--suite", args->suite, "The suite of workloads (TOML)");
-  cmd->add_option("--workload", args->workloads, "Only these workloads of the suite");
+  cmd->add_option("--baseline", args->baseline, "The baseline build ({exe} for its side)")
+      ->type_name("EXE");
+  cmd->add_option("--candidate", args->candidate, "The candidate build")->type_name("EXE");
+  cmd->add_option("--suite", args->suite, "The suite of workloads")->type_name("FILE");
+  AddRepeatable(cmd, "--workload", &args->workloads, "NAME", "Only this workload of the suite");
   cmd->add_option("--max-work-added", args->max_work_added,
-                  "Allowed work added, percent (default 1)")
-      ->transform(InRange(kMaxWorkAddedPercent));
-  cmd->add_option("--repeat", args->repeat, "Counts per side (default 1 on Valgrind, 3 on perf)")
+                  "Allowed work added, in percent; a suite's max_work_added overrides it")
+      ->type_name("PERCENT")
+      ->transform(InRange(kMaxWorkAddedPercent))
+      ->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "Counts per side [default: 1 on Valgrind, 3 on perf]")
+      ->type_name("N")
       ->transform(InRange(kRepeatRange));
-  cmd->add_option("--stability", args->stability,
-                  "Count a build again to learn if it repeats: auto (where the sides differ by "
-                  "less than 4 margins), always, never (default auto; Valgrind only)")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_option("--max-repeat", args->max_repeat,
-                  "Most counts per side of an unstable workload (default 10)")
-      ->transform(InRange(kRepeatRange));
-  cmd->add_option("--jobs", args->jobs, "Workloads counted at once (default: the cores)")
+  AddChoice(cmd, "--stability", {"auto", "always", "never"}, "auto",
+            "Count a build again to learn if it repeats: auto (where the sides differ by less "
+            "than 4 margins), always, never (Valgrind only)",
+            [args](const std::string& v) { return ParseStabilityMode(v, &args->stability); });
+  cmd->add_option("--max-repeat", args->max_repeat, "Most counts per side of an unstable workload")
+      ->type_name("N")
+      ->transform(InRange(kRepeatRange))
+      ->capture_default_str();
+  cmd->add_option("--jobs", args->jobs, "Workloads counted at once [default: the cores]")
+      ->type_name("N")
       ->transform(InRange(kJobsRange));
   cmd->add_option("--timed", args->timed, "Timed samples per side, context only (0: none)")
-      ->transform(InRange(kTimedRange));
-  cmd->add_option("--timeout", args->timeout, "Ad hoc workload: kill after SECONDS")
-      ->transform(InRange(kTimeoutSeconds));
-  cmd->add_option("--clock", args->clock,
-                  "Ad hoc workload: pin its clock and entropy with shim, env or none (default "
-                  "shim; none with --as-is)")
-      ->check(CLI::IsMember({"env", "shim", "none"}));
-  cmd->add_option("--json", args->json_path, "Write the JSON report to FILE");
-  cmd->add_option("--markdown", args->markdown_path, "Write the Markdown PR comment to FILE");
+      ->type_name("N")
+      ->transform(InRange(kTimedRange))
+      ->capture_default_str();
+  cmd->add_option("--timeout", args->timeout, "Kill an ad hoc workload after SECONDS")
+      ->type_name("SECONDS")
+      ->transform(InRange(kTimeoutSeconds))
+      ->capture_default_str();
+  args->clock.Register(cmd);
+  cmd->add_option("--json", args->json_path, "Write the JSON report to FILE (-: stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--markdown", args->markdown_path,
+                  "Write the Markdown PR comment to FILE (-: stdout)")
+      ->type_name("FILE");
   cmd->add_flag("--github", args->github, "Also append the Markdown to $GITHUB_STEP_SUMMARY");
   cmd->add_option("--save-baseline", args->save_baseline,
-                  "Store the baseline side's counts and fingerprint in FILE");
+                  "Store the baseline side's counts and fingerprint in FILE")
+      ->type_name("FILE");
   cmd->add_option("--baseline-results", args->baseline_results,
-                  "Compare against counts stored with --save-baseline");
-  cmd->add_flag("--explain", args->explain, "Explain every workload's delta per function");
-  cmd->add_option("--explain-top", args->explain_top, "Rows per explanation (default 10)")
-      ->transform(InRange(kTopRange));
-  cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap (default fixed)")
-      ->transform(InRange(kSeedRange));
-  cmd->add_flag("--color", args->colour, "Colour the terminal table");
-  cmd->add_option("command", args->command, "-- ARGS (may use {exe})");
+                  "Compare against counts stored with --save-baseline")
+      ->type_name("FILE");
+  cmd->add_flag("--explain", args->explain,
+                "Explain every workload's delta per function, not only work added");
+  cmd->add_option("--explain-top", args->explain_top, "Rows per explanation")
+      ->type_name("N")
+      ->transform(InRange(kTopRange))
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap interval")
+      ->type_name("N")
+      ->transform(InRange(kSeedRange))
+      ->capture_default_str();
+  args->color.Register(cmd);
+  cmd->add_option("command", args->command,
+                  "One ad hoc workload's arguments, after --; {exe} is the build (default: "
+                  "the build is argv[0])")
+      ->type_name("ARGS");
+  cmd->footer(HelpFooter(
+      {kExitPass, kExitWorkAdded, kExitUsage, kExitInvalid, kExitInconclusive, kExitEnvironment},
+      {"workgate compare --baseline base/wgi --candidate head/wgi --suite workloads/interp.toml",
+       "workgate compare --baseline base/prog --candidate head/prog --markdown comment.md -- "
+       "--size 1000",
+       "workgate compare --baseline base/prog --suite bench.toml --save-baseline base.json",
+       "workgate compare --baseline-results base.json --candidate head/prog --suite bench.toml"}));
   cmd->callback([args, run] { *run = [args] { return RunCompare(*args); }; });
 }
 

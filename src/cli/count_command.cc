@@ -32,7 +32,7 @@ struct CountArgs {
   double timeout = 600;
   std::string json_path;
   bool quiet = false;
-  std::string clock;  // empty: AdHocClock decides
+  ClockArg clock;
   bool region = false;
   std::string suite;
   std::string exe;
@@ -40,10 +40,10 @@ struct CountArgs {
   std::vector<std::string> command;
 };
 
-void PrintRun(const CountedRun& run, int index, int repeat) {
+void PrintRun(FILE* out, const CountedRun& run, int index, int repeat) {
   std::string line = fmt::format("run {}/{}: ", index + 1, repeat);
   if (!run.valid()) {
-    fmt::print("{}invalid: {}\n", line, TerminalSafe(run.error, LineBreaks::kKeep));
+    fmt::print(out, "{}invalid: {}\n", line, TerminalSafe(run.error, LineBreaks::kKeep));
     return;
   }
   for (size_t i = 0; i < run.events.size(); ++i) {
@@ -54,13 +54,13 @@ void PrintRun(const CountedRun& run, int index, int repeat) {
                           e.time_enabled ? 100.0 * e.time_running / e.time_enabled : 0.0);
     }
   }
-  fmt::print("{}  ({:.3f} s)\n", line, run.launch.wall_seconds);
+  fmt::print(out, "{}  ({:.3f} s)\n", line, run.launch.wall_seconds);
 }
 
-void PrintSummary(const std::vector<uint64_t>& counts, const std::string& event) {
+void PrintSummary(FILE* out, const std::vector<uint64_t>& counts, const std::string& event) {
   if (counts.empty()) return;
   auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-  fmt::print("{}: min {}  max {}  spread {} ({:.1f} ppm)\n", event, FormatCount(*lo),
+  fmt::print(out, "{}: min {}  max {}  spread {} ({:.1f} ppm)\n", event, FormatCount(*lo),
              FormatCount(*hi), FormatCount(*hi - *lo), SpreadPpm(*lo, *hi));
 }
 
@@ -93,14 +93,14 @@ std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::strin
 }
 
 // One workload's line (and its notes) of a suite count.
-void PrintSuiteWorkload(const SuiteWorkloadCount& w, const std::string& event) {
+void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::string& event) {
   const std::string name = TerminalSafe(w.name, LineBreaks::kToSpace);
   const CountedWorkload& result = w.result;
   if (result.valid()) {
     auto counts = result.counts();
     auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
     fmt::print(
-        "{}: {} {}{}{}\n", name, FormatCount(*lo), event,
+        out, "{}: {} {}{}{}\n", name, FormatCount(*lo), event,
         *hi != *lo
             ? fmt::format(
                   " (max {}{})", FormatCount(*hi),
@@ -110,9 +110,9 @@ void PrintSuiteWorkload(const SuiteWorkloadCount& w, const std::string& event) {
             ? fmt::format(", score {} asserted", TerminalSafe(*result.score, LineBreaks::kToSpace))
             : "");
   } else {
-    fmt::print("{}: invalid: {}\n", name, TerminalSafe(result.error, LineBreaks::kKeep));
+    fmt::print(out, "{}: invalid: {}\n", name, TerminalSafe(result.error, LineBreaks::kKeep));
   }
-  for (const std::string& note : result.notes) fmt::print("{}: note: {}\n", name, note);
+  for (const std::string& note : result.notes) fmt::print(out, "{}: note: {}\n", name, note);
 }
 
 void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
@@ -122,7 +122,7 @@ void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
   }
 }
 
-int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
+int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice, FILE* out) {
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;
   if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
@@ -147,24 +147,24 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
     } else {
       report.exit_code = kExitInvalid;
     }
-    PrintSuiteWorkload(count, counter.event());
+    PrintSuiteWorkload(out, count, counter.event());
     report.workloads.push_back(std::move(count));
   }
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
-  fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
+  fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
   WriteCountJson(args.json_path, SuiteCountToJson(report));
   return report.exit_code;
 }
 
-int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& choice) {
+int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& choice, FILE* out) {
   Workload w;
   w.name = "command";
   w.command = {"{exe}"};
   w.command.insert(w.command.end(), args.command.begin() + 1, args.command.end());
   w.timeout_seconds = args.timeout;
   w.region = args.region;
-  w.clock = AdHocClock(args.clock, args.launch.as_is);
+  w.clock = args.clock.For(args.launch.as_is);
   LaunchOptions options = args.launch.ToOptions();
   // The command is found on the user's own PATH, then run through the
   // private directory's `exe` link (or as given, with --as-is).
@@ -177,11 +177,12 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   WorkDir dir("count:" + args.command[0]);
   // The first run's output goes through as it arrives (however much the
   // program prints, workgate holds none of it), without the escape sequences
-  // and control characters that could rewrite the terminal or a CI log.
+  // and control characters that could rewrite the terminal or a CI log. Its
+  // standard output goes where workgate's text goes (stderr with --json -).
   TerminalFilter filters[2] = {TerminalFilter(LineBreaks::kKeep),
                                TerminalFilter(LineBreaks::kKeep)};
-  auto pass = [](int fd, const std::string& text) {
-    FILE* to = fd == 1 ? stdout : stderr;
+  auto pass = [out](int fd, const std::string& text) {
+    FILE* to = fd == 1 ? out : stderr;
     fwrite(text.data(), 1, text.size(), to);
     fflush(to);
   };
@@ -205,15 +206,15 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   if (!publishing) return kExitEnvironment;
   std::vector<uint64_t> counts;
   for (size_t i = 0; i < result.runs.size(); ++i) {
-    PrintRun(result.runs[i], static_cast<int>(i), args.repeat);
+    PrintRun(out, result.runs[i], static_cast<int>(i), args.repeat);
     if (auto n = result.runs[i].instructions()) counts.push_back(*n);
   }
-  for (const std::string& note : result.notes) fmt::print("note: {}\n", note);
-  fmt::print("counted with {}: {}\n", counter.name(), choice.reason);
+  for (const std::string& note : result.notes) fmt::print(out, "note: {}\n", note);
+  fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
   report.valid = result.valid() && static_cast<int>(counts.size()) == args.repeat;
   const std::string advice = report.valid ? UnstableAdvice(counts, counter.name(), w.clock) : "";
-  if (report.valid) PrintSummary(counts, counter.event());
-  fmt::print("{}", advice);
+  if (report.valid) PrintSummary(out, counts, counter.event());
+  fmt::print(out, "{}", advice);
   report.unstable = !advice.empty();
   report.exit_code = report.valid ? kExitPass : kExitInvalid;
   WriteCountJson(args.json_path, CommandCountToJson(report));
@@ -234,27 +235,37 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
   args->counter.Register(cmd);
   args->launch.Register(cmd);
   cmd->add_option("--repeat", args->repeat, "Count N times; report min, max and spread")
-      ->transform(InRange(kRepeatRange));
-  cmd->add_option("--timeout", args->timeout, "Kill the process tree after SECONDS (ad hoc)")
-      ->transform(InRange(kTimeoutSeconds));
-  cmd->add_option("--json", args->json_path, "Write every figure as JSON to FILE");
+      ->type_name("N")
+      ->transform(InRange(kRepeatRange))
+      ->capture_default_str();
+  cmd->add_option("--timeout", args->timeout, "Kill an ad hoc command's process tree after SECONDS")
+      ->type_name("SECONDS")
+      ->transform(InRange(kTimeoutSeconds))
+      ->capture_default_str();
+  cmd->add_option("--json", args->json_path, "Write every figure as JSON to FILE (-: stdout)")
+      ->type_name("FILE");
   cmd->add_flag("--quiet", args->quiet, "Do not pass the command's output through");
-  cmd->add_option("--clock", args->clock,
-                  "Pin the clock and entropy of an ad hoc command: shim, env or none (default "
-                  "shim; none with --as-is)")
-      ->check(CLI::IsMember({"env", "shim", "none"}));
+  args->clock.Register(cmd);
   cmd->add_flag("--region", args->region,
                 "The command marks its own region (include/workgate/region.h)");
-  cmd->add_option("--suite", args->suite, "Count every workload of this suite (TOML)");
-  cmd->add_option("--exe", args->exe, "The build under test, for {exe} in the suite");
-  cmd->add_option("--workload", args->workloads, "Only these workloads of the suite");
-  cmd->add_option("command", args->command, "-- CMD [ARGS...]");
+  cmd->add_option("--suite", args->suite, "Count every workload of this suite")->type_name("FILE");
+  cmd->add_option("--exe", args->exe, "The build under test, for {exe} in the suite")
+      ->type_name("EXE");
+  AddRepeatable(cmd, "--workload", &args->workloads, "NAME", "Only this workload of the suite");
+  cmd->add_option("command", args->command, "The command to count, after --")
+      ->type_name("CMD [ARGS...]");
+  cmd->footer(HelpFooter(
+      {kExitPass, kExitUsage, kExitInvalid, kExitEnvironment},
+      {"workgate count -- ./prog --size 1000",
+       "workgate count --backend vgcount --repeat 3 --json - -- python3 bench.py | jq .min",
+       "workgate count --suite workloads/interp.toml --exe build/workloads/wgi-baseline"}));
   cmd->callback([args, run] {
     *run = [args]() -> int {
       if (args->suite.empty() == args->command.empty()) {
         throw UsageError("give either --suite FILE --exe PATH, or -- CMD [ARGS...]");
       }
       if (!args->suite.empty() && args->exe.empty()) throw UsageError("--suite needs --exe PATH");
+      FILE* out = TextStream({{"--json", &args->json_path}});
       // Before any counting: an unwritable --json stops the run now, and no
       // report of an earlier run survives this one.
       CheckReportPaths({{"--json", args->json_path}});
@@ -262,8 +273,8 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
       SystemInfo info = GatherSystemInfo();
       BackendChoice choice = args->counter.Choose(info);
       auto counter = MakeCounter(choice, args->counter.events);
-      return args->suite.empty() ? CountCommand(*args, *counter, choice)
-                                 : CountSuite(*args, *counter, choice);
+      return args->suite.empty() ? CountCommand(*args, *counter, choice, out)
+                                 : CountSuite(*args, *counter, choice, out);
     };
   });
 }

@@ -11,6 +11,7 @@
 #include "measure/comparison.h"
 #include "report/explain_json.h"
 #include "report/report_output.h"
+#include "report/report_paths.h"
 #include "report/terminal_report.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -28,6 +29,9 @@ struct ExplainArgs {
 };
 
 int RunExplain(const ExplainArgs& args) {
+  FILE* out = TextStream({{"--json", &args.json_path}});
+  CheckReportPaths({{"--json", args.json_path}});
+  RemoveStaleReports({{"--json", args.json_path}});
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;
   for (const auto& exe : {args.baseline, args.candidate}) {
@@ -51,11 +55,11 @@ int RunExplain(const ExplainArgs& args) {
     r.explanation = ExplainWorkload(plan, w, [&](const std::string& t) { progress.Show(t); });
     progress.Done();
     if (!r.explanation->error.empty()) {
-      fmt::print("{}: no explanation: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
+      fmt::print(out, "{}: no explanation: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
                  TerminalSafe(r.explanation->error, LineBreaks::kKeep));
       code = kExitInvalid;
     } else {
-      fmt::print("{}\n", RenderExplanation(r));
+      fmt::print(out, "{}\n", RenderExplanation(r));
     }
     explained.push_back(std::move(r));
   }
@@ -73,13 +77,23 @@ void AddExplainCommand(CLI::App& app, CommandRunner* run) {
   CLI::App* cmd = app.add_subcommand(
       "explain", "Show where a work delta went, per function (callgrind, self cost)");
   args->launch.Register(cmd);
-  cmd->add_option("--baseline", args->baseline, "The baseline build")->required();
-  cmd->add_option("--candidate", args->candidate, "The candidate build")->required();
-  cmd->add_option("--suite", args->suite, "The suite (TOML)")->required();
-  cmd->add_option("--workload", args->workloads, "Explain these workloads (default: all)");
-  cmd->add_option("--top", args->top, "Rows per workload (default 10)")
-      ->transform(InRange(kTopRange));
-  cmd->add_option("--json", args->json_path, "Write the tables as JSON to FILE");
+  cmd->add_option("--baseline", args->baseline, "The baseline build")->type_name("EXE")->required();
+  cmd->add_option("--candidate", args->candidate, "The candidate build")
+      ->type_name("EXE")
+      ->required();
+  cmd->add_option("--suite", args->suite, "The suite of workloads")->type_name("FILE")->required();
+  AddRepeatable(cmd, "--workload", &args->workloads, "NAME",
+                "Explain this workload [default: all]");
+  cmd->add_option("--explain-top", args->top, "Rows per workload")
+      ->type_name("N")
+      ->transform(InRange(kTopRange))
+      ->capture_default_str();
+  cmd->add_option("--json", args->json_path, "Write the tables as JSON to FILE (-: stdout)")
+      ->type_name("FILE");
+  cmd->footer(HelpFooter(
+      {kExitPass, kExitUsage, kExitInvalid, kExitEnvironment},
+      {"workgate explain --baseline base/wgi --candidate head/wgi --suite workloads/interp.toml "
+       "--workload interp/fib --explain-top 5"}));
   cmd->callback([args, run] { *run = [args] { return RunExplain(*args); }; });
 }
 

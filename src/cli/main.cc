@@ -7,9 +7,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
-#include "gate/model.h"
 #include "launch/interrupt.h"
 #include "util/error.h"
+#include "util/exit_codes.h"
 #include "util/text.h"
 #include "version.h"
 
@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
   CLI::App app{"workgate: gate pull requests on work added (retired user-space instructions)"};
   app.set_version_flag("--version", std::string("workgate ") + WORKGATE_VERSION);
   app.require_subcommand(1);
+  app.footer(
+      "Run `workgate COMMAND --help` for a command's options, exit codes and examples.\n"
+      "Exit codes: 0 pass, 1 work added, 2 usage, 3 invalid, 4 inconclusive, 5 environment,\n"
+      "128+N interrupted by signal N. README.md says what each means.");
   workgate::CommandRunner run;
   workgate::AddProbeCommand(app, &run);
   workgate::AddCountCommand(app, &run);
@@ -31,6 +35,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 prints help and version itself; its usage errors exit with ours.
     int code = app.exit(e);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      fmt::print(stderr,
+                 "A command's own options go after --: workgate count [OPTIONS] -- CMD -n ...\n");
+    }
     return code == 0 ? 0 : workgate::kExitUsage;
   }
   try {

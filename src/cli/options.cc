@@ -1,39 +1,17 @@
 #include "cli/options.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 
+#include "report/report_output.h"
 #include "util/error.h"
 
 namespace workgate {
-
-void CounterArgs::Register(CLI::App* cmd) {
-  cmd->add_option("--backend", backend, "auto, perf, callgrind or vgcount (default auto)")
-      ->check(CLI::IsMember({"auto", "perf", "callgrind", "vgcount"}));
-  cmd->add_option_function<std::string>(
-      "--event",
-      [this](const std::string& v) {
-        events = v;
-        event_given = true;
-      },
-      "perf events, libpfm4 names, comma-separated (default instructions:u)");
-}
-
-BackendChoice CounterArgs::Choose(const SystemInfo& info) const {
-  BackendRequest request;
-  ParseBackendRequest(backend, &request);
-  BackendChoice choice = ChooseBackend(request, events, info);
-  if (choice.backend.empty()) throw EnvironmentError("no usable counting backend: " + choice.reason);
-  if (event_given && choice.backend != "perf") {
-    throw UsageError(fmt::format(
-        "--event {} needs the perf backend, but {} counts here ({})", events, choice.backend,
-        choice.reason));
-  }
-  return choice;
-}
 
 CLI::Validator InRange(const NumberRange& range) {
   return CLI::Validator(
@@ -75,9 +53,8 @@ void RefuseOptionsAsValues(CLI::App& app) {
       },
       "", "not an option");
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    for (CLI::Option* option : sub->get_options([](CLI::Option* o) {
-           return o->nonpositional() && o->get_type_size() > 0;
-         })) {
+    for (CLI::Option* option : sub->get_options(
+             [](CLI::Option* o) { return o->nonpositional() && o->get_type_size() > 0; })) {
       // transform() puts it before every other check (InRange among them),
       // so "--timeout --suite" says the value is missing, not out of range.
       option->transform(not_an_option);
@@ -85,11 +62,66 @@ void RefuseOptionsAsValues(CLI::App& app) {
   }
 }
 
+CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,
+                           const std::string& type, const std::string& help) {
+  // CLI11 lets a vector option take every value up to the next option, and
+  // takes a `--` as the end of that list: `--env A=1 -- CMD -n` then fails
+  // on `-n`, and `--env A=1 CMD` eats CMD.
+  return cmd->add_option(name, *into, help)->type_name(type)->allow_extra_args(false);
+}
+
+CLI::Option* AddChoice(CLI::App* cmd, const std::string& name,
+                       const std::vector<std::string>& names, const std::string& default_name,
+                       const std::string& help, std::function<bool(const std::string&)> parse) {
+  CLI::Option* option = cmd->add_option_function<std::string>(
+      name,
+      [name, parse](const std::string& value) {
+        // CLI11 has admitted only `names`; one `parse` refuses is a mismatch
+        // between the two lists, a bug.
+        if (!parse(value)) throw CLI::ValidationError(name, "cannot take " + value);
+      },
+      help);
+  // The metavariable is the option's name, as argparse writes it: BACKEND.
+  std::string metavar;
+  for (char c : name.substr(name.find_first_not_of('-'))) {
+    metavar += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  option->check(CLI::IsMember(names))->type_name(metavar);
+  if (!default_name.empty()) option->default_str(default_name);
+  return option;
+}
+
+void CounterArgs::Register(CLI::App* cmd) {
+  AddChoice(cmd, "--backend", {"auto", "perf", "callgrind", "vgcount"}, "auto",
+            "How to count: auto picks perf where the PMU counts, else vgcount, else callgrind",
+            [this](const std::string& v) { return ParseBackendRequest(v, &backend); });
+  cmd->add_option_function<std::string>(
+         "--event",
+         [this](const std::string& v) {
+           events = v;
+           event_given = true;
+         },
+         "perf events, libpfm4 names, comma-separated")
+      ->type_name("EVENTS")
+      ->default_str(kDefaultPerfEvent);
+}
+
+BackendChoice CounterArgs::Choose(const SystemInfo& info) const {
+  BackendChoice choice = ChooseBackend(backend, events, info);
+  if (choice.backend.empty())
+    throw EnvironmentError("no usable counting backend: " + choice.reason);
+  if (event_given && choice.backend != "perf") {
+    throw UsageError(fmt::format("--event {} needs the perf backend, but {} counts here ({})",
+                                 events, choice.backend, choice.reason));
+  }
+  return choice;
+}
+
 void LaunchArgs::Register(CLI::App* cmd) {
   cmd->add_flag("--as-is", as_is,
                 "Run the command as given: your environment, path, directory and ASLR");
-  cmd->add_option("--env", env, "Add KEY=VALUE to the workload's environment");
-  cmd->add_option("--pass-env", pass_env, "Pass KEY from workgate's environment");
+  AddRepeatable(cmd, "--env", &env, "KEY=VALUE", "Add KEY=VALUE to the workload's environment");
+  AddRepeatable(cmd, "--pass-env", &pass_env, "KEY", "Pass KEY from workgate's environment");
 }
 
 LaunchOptions LaunchArgs::ToOptions() const {
@@ -106,10 +138,87 @@ LaunchOptions LaunchArgs::ToOptions() const {
   return options;
 }
 
-ClockMode AdHocClock(const std::string& given, bool as_is) {
-  ClockMode mode = as_is ? ClockMode::kNone : ClockMode::kShim;
-  if (!given.empty()) ParseClockMode(given, &mode);
-  return mode;
+void ClockArg::Register(CLI::App* cmd) {
+  AddChoice(cmd, "--clock", {"shim", "env", "none"}, "",
+            "Pin the clock and entropy of an ad hoc command: shim (LD_PRELOAD), env "
+            "(WORKGATE_FIXED_CLOCK=1) or none [default: shim; none with --as-is]",
+            [this](const std::string& v) {
+              ClockMode mode;
+              if (!ParseClockMode(v, &mode)) return false;
+              given = mode;
+              return true;
+            });
+}
+
+ClockMode ClockArg::For(bool as_is) const {
+  if (given) return *given;
+  return as_is ? ClockMode::kNone : ClockMode::kShim;
+}
+
+void ColorArg::Register(CLI::App* cmd) {
+  AddChoice(cmd, "--color", {"auto", "always", "never"}, "auto",
+            "Colour the verdicts: auto (a terminal, and NO_COLOR unset), always or never",
+            [this](const std::string& v) {
+              when = v;
+              return true;
+            });
+}
+
+bool ColorArg::Colour(FILE* stream) const {
+  if (when == "always") return true;
+  if (when == "never") return false;
+  // https://no-color.org: set and not empty.
+  const char* no_color = getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  return isatty(fileno(stream)) != 0;
+}
+
+FILE* TextStream(std::initializer_list<std::pair<const char*, const std::string*>> reports) {
+  const char* to_stdout = nullptr;
+  for (const auto& [option, path] : reports) {
+    if (!IsStandardOutput(*path)) continue;
+    if (to_stdout != nullptr) {
+      throw UsageError(fmt::format("{} - and {} -: only one report can go to standard output",
+                                   to_stdout, option));
+    }
+    to_stdout = option;
+  }
+  return to_stdout != nullptr ? stderr : stdout;
+}
+
+namespace {
+
+const char* ExitCodeMeaning(int code) {
+  switch (code) {
+    case kExitPass:
+      return "pass";
+    case kExitWorkAdded:
+      return "work added beyond the margin";
+    case kExitUsage:
+      return "usage or suite error";
+    case kExitInvalid:
+      return "invalid: a run failed, a score did not match, builds incomparable";
+    case kExitInconclusive:
+      return "inconclusive: the counts are too noisy to decide";
+    case kExitEnvironment:
+      return "environment: nothing can count, a report cannot be written";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::string HelpFooter(std::initializer_list<int> codes,
+                       std::initializer_list<const char*> examples) {
+  std::string out = "Exit codes:\n";
+  for (int code : codes) out += fmt::format("  {}    {}\n", code, ExitCodeMeaning(code));
+  out += "  128+N interrupted by signal N (130: SIGINT, 143: SIGTERM): nothing reported\n";
+  if (examples.size() > 0) {
+    out += "\nExamples:\n";
+    for (const char* example : examples) out += fmt::format("  {}\n", example);
+  }
+  return out;
 }
 
 }  // namespace workgate

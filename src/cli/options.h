@@ -1,8 +1,14 @@
 #pragma once
-// Options shared by the subcommands that count.
+// Options shared by the subcommands, so that an option means one thing, is
+// spelled one way and shows one type and default in every --help.
+
+#include <stdio.h>
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +33,25 @@ inline constexpr NumberRange kSeedRange{0, 4294967295.0, false, /*integer=*/true
 /// would read "010" as octal and "-1" as 2^64-1.
 CLI::Validator InRange(const NumberRange& range);
 
+/// An option that may be given several times, one value each time
+/// (`--env A=1 --env B=2`). It never takes more than one value per
+/// occurrence, so it cannot swallow the command after it, and `--` after it
+/// starts the command instead of ending its list.
+CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,
+                           const std::string& type, const std::string& help);
+
+/// An option whose value is one of `names`, handed to `parse` (which must
+/// accept every name; tests/cli checks that it does). --help lists the names
+/// and `default_name`, where there is one.
+CLI::Option* AddChoice(CLI::App* cmd, const std::string& name,
+                       const std::vector<std::string>& names, const std::string& default_name,
+                       const std::string& help, std::function<bool(const std::string&)> parse);
+
 struct SystemInfo;
 
 /// --backend and --event.
 struct CounterArgs {
-  std::string backend = "auto";
+  BackendRequest backend = BackendRequest::kAuto;
   std::string events = kDefaultPerfEvent;
   bool event_given = false;
 
@@ -52,10 +72,36 @@ struct LaunchArgs {
   LaunchOptions ToOptions() const;
 };
 
-/// The clock of an ad hoc command: `given` (--clock, one of CLI11's admitted
-/// names), or by default the shim, which pins the clock and entropy so that
-/// programs that read them count the same every run (README, "What a launch
-/// pins"); with --as-is, nothing, because --as-is runs the command as it is.
-ClockMode AdHocClock(const std::string& given, bool as_is);
+/// --clock of an ad hoc command.
+struct ClockArg {
+  std::optional<ClockMode> given;
+
+  void Register(CLI::App* cmd);
+  /// The clock of an ad hoc command: as given, or by default the shim, which
+  /// pins the clock and entropy so that programs that read them count the
+  /// same every run (README, "What a launch pins"); with --as-is, nothing,
+  /// because --as-is runs the command as it is.
+  ClockMode For(bool as_is) const;
+};
+
+/// --color auto|always|never: colour on the verdicts where the text goes
+/// to a terminal and NO_COLOR is unset (auto), or always, or never.
+struct ColorArg {
+  std::string when = "auto";
+
+  void Register(CLI::App* cmd);
+  bool Colour(FILE* stream) const;
+};
+
+/// Where the text goes, given the report paths of a command (FILE, or "-"
+/// for standard output: report/report_output.h): stdout, or stderr when one
+/// report goes to standard output, so that standard output holds the report
+/// alone and can be piped to jq. Throws Error(kExitUsage) when several do.
+FILE* TextStream(std::initializer_list<std::pair<const char*, const std::string*>> reports);
+
+/// The "Exit codes:" paragraph of a command's --help: the codes it can return
+/// (util/exit_codes.h), each with its meaning, and the examples.
+std::string HelpFooter(std::initializer_list<int> codes,
+                       std::initializer_list<const char*> examples);
 
 }  // namespace workgate

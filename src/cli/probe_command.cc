@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "counter/factory.h"
 #include "probe/cpu_identity.h"
 #include "probe/known_loop.h"
@@ -14,6 +15,7 @@
 #include "report/format.h"
 #include "report/probe_json.h"
 #include "report/report_output.h"
+#include "report/report_paths.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -51,8 +53,10 @@ std::string LibpfmList(const SystemInfo& info) {
 template <typename T>
 std::string Or(const Probed<T>& p, const std::string& fallback = "unknown") {
   if (!p.value) return fallback + (p.note.empty() ? "" : " (" + p.note + ")");
-  if constexpr (std::is_same_v<T, std::string>) return *p.value;
-  else return fmt::format("{}", *p.value);
+  if constexpr (std::is_same_v<T, std::string>)
+    return *p.value;
+  else
+    return fmt::format("{}", *p.value);
 }
 
 // The machine's lines of the probe, then its backends'.
@@ -99,22 +103,20 @@ void DescribeBackends(const ProbeReport& report, std::string* out) {
   }
 }
 
-int RunProbe(const std::string& json_path, bool json_stdout, const std::string& events) {
+int RunProbe(const std::string& json_path, const std::string& events) {
+  FILE* text_out = TextStream({{"--json", &json_path}});
+  CheckReportPaths({{"--json", json_path}});
+  RemoveStaleReports({{"--json", json_path}});
   const ProbeReport report = ProbeMachine(events, FindCompanion("probes/known_loop"));
+  std::string text;
+  DescribeMachine(report.system, &text);
+  DescribeBackends(report, &text);
   std::string err;
+  if (!PrintText(text, text_out, "the probe", &err)) throw EnvironmentError(err);
   if (!json_path.empty() &&
       !WriteJsonFile(json_path, ProbeToJson(report), "the probe's JSON", &err)) {
     throw EnvironmentError(err);
   }
-  if (json_stdout) {
-    if (!PrintJson(ProbeToJson(report), stdout, "the probe's JSON", &err))
-      throw EnvironmentError(err);
-    return report.exit_code;
-  }
-  std::string text;
-  DescribeMachine(report.system, &text);
-  DescribeBackends(report, &text);
-  if (!PrintText(text, stdout, "the probe", &err)) throw EnvironmentError(err);
   return report.exit_code;
 }
 
@@ -123,17 +125,19 @@ int RunProbe(const std::string& json_path, bool json_stdout, const std::string& 
 void AddProbeCommand(CLI::App& app, CommandRunner* run) {
   struct Args {
     std::string json_path;
-    bool json_stdout = false;
     std::string events = kDefaultPerfEvent;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("probe", "Tell what this machine can count, and why not");
-  cmd->add_flag("--json", args->json_stdout, "Print the probe as JSON instead of text");
-  cmd->add_option("--json-file", args->json_path, "Also write the JSON to FILE");
-  cmd->add_option("--event", args->events, "The perf event to check (default instructions:u)");
-  cmd->callback([args, run] {
-    *run = [args] { return RunProbe(args->json_path, args->json_stdout, args->events); };
-  });
+  cmd->add_option("--json", args->json_path, "Write the probe as JSON to FILE (-: stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--event", args->events, "The perf events to check, libpfm4 names")
+      ->type_name("EVENTS")
+      ->capture_default_str();
+  cmd->footer(HelpFooter({kExitPass, kExitUsage, kExitEnvironment},
+                         {"workgate probe", "workgate probe --json - | jq .auto.backend",
+                          "workgate probe --event cycles:u,branches:u --json probe.json"}));
+  cmd->callback([args, run] { *run = [args] { return RunProbe(args->json_path, args->events); }; });
 }
 
 }  // namespace workgate

@@ -149,6 +149,7 @@ struct CompareReport {
   double max_work_added = 0.01;
   int repeat = 1;
   int timed_samples = 1;
+  uint64_t timed_seed = 0;  // of the bootstrap intervals: with the samples, they can be redone
   std::string baseline_label;   // path or stored-results file given
   std::string candidate_label;
   std::vector<WorkloadResult> workloads;

@@ -124,6 +124,7 @@ json ToJson(const CompareReport& report) {
               {"max_work_added", 100 * report.max_work_added},
               {"repeat", report.repeat},
               {"timed_samples", report.timed_samples},
+              {"timed_seed", report.timed_seed},
               {"baseline_label", report.baseline_label},
               {"candidate_label", report.candidate_label},
               {"workloads", workloads}};

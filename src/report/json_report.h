@@ -8,6 +8,7 @@
 //
 // {"schema_version", "workgate_version", "verdict", "exit_code", "backend",
 //  "backend_reason", "event", "max_work_added", "repeat", "timed_samples",
+//  "timed_seed" (of the bootstrap: the samples and it give the interval again),
 //  "baseline_label", "candidate_label",
 //  "workloads": [{"name", "verdict", "reason", "max_work_added", "expected_score",
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",

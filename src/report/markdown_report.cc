@@ -7,7 +7,7 @@
 #include "report/format.h"
 #include "report/markdown_text.h"
 #include "report/summary.h"
-#include "util/atomic_file.h"
+#include "report/report_output.h"
 
 namespace workgate {
 namespace {
@@ -207,11 +207,7 @@ std::string RenderMarkdown(const CompareReport& r) {
 }
 
 bool WriteMarkdownReport(const std::string& path, const CompareReport& report, std::string* err) {
-  if (!WriteFileAtomically(path, RenderMarkdown(report), err)) {
-    *err = "cannot write the Markdown report: " + *err;
-    return false;
-  }
-  return true;
+  return WriteTextFile(path, RenderMarkdown(report), "the Markdown report", err);
 }
 
 }  // namespace workgate

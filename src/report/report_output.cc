@@ -22,7 +22,13 @@ std::string StreamName(FILE* stream) {
 
 bool WriteJsonFile(const std::string& path, const nlohmann::json& doc, const std::string& what,
                    std::string* err) {
-  if (!WriteFileAtomically(path, JsonText(doc), err)) {
+  return WriteTextFile(path, JsonText(doc), what, err);
+}
+
+bool WriteTextFile(const std::string& path, std::string_view text, const std::string& what,
+                   std::string* err) {
+  if (IsStandardOutput(path)) return PrintText(text, stdout, what, err);
+  if (!WriteFileAtomically(path, text, err)) {
     *err = "cannot write " + what + ": " + *err;
     return false;
   }

@@ -12,10 +12,19 @@
 
 namespace workgate {
 
+/// A report's path that means standard output: `--json -`, `--markdown -`.
+inline constexpr std::string_view kStandardOutputPath = "-";
+inline bool IsStandardOutput(std::string_view path) { return path == kStandardOutputPath; }
+
 /// Writes `doc` as JSON (util/text.h JsonText: two-space indent, invalid
-/// UTF-8 replaced, a final newline) to `path` atomically (util/atomic_file.h).
-/// `what` names the document in the error: "cannot write the JSON report: ...".
+/// UTF-8 replaced, a final newline) to `path` atomically (util/atomic_file.h),
+/// or to stdout where `path` is "-". `what` names the document in the error:
+/// "cannot write the JSON report: ...".
 bool WriteJsonFile(const std::string& path, const nlohmann::json& doc, const std::string& what,
+                   std::string* err);
+
+/// Writes `text` to `path` atomically, or to stdout where `path` is "-".
+bool WriteTextFile(const std::string& path, std::string_view text, const std::string& what,
                    std::string* err);
 
 /// Writes `doc` as JSON, the same text as WriteJsonFile, to `stream`.

@@ -1,12 +1,13 @@
 #include "report/report_paths.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 
+#include "report/report_output.h"
 #include "util/error.h"
 
 namespace workgate {
@@ -23,7 +24,7 @@ std::string DirectoryOf(const std::string& path) {
 }  // namespace
 
 std::string ReportPathProblem(const ReportPath& report) {
-  if (report.path.empty()) return "";
+  if (report.path.empty() || IsStandardOutput(report.path)) return "";
   struct stat st;
   const bool exists = stat(report.path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) return "it is a directory";
@@ -58,7 +59,7 @@ void CheckReportPaths(const std::vector<ReportPath>& reports) {
 
 void RemoveStaleReports(const std::vector<ReportPath>& reports) {
   for (const ReportPath& report : reports) {
-    if (report.path.empty() || report.append) continue;
+    if (report.path.empty() || report.append || IsStandardOutput(report.path)) continue;
     if (unlink(report.path.c_str()) != 0 && errno != ENOENT) {
       throw EnvironmentError(fmt::format("cannot remove the earlier {} report {}: {}",
                                          report.option, report.path, std::strerror(errno)));

@@ -11,7 +11,8 @@ namespace workgate {
 
 /// One report file: the option (or variable) that names it, its path, and
 /// whether workgate appends to it ($GITHUB_STEP_SUMMARY) instead of replacing
-/// it. An empty path is no report.
+/// it. An empty path is no report; "-" is standard output (report_output.h),
+/// which needs no check and leaves nothing stale.
 struct ReportPath {
   std::string option;
   std::string path;

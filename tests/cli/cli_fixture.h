@@ -12,15 +12,23 @@
 #include "counter/valgrind_counter.h"
 #include "launch/launch.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 
 namespace workgate {
 
+/// The backend the tests name wherever they assert exact counts: under
+/// `auto`, a host with a PMU counts with perf, whose counts jitter.
+#ifdef WORKGATE_VGCOUNT_BUILT
+inline const std::string kExactBackend = "vgcount";
+#else
+inline const std::string kExactBackend = "callgrind";
+#endif
+
+/// workgate as a user runs it. Needs nothing but the build: usage errors,
+/// --help, suites that do not parse.
 class CliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (FindValgrind().path.empty()) GTEST_SKIP() << FindValgrind().missing;
-  }
   LaunchResult Run(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
     LaunchSpec spec;
     spec.argv = {testing::WorkgateBin()};
@@ -37,6 +45,14 @@ class CliTest : public ::testing::Test {
   }
   std::string Path(const std::string& name) { return dir_.path() + "/" + name; }
   TempDir dir_;
+};
+
+/// The tests that count: they need Valgrind, which ci/setup installs.
+class CountingCliTest : public CliTest {
+ protected:
+  void SetUp() override {
+    WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
+  }
 };
 
 }  // namespace workgate

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 constexpr const char* kBaseId = "0123456789abcdef0123456789abcdef01234567";
 constexpr const char* kCandId = "fedcba9876543210fedcba9876543210fedcba98";
 
-class ExplainStrippedCliTest : public CliTest {
+class ExplainStrippedCliTest : public CountingCliTest {
  protected:
   // A copy of tests/unnamed_work_SIDE at DIR/SIDE/unnamed_work, stripped
   // when `strip` is set.
@@ -42,7 +42,7 @@ class ExplainStrippedCliTest : public CliTest {
 TEST_F(ExplainStrippedCliTest, StrippedBuildsAreNamedWithTheirBuildIds) {
   const std::string base = Copy("base", true);
   const std::string cand = Copy("cand", true);
-  LaunchResult r = Run({"compare", "--baseline", base, "--candidate", cand, "--explain", "--timed",
+  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", base, "--candidate", cand, "--explain", "--timed",
                         "0", "--json", "s.json", "--markdown", "s.md", "--", "{exe}"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   auto e = ReadJson("s.json")["workloads"][0]["explanation"];
@@ -81,7 +81,7 @@ TEST_F(ExplainStrippedCliTest, StrippedBuildsAreNamedWithTheirBuildIds) {
 
 TEST_F(ExplainStrippedCliTest, BuildsWithSymbolsGetNoHint) {
   LaunchResult r =
-      Run({"compare", "--baseline", Copy("base", false), "--candidate", Copy("cand", false),
+      Run({"compare", "--backend", kExactBackend, "--baseline", Copy("base", false), "--candidate", Copy("cand", false),
            "--explain", "--timed", "0", "--json", "p.json", "--", "{exe}"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   auto e = ReadJson("p.json")["workloads"][0]["explanation"];

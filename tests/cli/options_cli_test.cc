@@ -1,0 +1,360 @@
+// End-to-end tests of the command line itself: how options take their
+// values, what --help states, where reports and text go, and what each
+// option that changes a run really changes.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/cli_fixture.h"
+#include "gate/timed_stats.h"
+#include "test_paths.h"
+
+namespace workgate {
+namespace {
+
+using testing::BuildPath;
+using testing::KnownLoop;
+using testing::SourcePath;
+
+const std::string kA = BuildPath("probes/known_work_a");
+const std::string kB = BuildPath("probes/known_work_b");
+const std::vector<std::string> kCommands = {"probe", "count", "compare", "explain"};
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_F(CliTest, EveryHelpNamesTypesDefaultsExitCodesAndExamples) {
+  for (const std::string& command : kCommands) {
+    LaunchResult help = Run({command, "--help"});
+    ASSERT_EQ(help.exit_code, 0) << command << ": " << help.err;
+    // CLI11's TEXT says nothing; every value is named for what it is.
+    EXPECT_FALSE(Contains(help.out, " TEXT")) << command << ":\n" << help.out;
+    EXPECT_TRUE(Contains(help.out, "Exit codes:\n  0    pass\n")) << command << ":\n" << help.out;
+    EXPECT_TRUE(Contains(help.out, "\nExamples:\n  workgate " + command)) << help.out;
+  }
+  const std::string count = Run({"count", "--help"}).out;
+  for (const char* option :
+       {"--timeout SECONDS:(0, 604800]=600", "--repeat N:[1, 1000]=1", "--json FILE",
+        "--env KEY=VALUE", "--pass-env KEY", "--exe EXE", "--suite FILE", "--workload NAME",
+        "--backend BACKEND:{auto,perf,callgrind,vgcount}=auto", "--event EVENTS=instructions:u"}) {
+    EXPECT_TRUE(Contains(count, option)) << option << " in\n" << count;
+  }
+  const std::string compare = Run({"compare", "--help"}).out;
+  for (const char* option :
+       {"--timed N:[0, 1000]=1", "--timeout SECONDS:(0, 604800]=600",
+        "--max-work-added PERCENT:[0, 1000]=1", "--explain-top N:[1, 1000]=10",
+        "--max-repeat N:[1, 1000]=10", "--seed N:[0, 4294967295]=20261129",
+        "--stability STABILITY:{auto,always,never}=auto", "--color COLOR:{auto,always,never}=auto",
+        "--baseline EXE", "--candidate EXE", "--markdown FILE", "--baseline-results FILE",
+        "  1    work added beyond the margin", "  4    inconclusive"}) {
+    EXPECT_TRUE(Contains(compare, option)) << option << " in\n" << compare;
+  }
+  // The top-level help points to the commands' and lists the codes.
+  LaunchResult top = Run({"--help"});
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_TRUE(Contains(top.out, "Exit codes: 0 pass, 1 work added")) << top.out;
+}
+
+TEST_F(CliTest, EveryChoiceAnOptionListsIsOneItTakes) {
+  // The names in --help are CLI11's check; what the command then does with
+  // the name is a second list. Options are read before --help acts, so a
+  // name the second list lacks fails here.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> choices = {
+      {"--backend", {"auto", "perf", "callgrind", "vgcount"}},
+      {"--clock", {"shim", "env", "none"}},
+      {"--stability", {"auto", "always", "never"}},
+      {"--color", {"auto", "always", "never"}},
+  };
+  for (const auto& [option, names] : choices) {
+    for (const std::string& name : names) {
+      LaunchResult r = Run({"compare", option, name, "--help"});
+      EXPECT_EQ(r.exit_code, 0) << option << " " << name << ": " << r.err;
+    }
+    LaunchResult bad = Run({"compare", option, "bogus", "--help"});
+    EXPECT_EQ(bad.exit_code, 2) << option;
+    EXPECT_TRUE(Contains(bad.err, option)) << bad.err;
+  }
+  // The explain table's size is --explain-top everywhere.
+  LaunchResult top = Run({"explain", "--top", "3", "--baseline", kA, "--candidate", kA, "--suite",
+                          SourcePath("tests/cli/testdata/known_work.toml")});
+  EXPECT_EQ(top.exit_code, 2);
+  EXPECT_TRUE(Contains(top.err, "--top")) << top.err;
+  // probe --json takes a file, as every other --json does.
+  LaunchResult probe = Run({"probe", "--json"});
+  EXPECT_EQ(probe.exit_code, 2);
+  EXPECT_TRUE(Contains(probe.err, "--json")) << probe.err;
+}
+
+TEST_F(CliTest, OnlyOneReportCanHaveStandardOutput) {
+  LaunchResult r = Run({"compare", "--baseline", kA, "--candidate", kA, "--json", "-", "--markdown",
+                        "-", "--", "1"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Contains(r.err,
+                       "--json - and --markdown -: only one report can go to standard "
+                       "output"))
+      << r.err;
+}
+
+TEST_F(CliTest, AnOptionAfterTheCommandIsTheCommandsWithAHint) {
+  // Without --, CLI11 reads -n as workgate's; the message says where it goes.
+  LaunchResult r = Run({"count", "/bin/echo", "-n", "hi"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "not expected: -n")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "go after --")) << r.err;
+}
+
+TEST_F(CountingCliTest, RepeatableOptionsStopAtTheCommand) {
+  // --env takes one value each time: `--` then starts the command, whose own
+  // options are its own, and a command right after a value is the command.
+  LaunchResult dash = Run({"count", "--backend", kExactBackend, "--env", "A=1", "--env", "B=2",
+                           "--", "/bin/sh", "-c", "echo \"A=$A B=$B\"", "-n"});
+  ASSERT_EQ(dash.exit_code, 0) << dash.err;
+  EXPECT_TRUE(Contains(dash.out, "A=1 B=2\n")) << dash.out;
+  LaunchResult plain =
+      Run({"count", "--backend", kExactBackend, "--env", "A=1", "/bin/echo", "the-command-ran"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_TRUE(Contains(plain.out, "the-command-ran\n")) << plain.out;
+  // The same for --workload: the second name is a second workload.
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  LaunchResult two =
+      Run({"count", "--backend", kExactBackend, "--suite", suite, "--exe", kA, "--workload", "work",
+           "--workload", "work-other-size", "--json", "w.json"});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(ReadJson("w.json")["workloads"].size(), 2u);
+}
+
+TEST_F(CountingCliTest, EnvAndPassEnvReachTheWorkloadAndNothingElseDoes) {
+  auto env = MinimalEnvironment(dir_.path());
+  env["WG_PASSED"] = "passed";
+  env["WG_NOT_PASSED"] = "leaked";
+  const std::vector<std::string> show = {"--", "/bin/sh", "-c",
+                                         "echo \"[$WG_SET|$WG_PASSED|$WG_NOT_PASSED]\""};
+  std::vector<std::string> args = {"count",      "--backend",  kExactBackend, "--env",
+                                   "WG_SET=set", "--pass-env", "WG_PASSED"};
+  args.insert(args.end(), show.begin(), show.end());
+  LaunchResult r = Run(args, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "[set|passed|]\n")) << r.out;
+  // Without them the workload sees none of the three.
+  args = {"count", "--backend", kExactBackend};
+  args.insert(args.end(), show.begin(), show.end());
+  r = Run(args, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "[||]\n")) << r.out;
+  // An --env that is no KEY=VALUE is a usage error.
+  EXPECT_EQ(Run({"count", "--env", "NOEQUALS", "--", "/bin/true"}).exit_code, 2);
+}
+
+TEST_F(CountingCliTest, QuietKeepsTheCommandsOutputOut) {
+  const std::vector<std::string> cmd = {"--", "/bin/sh", "-c",
+                                        "echo marker-out; echo marker-err >&2"};
+  std::vector<std::string> loud = {"count", "--backend", kExactBackend};
+  loud.insert(loud.end(), cmd.begin(), cmd.end());
+  LaunchResult r = Run(loud);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "marker-out")) << r.out;
+  EXPECT_TRUE(Contains(r.err, "marker-err")) << r.err;
+  std::vector<std::string> quiet = {"count", "--backend", kExactBackend, "--quiet"};
+  quiet.insert(quiet.end(), cmd.begin(), cmd.end());
+  r = Run(quiet);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(Contains(r.out + r.err, "marker")) << r.out << r.err;
+  EXPECT_TRUE(Contains(r.out, "run 1/1: ")) << r.out;  // the count itself is still printed
+}
+
+TEST_F(CountingCliTest, JsonToStandardOutputLeavesItThereAlone) {
+  LaunchResult probe = Run({"probe", "--json", "-"});
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_EQ(nlohmann::json::parse(probe.out)["schema_version"], 1);
+  EXPECT_TRUE(Contains(probe.err, "backend     auto chooses")) << probe.err;
+  // count: the command's own output and workgate's lines go to stderr.
+  LaunchResult count = Run({"count", "--backend", kExactBackend, "--json", "-", "--", "/bin/echo",
+                            "the command's output"});
+  ASSERT_EQ(count.exit_code, 0) << count.err;
+  EXPECT_GT(nlohmann::json::parse(count.out)["min"].get<uint64_t>(), 0u) << count.out;
+  EXPECT_TRUE(Contains(count.err, "the command's output")) << count.err;
+  EXPECT_TRUE(Contains(count.err, "counted with " + kExactBackend)) << count.err;
+  // compare: the table goes to stderr, the Markdown comment has stdout.
+  LaunchResult md = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB,
+                         "--timed", "0", "--markdown", "-", "--", "1000"});
+  EXPECT_EQ(md.exit_code, 1) << md.err;
+  EXPECT_EQ(md.out.rfind("### workgate: ", 0), 0u) << md.out;
+  EXPECT_TRUE(Contains(md.err, "work-added")) << md.err;
+}
+
+TEST_F(CountingCliTest, ColorIsAutoAlwaysOrNever) {
+  const std::vector<std::string> compare = {
+      "compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB, "--timed", "0"};
+  auto run = [&](const std::string& when, std::map<std::string, std::string> env = {}) {
+    std::vector<std::string> args = compare;
+    if (!when.empty()) args.insert(args.end(), {"--color", when});
+    args.insert(args.end(), {"--", "1000"});
+    LaunchResult r = Run(args, env);
+    EXPECT_EQ(r.exit_code, 1) << when << ": " << r.err;
+    return r.out;
+  };
+  // The test's stdout is a pipe: auto (the default) is no colour.
+  EXPECT_FALSE(Contains(run(""), "\x1b[")) << run("");
+  EXPECT_FALSE(Contains(run("never"), "\x1b["));
+  const std::string always = run("always");
+  EXPECT_TRUE(Contains(always, "\x1b[")) << always;
+  // NO_COLOR turns auto off; an explicit always still colours.
+  auto env = MinimalEnvironment(dir_.path());
+  env["NO_COLOR"] = "1";
+  EXPECT_TRUE(Contains(run("always", env), "\x1b["));
+}
+
+TEST_F(CountingCliTest, GithubAppendsTheCommentToTheStepSummary) {
+  auto env = MinimalEnvironment(dir_.path());
+  env["GITHUB_STEP_SUMMARY"] = Path("summary.md");
+  std::ofstream(Path("summary.md")) << "earlier step\n";
+  const std::vector<std::string> args = {
+      "compare", "--backend", kExactBackend, "--baseline", kA,   "--candidate",
+      kB,        "--timed",   "0",           "--github",   "--", "1000"};
+  EXPECT_EQ(Run(args, env).exit_code, 1);
+  EXPECT_EQ(Run(args, env).exit_code, 1);
+  auto summary = ReadFile(Path("summary.md"));
+  ASSERT_TRUE(summary.has_value());
+  // Appended each time, after what an earlier step wrote.
+  EXPECT_EQ(summary->rfind("earlier step\n### workgate: ❌ work added", 0), 0u) << *summary;
+  size_t comments = 0;
+  for (size_t at = summary->find("### workgate: "); at != std::string::npos;
+       at = summary->find("### workgate: ", at + 1)) {
+    ++comments;
+  }
+  EXPECT_EQ(comments, 2u) << *summary;
+  // Outside GitHub Actions: a warning, and the verdict is unchanged.
+  LaunchResult bare = Run(args);
+  EXPECT_EQ(bare.exit_code, 1);
+  EXPECT_TRUE(Contains(bare.err, "--github given but GITHUB_STEP_SUMMARY is not set")) << bare.err;
+}
+
+TEST_F(CountingCliTest, ExplainTopBoundsTheRows) {
+  const std::string suite = SourcePath("workloads/interp.toml");
+  const std::string base = BuildPath("workloads/wgi-baseline");
+  const std::string cand = BuildPath("workloads/wgi-candidate");
+  auto rows = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"compare", "--backend",   kExactBackend, "--baseline",
+                                     base,      "--candidate", cand,          "--suite",
+                                     suite,     "--workload",  "interp/fib",  "--timed",
+                                     "0",       "--json",      "top.json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    LaunchResult r = Run(args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    return ReadJson("top.json")["workloads"][0]["explanation"];
+  };
+  const nlohmann::json all = rows({});
+  ASSERT_GE(all["rows"].size(), 2u) << all.dump();
+  const nlohmann::json top = rows({"--explain-top", "1"});
+  ASSERT_EQ(top["rows"].size(), 1u) << top.dump();
+  // The one row kept is the largest; the total is the whole delta either way.
+  EXPECT_EQ(top["rows"][0], all["rows"][0]);
+  EXPECT_EQ(top["total_delta"], all["total_delta"]);
+}
+
+TEST_F(CountingCliTest, TheTimedIntervalIsRedoneFromTheSamplesAndTheSeed) {
+  for (const std::string seed : {"1", "4294967295"}) {
+    LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate",
+                          kA, "--timed", "6", "--seed", seed, "--json", "t.json", "--", "1000"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = ReadJson("t.json");
+    EXPECT_EQ(j["timed_seed"].get<uint64_t>(), std::stoull(seed));
+    const nlohmann::json& w = j["workloads"][0];
+    ASSERT_TRUE(w["timed"].is_object()) << w.dump();
+    ASSERT_EQ(w["timed"]["basis"], "wall time");
+    std::vector<double> base, cand;
+    for (const auto& t : w["baseline"]["timed"]) base.push_back(t["wall_seconds"].get<double>());
+    for (const auto& t : w["candidate"]["timed"]) cand.push_back(t["wall_seconds"].get<double>());
+    auto redone = PairedRatioStats(base, cand, /*higher_is_better=*/false, std::stoull(seed));
+    ASSERT_TRUE(redone.has_value());
+    EXPECT_EQ(redone->ci_low, w["timed"]["ci_low"].get<double>());
+    EXPECT_EQ(redone->ci_high, w["timed"]["ci_high"].get<double>());
+    EXPECT_EQ(redone->median_ratio, w["timed"]["median_ratio"].get<double>());
+  }
+}
+
+TEST_F(CountingCliTest, JobsCountsSeveralWorkloadsAtOnceWithTheSameCounts) {
+  // Two workloads that can finish only together: each marks its arrival and
+  // waits (up to 60 s) for the other's mark. Counted one at a time, the first
+  // would wait for nothing; with --jobs 2 both baseline runs meet, and the
+  // candidate runs find the marks already there.
+  const std::string meet = Path("meet");
+  std::filesystem::create_directory(meet);
+  auto workload = [&meet](const std::string& self, const std::string& other) {
+    return "[[workload]]\nname = \"" + self + "\"\ncommand = [\"{exe}\", \"-c\", \"touch " + meet +
+           "/" + self + "; i=0; while [ ! -e " + meet + "/" + other +
+           " ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; [ -e " + meet + "/" + other +
+           " ] && echo met\"]\nclock = \"none\"\ntimeout = 120\n[workload.score]\n"
+           "pattern = '(met)'\nexpect = \"met\"\n";
+  };
+  std::ofstream(Path("meet.toml")) << workload("left", "right") << workload("right", "left");
+  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", "/bin/sh",
+                        "--candidate", "/bin/sh", "--suite", Path("meet.toml"), "--jobs", "2",
+                        "--stability", "never", "--timed", "0", "--json", "meet.json"});
+  EXPECT_NE(r.exit_code, 3) << r.out << r.err;
+  const nlohmann::json met = ReadJson("meet.json");
+  ASSERT_EQ(met["workloads"].size(), 2u) << met.dump();
+  for (const auto& w : met["workloads"]) {
+    EXPECT_EQ(w["baseline"]["score"], "met") << w.dump();
+    EXPECT_EQ(w["candidate"]["score"], "met") << w.dump();
+  }
+
+  // Concurrent counts equal serial ones, workload by workload, exactly.
+  const std::string several = Path("several.toml");
+  std::ofstream out(several);
+  for (const char* n : {"1000", "2000", "3000", "4000"}) {
+    out << "[[workload]]\nname = \"w" << n << "\"\ncommand = [\"{exe}\", \"" << n
+        << "\"]\nclock = \"env\"\n[workload.score]\npattern = 'score: ([0-9]+)'\nexpect = \"" << n
+        << "\"\n";
+  }
+  out.close();
+  std::map<std::string, nlohmann::json> by_jobs;
+  for (const std::string jobs : {"1", "4"}) {
+    LaunchResult c =
+        Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB, "--suite",
+             several, "--jobs", jobs, "--timed", "0", "--json", "j" + jobs + ".json"});
+    EXPECT_EQ(c.exit_code, 1) << jobs << ": " << c.err;
+    by_jobs[jobs] = ReadJson("j" + jobs + ".json");
+    ASSERT_EQ(by_jobs[jobs]["workloads"].size(), 4u);
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& serial = by_jobs["1"]["workloads"][i];
+    const auto& parallel = by_jobs["4"]["workloads"][i];
+    EXPECT_EQ(serial["name"], parallel["name"]);
+    EXPECT_EQ(serial["baseline"]["instructions"], parallel["baseline"]["instructions"]);
+    EXPECT_EQ(serial["candidate"]["instructions"], parallel["candidate"]["instructions"]);
+    EXPECT_EQ(parallel["delta"], 1000000) << parallel.dump();  // known_work: 2 x 500,000
+  }
+}
+
+TEST_F(CountingCliTest, ASuitesShimClockIsWhatTheWorkloadReads) {
+  // date(1) prints the shim's first time, 2020-01-01T00:00:00Z
+  // (src/shim/shim_config.c), on every pinned run; unpinned, today's.
+  auto suite = [this](const std::string& clock) {
+    const std::string path = Path(clock + ".toml");
+    std::ofstream(path) << "[[workload]]\nname = \"date\"\ncommand = [\"{exe}\", \"+%s\"]\n"
+                           "clock = \""
+                        << clock
+                        << "\"\n[workload.score]\n"
+                           "pattern = '^([0-9]+)$'\nexpect = \"1577836800\"\n";
+    return path;
+  };
+  const std::string date = SearchPath("date", "/usr/bin:/bin");
+  ASSERT_FALSE(date.empty());
+  LaunchResult shim = Run({"count", "--backend", kExactBackend, "--suite", suite("shim"), "--exe",
+                           date, "--json", "shim.json"});
+  EXPECT_EQ(shim.exit_code, 0) << shim.out << shim.err;
+  EXPECT_EQ(ReadJson("shim.json")["workloads"][0]["score"], "1577836800");
+  LaunchResult none =
+      Run({"count", "--backend", kExactBackend, "--suite", suite("none"), "--exe", date});
+  EXPECT_EQ(none.exit_code, 3) << none.out;
+  EXPECT_TRUE(Contains(none.out, "score mismatch: expected 1577836800")) << none.out;
+}
+
+}  // namespace
+}  // namespace workgate
