@@ -225,19 +225,23 @@ int RunCompare(const CompareArgs& args) {
   return report.exit_code;
 }
 
-}  // namespace
-
-void AddCompareCommand(CLI::App& app, CommandRunner* run) {
-  auto args = std::make_shared<CompareArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "compare", "Gate a candidate build against a baseline on the work it adds");
-  args->counter.Register(cmd);
+// What is compared: the builds, the workloads, or a stored baseline.
+void RegisterSides(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
   args->launch.Register(cmd);
   cmd->add_option("--baseline", args->baseline, "The baseline build ({exe} for its side)")
       ->type_name("EXE");
   cmd->add_option("--candidate", args->candidate, "The candidate build")->type_name("EXE");
   cmd->add_option("--suite", args->suite, "The suite of workloads")->type_name("FILE");
   AddRepeatable(cmd, "--workload", &args->workloads, "NAME", "Only this workload of the suite");
+  args->clock.Register(cmd);
+  cmd->add_option("--baseline-results", args->baseline_results,
+                  "Compare against counts stored with --save-baseline")
+      ->type_name("FILE");
+}
+
+// How each side is counted and judged.
+void RegisterCounting(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
+  args->counter.Register(cmd);
   cmd->add_option("--max-work-added", args->max_work_added,
                   "Allowed work added, in percent; a suite's max_work_added overrides it")
       ->type_name("PERCENT")
@@ -265,7 +269,10 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
       ->type_name("SECONDS")
       ->transform(InRange(kTimeoutSeconds))
       ->capture_default_str();
-  args->clock.Register(cmd);
+}
+
+// Where the verdict goes, and what comes with it.
+void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
   cmd->add_option("--json", args->json_path, "Write the JSON report to FILE (-: stdout)")
       ->type_name("FILE");
   cmd->add_option("--markdown", args->markdown_path,
@@ -274,9 +281,6 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
   cmd->add_flag("--github", args->github, "Also append the Markdown to $GITHUB_STEP_SUMMARY");
   cmd->add_option("--save-baseline", args->save_baseline,
                   "Store the baseline side's counts and fingerprint in FILE")
-      ->type_name("FILE");
-  cmd->add_option("--baseline-results", args->baseline_results,
-                  "Compare against counts stored with --save-baseline")
       ->type_name("FILE");
   cmd->add_flag("--explain", args->explain,
                 "Explain every workload's delta per function, not only work added");
@@ -289,6 +293,17 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
       ->transform(InRange(kSeedRange))
       ->capture_default_str();
   args->color.Register(cmd);
+}
+
+}  // namespace
+
+void AddCompareCommand(CLI::App& app, CommandRunner* run) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Gate a candidate build against a baseline on the work it adds");
+  RegisterCounting(cmd, args);
+  RegisterSides(cmd, args);
+  RegisterReports(cmd, args);
   cmd->add_option("command", args->command,
                   "One ad hoc workload's arguments, after --; {exe} is the build (default: "
                   "the build is argv[0])")

@@ -157,39 +157,78 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   return report.exit_code;
 }
 
-int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& choice, FILE* out) {
+// The ad hoc command as a workload, and the program it runs: found on the
+// user's own PATH, then run through the private directory's `exe` link (or
+// as given, with --as-is).
+Workload CommandWorkload(const CountArgs& args, std::string* exe) {
   Workload w;
   w.name = "command";
-  w.command = {"{exe}"};
+  w.command = {args.launch.as_is ? args.command[0] : "{exe}"};
   w.command.insert(w.command.end(), args.command.begin() + 1, args.command.end());
   w.timeout_seconds = args.timeout;
   w.region = args.region;
   w.clock = args.clock.For(args.launch.as_is);
-  LaunchOptions options = args.launch.ToOptions();
-  // The command is found on the user's own PATH, then run through the
-  // private directory's `exe` link (or as given, with --as-is).
   const char* path = getenv("PATH");
-  std::string exe = SearchPath(args.command[0], path ? path : "");
-  if (exe.empty() || RealPath(exe).empty()) {
+  *exe = SearchPath(args.command[0], path ? path : "");
+  if (exe->empty() || RealPath(*exe).empty()) {
     throw Error(kExitInvalid, fmt::format("{}: command not found", args.command[0]));
   }
-  if (options.as_is) w.command[0] = args.command[0];
-  WorkDir dir("count:" + args.command[0]);
-  // The first run's output goes through as it arrives (however much the
-  // program prints, workgate holds none of it), without the escape sequences
-  // and control characters that could rewrite the terminal or a CI log. Its
-  // standard output goes where workgate's text goes (stderr with --json -).
-  TerminalFilter filters[2] = {TerminalFilter(LineBreaks::kKeep),
-                               TerminalFilter(LineBreaks::kKeep)};
-  auto pass = [out](int fd, const std::string& text) {
-    FILE* to = fd == 1 ? out : stderr;
+  return w;
+}
+
+// The command's own output, passed through as it arrives (however much the
+// program prints, workgate holds none of it), without the escape sequences
+// and control characters that could rewrite the terminal or a CI log. Its
+// standard output goes where workgate's text goes (stderr with --json -).
+class PassThrough {
+ public:
+  explicit PassThrough(FILE* out) : out_(out) {}
+  void Feed(int fd, std::string_view chunk) { Write(fd, filters_[fd == 1 ? 0 : 1].Feed(chunk)); }
+  void Finish() {
+    Write(1, filters_[0].Finish());
+    Write(2, filters_[1].Finish());
+  }
+
+ private:
+  // Unchecked: a stdout that fails here fails the checked report writes after it.
+  void Write(int fd, const std::string& text) {
+    FILE* to = fd == 1 ? out_ : stderr;
     fwrite(text.data(), 1, text.size(), to);
     fflush(to);
-  };
+  }
+  FILE* out_;
+  TerminalFilter filters_[2] = {TerminalFilter(LineBreaks::kKeep),
+                                TerminalFilter(LineBreaks::kKeep)};
+};
+
+// Every run's line, the notes, the summary and what repeats that differ
+// mean; fills in the report's verdict.
+void PrintCommandCount(FILE* out, const Counter& counter, const BackendChoice& choice,
+                       const Workload& w, int repeat, CommandCount* report) {
+  const CountedWorkload& result = report->result;
+  std::vector<uint64_t> counts;
+  for (size_t i = 0; i < result.runs.size(); ++i) {
+    PrintRun(out, result.runs[i], static_cast<int>(i), repeat);
+    if (auto n = result.runs[i].instructions()) counts.push_back(*n);
+  }
+  for (const std::string& note : result.notes) fmt::print(out, "note: {}\n", note);
+  fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
+  report->valid = result.valid() && static_cast<int>(counts.size()) == repeat;
+  const std::string advice = report->valid ? UnstableAdvice(counts, counter.name(), w.clock) : "";
+  if (report->valid) PrintSummary(out, counts, counter.event());
+  fmt::print(out, "{}", advice);
+  report->unstable = !advice.empty();
+  report->exit_code = report->valid ? kExitPass : kExitInvalid;
+}
+
+int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& choice, FILE* out) {
+  std::string exe;
+  const Workload w = CommandWorkload(args, &exe);
+  LaunchOptions options = args.launch.ToOptions();
+  WorkDir dir("count:" + args.command[0]);
+  PassThrough pass(out);
   if (!args.quiet) {
-    options.passthrough = [&](int fd, std::string_view chunk) {
-      pass(fd, filters[fd == 1 ? 0 : 1].Feed(chunk));
-    };
+    options.passthrough = [&pass](int fd, std::string_view chunk) { pass.Feed(fd, chunk); };
   }
   CommandCount report;
   report.backend = counter.name();
@@ -197,33 +236,16 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   report.event = counter.event();
   report.clock = ClockModeName(w.clock);
   report.result = CountWorkload(counter, w, "", dir, exe, args.repeat, options);
-  if (!args.quiet) {
-    pass(1, filters[0].Finish());
-    pass(2, filters[1].Finish());
-  }
-  const CountedWorkload& result = report.result;
+  if (!args.quiet) pass.Finish();
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
-  std::vector<uint64_t> counts;
-  for (size_t i = 0; i < result.runs.size(); ++i) {
-    PrintRun(out, result.runs[i], static_cast<int>(i), args.repeat);
-    if (auto n = result.runs[i].instructions()) counts.push_back(*n);
-  }
-  for (const std::string& note : result.notes) fmt::print(out, "note: {}\n", note);
-  fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
-  report.valid = result.valid() && static_cast<int>(counts.size()) == args.repeat;
-  const std::string advice = report.valid ? UnstableAdvice(counts, counter.name(), w.clock) : "";
-  if (report.valid) PrintSummary(out, counts, counter.event());
-  fmt::print(out, "{}", advice);
-  report.unstable = !advice.empty();
-  report.exit_code = report.valid ? kExitPass : kExitInvalid;
+  PrintCommandCount(out, counter, choice, w, args.repeat, &report);
   WriteCountJson(args.json_path, CommandCountToJson(report));
   if (!report.valid) {
     fmt::print(stderr, "Error: no valid count: {}\n",
-               TerminalSafe(result.error, LineBreaks::kKeep));
-    return kExitInvalid;
+               TerminalSafe(report.result.error, LineBreaks::kKeep));
   }
-  return kExitPass;
+  return report.exit_code;
 }
 
 }  // namespace
