@@ -30,8 +30,9 @@ struct CountOptions {
   /// The workload marks its own region (include/workgate/region.h): count
   /// only inside it.
   bool region = false;
-  /// Keep the backend's per-process profile files here (callgrind only; for
-  /// explanations). Empty: discard them.
+  /// Keep the backend's per-process profile files here (the Valgrind
+  /// backends; for explanations and the stability check). Empty: discard
+  /// them. A profile that cannot be kept makes the run invalid.
   std::string keep_profiles_dir;
 };
 

@@ -185,24 +185,32 @@ RunFiles ListRunFiles(const std::string& dir, const std::string& prefix) {
 }
 
 // Copies the outputs into `keep_dir` for explanations and the stability
-// check. A profile that is not there would make them explain a tree without
-// one of its processes, so a copy that fails stops the run: workgate's own
-// directory cannot be written (a full disk, most likely).
-void KeepProfiles(const std::vector<fs::path>& outputs, const std::string& keep_dir) {
+// check. False with `*err` naming the file when one cannot be kept: a
+// profile missing there would have them explain a tree without one of its
+// processes, so the run gives up its count instead. The workload can cause
+// that (a directory of its own where a profile should go), so it is the
+// side's failure, not workgate's, unless the disk is full (FailIfDiskFull).
+// The copies already made are removed, so no half set is left to read.
+bool KeepProfiles(const std::vector<fs::path>& outputs, const std::string& keep_dir,
+                  std::string* err) {
   std::error_code ec;
   fs::create_directories(keep_dir, ec);
   if (ec) {
-    throw EnvironmentError(
-        fmt::format("cannot create {} to keep the callgrind profiles: {}", keep_dir, ec.message()));
+    *err = fmt::format("cannot create {} to keep the profiles: {}", keep_dir, ec.message());
+    return false;
   }
+  std::vector<fs::path> kept;
   for (const auto& out : outputs) {
     const fs::path to = fs::path(keep_dir) / out.filename();
     fs::copy_file(out, to, fs::copy_options::overwrite_existing, ec);
     if (ec) {
-      throw EnvironmentError(
-          fmt::format("cannot keep the callgrind profile {}: {}", to.string(), ec.message()));
+      *err = fmt::format("cannot keep the profile {}: {}", to.string(), ec.message());
+      for (const auto& copy : kept) fs::remove(copy, ec);
+      return false;
     }
+    kept.push_back(to);
   }
+  return true;
 }
 
 }  // namespace
@@ -305,9 +313,13 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     per_pid[pid] += total;
   }
   for (const auto& [pid, total] : per_pid) run.per_process.push_back(total);
-  if (!options.keep_profiles_dir.empty()) KeepProfiles(files.outputs, options.keep_profiles_dir);
   run.processes = static_cast<int>(per_pid.size());
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
+  std::string kept_error;
+  if (!options.keep_profiles_dir.empty() &&
+      !KeepProfiles(files.outputs, options.keep_profiles_dir, &kept_error)) {
+    return fail(kept_error);
+  }
   return run;
 }
 

@@ -48,7 +48,9 @@ class ValgrindCounter : public Counter {
   std::string tool_path() const override { return FindValgrind().path; }
   /// Counts `spec` under Valgrind. A failed run's error quotes Valgrind's own
   /// errors from its log, labelled as Valgrind's; the program's stderr stays
-  /// in launch.err, without Valgrind's messages. Throws
+  /// in launch.err, without Valgrind's messages. A profile that cannot be
+  /// copied to options.keep_profiles_dir makes the run invalid, its error
+  /// naming the file. Throws
   /// Error(kExitEnvironment) when a file system Valgrind writes to is full
   /// and the run failed or left no readable output.
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override;
