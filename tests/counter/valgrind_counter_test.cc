@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "test_paths.h"
 #include "test_requirements.h"
@@ -24,6 +25,37 @@ TEST(ParseVgcountTotalTest, ReadsTheInstructionsLine) {
   EXPECT_EQ(n, 4200u);
   EXPECT_FALSE(ParseVgcountTotal("version: 1\n", &n, &err));
   EXPECT_FALSE(ParseVgcountTotal("instructions: -3\n", &n, &err));
+}
+
+TEST(TotalsRootFirstTest, TheLaunchedProcessIsTheOneWhoseParentIsNotTraced) {
+  // Pids that wrapped: the launched process has the highest pid, its child
+  // and grandchild low ones, a sibling in between.
+  TracedTree tree = {{32760, {100, 7}}, {300, {32760, 11}}, {301, {300, 13}}, {9000, {32760, 17}}};
+  std::vector<uint64_t> totals;
+  std::string err;
+  ASSERT_TRUE(TotalsRootFirst(tree, &totals, &err)) << err;
+  EXPECT_EQ(totals, (std::vector<uint64_t>{7, 11, 13, 17}));
+}
+
+TEST(TotalsRootFirstTest, AProcessKilledBeforeItWroteAnythingIsLeftOut) {
+  TracedTree tree = {{5, {1, 7}}, {6, {5, std::nullopt}}, {8, {std::nullopt, std::nullopt}}};
+  std::vector<uint64_t> totals;
+  std::string err;
+  ASSERT_TRUE(TotalsRootFirst(tree, &totals, &err)) << err;
+  EXPECT_EQ(totals, std::vector<uint64_t>{7});
+}
+
+TEST(TotalsRootFirstTest, ATreeWithoutOneKnownRootIsAnError) {
+  std::vector<uint64_t> totals;
+  std::string err;
+  EXPECT_FALSE(TotalsRootFirst({{5, {1, 7}}, {6, {2, 7}}}, &totals, &err));
+  EXPECT_EQ(err, "processes 5, 6 have no parent in the run, so which one was launched is unknown");
+  EXPECT_FALSE(TotalsRootFirst({{5, {6, 7}}, {6, {5, 7}}}, &totals, &err));
+  EXPECT_EQ(err, "no process of the run has its parent outside it");
+  EXPECT_FALSE(TotalsRootFirst({{5, {1, 7}}, {6, {std::nullopt, 7}}}, &totals, &err));
+  EXPECT_EQ(err, "Valgrind's log of process 6 names no parent");
+  EXPECT_FALSE(TotalsRootFirst({{5, {1, std::nullopt}}, {6, {5, 7}}}, &totals, &err));
+  EXPECT_EQ(err, "the launched process (pid 5) wrote no count");
 }
 
 class CallgrindCounterTest : public ::testing::Test {
@@ -65,6 +97,27 @@ TEST_F(CallgrindCounterTest, CountsEveryProcessOfTheTree) {
   EXPECT_EQ(forked.per_process[2] - forked.per_process[1], 400000u);
   // Both children's loops (800,000 instructions) are in the total.
   EXPECT_GT(*forked.instructions(), *alone.instructions() + 800000u);
+}
+
+TEST_F(CallgrindCounterTest, TheLaunchedProcessComesFirstWhenItsChildHasALowerPid) {
+  // A wrap made on purpose: the shell moves the kernel's last pid below its
+  // own (ns_last_pid, which only root may write) and starts a long loop,
+  // whose pid is then lower than the shell's. Pid order would put it first.
+  const std::string script =
+      "p=$(($$ - 2000)); [ $p -gt 300 ] && echo $p > /proc/sys/kernel/ns_last_pid || exit 0; " +
+      KnownLoop() + " 5000000 & c=$!; wait $c; echo $$ $c";
+  CountedRun run = Count({"/bin/sh", "-c", script});
+  ASSERT_TRUE(run.valid()) << run.error << run.launch.err;
+  long long shell = 0, child = 0;
+  std::istringstream(run.launch.out) >> shell >> child;
+  if (child == 0 || child > shell) {
+    GTEST_SKIP() << "could not give the child a lower pid than its parent (ns_last_pid needs "
+                    "root): "
+                 << run.launch.out;
+  }
+  ASSERT_EQ(run.per_process.size(), 2u);
+  EXPECT_LT(run.per_process[0], 10'000'000u) << "the shell";
+  EXPECT_GT(run.per_process[1], 10'000'000u) << "the loop";
 }
 
 TEST_F(CallgrindCounterTest, RegionCountsOnlyTheMarkedWorkOfEachProcess) {
