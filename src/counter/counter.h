@@ -30,8 +30,9 @@ struct CountOptions {
   /// The workload marks its own region (include/workgate/region.h): count
   /// only inside it.
   bool region = false;
-  /// Keep the backend's per-process profile files here (callgrind only; for
-  /// explanations). Empty: discard them.
+  /// Keep the backend's per-process profile files here (the Valgrind
+  /// backends; for explanations and the stability check). Empty: discard
+  /// them. A profile that cannot be kept makes the run invalid.
   std::string keep_profiles_dir;
 };
 
@@ -40,9 +41,10 @@ struct CountedRun {
   LaunchResult launch;
   std::vector<EventCount> events;  // events[0] is the primary (instructions)
   std::string error;  // non-empty: no valid count (failed start, exit, signal, timeout, parse)
-  int processes = 0;  // processes counted (Valgrind: output files; perf: unknown, 0)
-  /// Valgrind: the primary count of each process, in pid order (the
-  /// launched process first, then its children as they were created).
+  int processes = 0;  // processes counted (Valgrind: those that wrote a total; perf: unknown, 0)
+  /// Valgrind: the primary count of each process that wrote one, the
+  /// launched process first (TotalsRootFirst, counter/valgrind_counter.h),
+  /// the others in pid order, which is not creation order: pids wrap.
   std::vector<uint64_t> per_process;
 
   bool valid() const { return error.empty() && !events.empty(); }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +63,41 @@ bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* er
   }
   *err = "vgcount output has no 'instructions:' line (truncated?)";
   return false;
+}
+
+bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std::string* err) {
+  // The launched process's parent is workgate's supervisor (or, in a PID
+  // namespace, its init): not run by Valgrind, and alive until the tree is
+  // gone, so its pid stays its own. Every other process was started by one
+  // that Valgrind ran and that left a log under its pid, so the test is exact.
+  std::vector<long long> roots;
+  for (const auto& [pid, process] : tree) {
+    if (!process.parent_pid) {
+      // Killed as it was forked, before its banner: it counted nothing.
+      if (!process.instructions) continue;
+      *err = fmt::format("Valgrind's log of process {} names no parent", pid);
+      return false;
+    }
+    if (!tree.count(*process.parent_pid)) roots.push_back(pid);
+  }
+  if (roots.size() != 1) {
+    *err = roots.empty() ? std::string("no process of the run has its parent outside it")
+                         : fmt::format(
+                               "processes {} have no parent in the run, so which "
+                               "one was launched is unknown",
+                               fmt::join(roots, ", "));
+    return false;
+  }
+  const TracedProcess& root = tree.at(roots[0]);
+  if (!root.instructions) {
+    *err = fmt::format("the launched process (pid {}) wrote no count", roots[0]);
+    return false;
+  }
+  totals->assign(1, *root.instructions);
+  for (const auto& [pid, process] : tree) {
+    if (pid != roots[0] && process.instructions) totals->push_back(*process.instructions);
+  }
+  return true;
 }
 
 const ValgrindInstall& FindValgrind() {
@@ -172,12 +208,31 @@ struct RunFiles {
   std::vector<fs::path> logs;
 };
 
+constexpr const char* kLogPrefix = "valgrind.log.";
+
+// The pid in a file's name: PREFIX<pid>, or PREFIX<pid>.<n> for a dump.
+bool PidInName(const fs::path& file, const std::string& prefix, long long* pid, std::string* err) {
+  const std::string name = file.filename().string();
+  if (name.rfind(prefix, 0) == 0) {
+    const std::string rest = name.substr(prefix.size());
+    const size_t dot = rest.find('.');
+    uint64_t number = 0, dump = 0;
+    if (ParseUnsigned(rest.substr(0, dot), &number) && number <= INT32_MAX &&
+        (dot == std::string::npos || ParseUnsigned(rest.substr(dot + 1), &dump))) {
+      *pid = static_cast<long long>(number);
+      return true;
+    }
+  }
+  *err = fmt::format("{}: not a name Valgrind gives ({}<pid>)", name, prefix);
+  return false;
+}
+
 RunFiles ListRunFiles(const std::string& dir, const std::string& prefix) {
   RunFiles files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string file = entry.path().filename().string();
     if (file.rfind(prefix, 0) == 0) files.outputs.push_back(entry.path());
-    if (file.rfind("valgrind.log.", 0) == 0) files.logs.push_back(entry.path());
+    if (file.rfind(kLogPrefix, 0) == 0) files.logs.push_back(entry.path());
   }
   std::sort(files.outputs.begin(), files.outputs.end());
   std::sort(files.logs.begin(), files.logs.end());
@@ -185,24 +240,32 @@ RunFiles ListRunFiles(const std::string& dir, const std::string& prefix) {
 }
 
 // Copies the outputs into `keep_dir` for explanations and the stability
-// check. A profile that is not there would make them explain a tree without
-// one of its processes, so a copy that fails stops the run: workgate's own
-// directory cannot be written (a full disk, most likely).
-void KeepProfiles(const std::vector<fs::path>& outputs, const std::string& keep_dir) {
+// check. False with `*err` naming the file when one cannot be kept: a
+// profile missing there would have them explain a tree without one of its
+// processes, so the run gives up its count instead. The workload can cause
+// that (a directory of its own where a profile should go), so it is the
+// side's failure, not workgate's, unless the disk is full (FailIfDiskFull).
+// The copies already made are removed, so no half set is left to read.
+bool KeepProfiles(const std::vector<fs::path>& outputs, const std::string& keep_dir,
+                  std::string* err) {
   std::error_code ec;
   fs::create_directories(keep_dir, ec);
   if (ec) {
-    throw EnvironmentError(
-        fmt::format("cannot create {} to keep the callgrind profiles: {}", keep_dir, ec.message()));
+    *err = fmt::format("cannot create {} to keep the profiles: {}", keep_dir, ec.message());
+    return false;
   }
+  std::vector<fs::path> kept;
   for (const auto& out : outputs) {
     const fs::path to = fs::path(keep_dir) / out.filename();
     fs::copy_file(out, to, fs::copy_options::overwrite_existing, ec);
     if (ec) {
-      throw EnvironmentError(
-          fmt::format("cannot keep the callgrind profile {}: {}", to.string(), ec.message()));
+      *err = fmt::format("cannot keep the profile {}: {}", to.string(), ec.message());
+      for (const auto& copy : kept) fs::remove(copy, ec);
+      return false;
     }
+    kept.push_back(to);
   }
+  return true;
 }
 
 }  // namespace
@@ -253,6 +316,25 @@ bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, std::st
   return false;
 }
 
+bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
+                               const std::vector<fs::path>& logs, TracedTree* tree,
+                               std::string* err) const {
+  long long pid = 0;
+  for (const auto& out : outputs) {
+    uint64_t total = 0;
+    if (!PidInName(out, OutputPrefix(), &pid, err) || !ReadTotal(out, &total, err)) return false;
+    // "PREFIX<pid>" and its dumps "PREFIX<pid>.<n>" add up.
+    std::optional<uint64_t>& counted = (*tree)[pid].instructions;
+    counted = counted.value_or(0) + total;
+  }
+  for (const auto& log : logs) {
+    if (!PidInName(log, kLogPrefix, &pid, err)) return false;
+    std::ifstream in(log);
+    (*tree)[pid].parent_pid = ParentPidInBanner(in);
+  }
+  return true;
+}
+
 void ValgrindCounter::FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,
                                      const std::string& what) const {
   // A failed run on a full disk is the machine's failure, not the workload's:
@@ -292,22 +374,20 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   if (files.outputs.empty()) {
     return fail(name() + " wrote no output file" + QuotedValgrindErrors(files.logs));
   }
-  // Per-process totals in pid order: "PREFIX<pid>" and its dumps add up.
-  uint64_t sum = 0;
-  std::map<long long, uint64_t> per_pid;
-  for (const auto& out : files.outputs) {
-    uint64_t total = 0;
-    std::string err;
-    if (!ReadTotal(out, &total, &err)) return fail(err + QuotedValgrindErrors(files.logs));
-    const long long pid =
-        std::strtoll(out.filename().string().c_str() + OutputPrefix().size(), nullptr, 10);
-    sum += total;
-    per_pid[pid] += total;
+  TracedTree tree;
+  std::string err;
+  if (!ReadTree(files.outputs, files.logs, &tree, &err) ||
+      !TotalsRootFirst(tree, &run.per_process, &err)) {
+    return fail(err + QuotedValgrindErrors(files.logs));
   }
-  for (const auto& [pid, total] : per_pid) run.per_process.push_back(total);
-  if (!options.keep_profiles_dir.empty()) KeepProfiles(files.outputs, options.keep_profiles_dir);
-  run.processes = static_cast<int>(per_pid.size());
+  uint64_t sum = 0;
+  for (uint64_t total : run.per_process) sum += total;
+  run.processes = static_cast<int>(run.per_process.size());
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
+  if (!options.keep_profiles_dir.empty() &&
+      !KeepProfiles(files.outputs, options.keep_profiles_dir, &err)) {
+    return fail(err);
+  }
   return run;
 }
 

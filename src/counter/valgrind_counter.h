@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,22 @@ namespace workgate {
 
 /// Reads the total of one vgcount output file (the "instructions: N" line).
 bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* err);
+
+/// One process of a Valgrind run, from the files it left.
+struct TracedProcess {
+  std::optional<long long> parent_pid;   // from its log's banner; nullopt: none there
+  std::optional<uint64_t> instructions;  // its output's total; nullopt: it wrote none
+};
+/// The processes of one run by pid, the pid each file is named by.
+using TracedTree = std::map<long long, TracedProcess>;
+
+/// The totals of the processes that wrote one, the launched process first:
+/// the one process whose parent is not in the tree. The others follow in
+/// pid order, which is not the order they were created in (pids wrap), so
+/// it means nothing. False with `*err` when a process's parent is unknown,
+/// when no process or several have no parent in the tree, or when the
+/// launched one wrote no total.
+bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std::string* err);
 
 /// Where Valgrind is (absolute, symlinks resolved) and which version
 /// ("valgrind-3.19.0"). Looked up once: WORKGATE_VALGRIND, else workgate's
@@ -48,7 +66,9 @@ class ValgrindCounter : public Counter {
   std::string tool_path() const override { return FindValgrind().path; }
   /// Counts `spec` under Valgrind. A failed run's error quotes Valgrind's own
   /// errors from its log, labelled as Valgrind's; the program's stderr stays
-  /// in launch.err, without Valgrind's messages. Throws
+  /// in launch.err, without Valgrind's messages. A profile that cannot be
+  /// copied to options.keep_profiles_dir makes the run invalid, its error
+  /// naming the file. Throws
   /// Error(kExitEnvironment) when a file system Valgrind writes to is full
   /// and the run failed or left no readable output.
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override;
@@ -64,6 +84,11 @@ class ValgrindCounter : public Counter {
   /// The total of one output file (callgrind's parser, explain/callgrind_profile.h,
   /// or vgcount's line).
   bool ReadTotal(const std::filesystem::path& output, uint64_t* total, std::string* err) const;
+  /// Each process's total (its output and its dumps) and parent pid (its
+  /// log), by the pid in the files' names.
+  bool ReadTree(const std::vector<std::filesystem::path>& outputs,
+                const std::vector<std::filesystem::path>& logs, TracedTree* tree,
+                std::string* err) const;
   /// Throws Error(kExitEnvironment) naming the place when `dir` or the run's
   /// TMPDIR is on a full file system; `what` is the run's error.
   void FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,

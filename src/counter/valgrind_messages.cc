@@ -1,11 +1,13 @@
 #include "counter/valgrind_messages.h"
 
+#include <fmt/format.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
+#include <charconv>
+#include <cstring>
 #include <sstream>
 
 namespace workgate {
@@ -62,6 +64,25 @@ std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lin
     if (std::find(errors.begin(), errors.end(), text) == errors.end()) errors.push_back(text);
   }
   return errors;
+}
+
+std::optional<long long> ParentPidInBanner(std::istream& log) {
+  // The banner is a handful of lines; the command line in it can be as long
+  // as the program's arguments.
+  constexpr int kMaxBannerLines = 16;
+  constexpr const char* kParent = "Parent PID: ";
+  std::string line;
+  for (int i = 0; i < kMaxBannerLines && std::getline(log, line); ++i) {
+    const std::string text = WithoutPrefix(line);
+    if (text == line || Trimmed(text).empty()) break;  // not Valgrind's, or the banner's end
+    if (!StartsWith(text, kParent)) continue;
+    const std::string digits = Trimmed(text.substr(std::strlen(kParent)));
+    long long pid = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (ec != std::errc() || end != digits.data() + digits.size() || pid < 0) return std::nullopt;
+    return pid;
+  }
+  return std::nullopt;
 }
 
 std::string FullFileSystem(const std::string& dir) {

@@ -1,9 +1,11 @@
 #pragma once
-// What the Valgrind backends say when a count fails: Valgrind's own errors
-// picked out of its private log (never its banner), and whether the file
-// system its files went to is full, which is the machine's fault, not the
-// workload's.
+// What the Valgrind backends read in Valgrind's private logs besides the
+// counts: its own errors when a count fails (never its banner), the parent
+// pid its banner names, and whether the file system its files went to is
+// full, which is the machine's fault, not the workload's.
 
+#include <istream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,13 @@ namespace workgate {
 /// run's description and the program's stderr say those. In log order, each
 /// line once, at most `max_lines`, each cut to 300 characters.
 std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lines = 6);
+
+/// The parent pid in the banner of one process's log ("==12301== Parent
+/// PID: 12299"), nullopt when the banner names none. Only the banner is read,
+/// up to the blank line that ends it: Valgrind writes it before the program
+/// runs and escapes the newlines of the command it shows there, so the
+/// program cannot forge it. A forked child's log starts with a banner too.
+std::optional<long long> ParentPidInBanner(std::istream& log);
 
 /// Why the file system holding `dir` counts as full, or "" when it does not
 /// (or cannot be asked): fewer than 64 KiB left to this user (root may use

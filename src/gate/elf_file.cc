@@ -110,67 +110,58 @@ bool ReadString(const ByteSource& src, const StringTable& table, uint64_t index,
   return false;
 }
 
-template <typename Ehdr, typename Phdr, typename Dyn>
-bool ReadElf(const ByteSource& src, const std::string& ehdr_bytes, ElfFile* elf, std::string* err) {
-  const Ehdr eh = At<Ehdr>(ehdr_bytes, 0);
-  std::vector<Phdr> headers;
-  if (!elf_bytes::ReadProgramHeaders(src, eh, &headers, err)) return false;
+// PT_INTERP's path into elf->interpreter.
+template <typename Phdr>
+bool ReadInterpreter(const ByteSource& src, const Phdr& interp, ElfFile* elf, std::string* err) {
+  if (interp.p_filesz == 0 || interp.p_filesz > kMaxElfString) {
+    *err = "ELF interpreter name of " + std::to_string(interp.p_filesz) + " bytes";
+    return false;
+  }
   std::string bytes;
-  std::vector<Phdr> loads;
-  std::optional<Phdr> interp, dynamic;
-  for (const Phdr& ph : headers) {
-    if (ph.p_type == PT_LOAD) loads.push_back(ph);
-    // The kernel and the loader take the first of each.
-    if (ph.p_type == PT_INTERP && !interp) interp = ph;
-    if (ph.p_type == PT_DYNAMIC && !dynamic) dynamic = ph;
-  }
-  if (interp) {
-    if (interp->p_filesz == 0 || interp->p_filesz > kMaxElfString) {
-      *err = "ELF interpreter name of " + std::to_string(interp->p_filesz) + " bytes";
-      return false;
-    }
-    if (!ReadExactly(src, interp->p_offset, interp->p_filesz, "ELF interpreter name", &bytes,
-                     err)) {
-      return false;
-    }
-    elf->interpreter = bytes.substr(0, bytes.find('\0'));
-    if (elf->interpreter.empty()) {
-      *err = "empty ELF interpreter name";
-      return false;
-    }
-  }
-  if (!dynamic) return true;
-  if (dynamic->p_filesz > kMaxDynamicBytes) {
-    *err = "ELF dynamic section larger than " + std::to_string(kMaxDynamicBytes) + " bytes";
+  if (!ReadExactly(src, interp.p_offset, interp.p_filesz, "ELF interpreter name", &bytes, err)) {
     return false;
   }
-  if (!ReadExactly(src, dynamic->p_offset, dynamic->p_filesz, "ELF dynamic section", &bytes, err)) {
+  elf->interpreter = bytes.substr(0, bytes.find('\0'));
+  if (elf->interpreter.empty()) {
+    *err = "empty ELF interpreter name";
     return false;
   }
+  return true;
+}
+
+// The dynamic section's entries that name strings, as offsets into the
+// string table, and the table's address and size.
+struct DynamicEntries {
   std::vector<uint64_t> needed;
   std::optional<uint64_t> soname, runpath, rpath, strtab, strsz;
+  bool names_strings() const { return !needed.empty() || soname || runpath || rpath; }
+};
+
+template <typename Dyn>
+DynamicEntries ReadDynamicEntries(const std::string& bytes, ElfFile* elf) {
+  DynamicEntries e;
   for (size_t off = 0; off + sizeof(Dyn) <= bytes.size(); off += sizeof(Dyn)) {
     Dyn d = At<Dyn>(bytes, off);
     if (d.d_tag == DT_NULL) break;
     // For a tag given twice the loader keeps the last.
     switch (d.d_tag) {
       case DT_NEEDED:
-        needed.push_back(d.d_un.d_val);
+        e.needed.push_back(d.d_un.d_val);
         break;
       case DT_SONAME:
-        soname = d.d_un.d_val;
+        e.soname = d.d_un.d_val;
         break;
       case DT_RUNPATH:
-        runpath = d.d_un.d_val;
+        e.runpath = d.d_un.d_val;
         break;
       case DT_RPATH:
-        rpath = d.d_un.d_val;
+        e.rpath = d.d_un.d_val;
         break;
       case DT_STRTAB:
-        strtab = d.d_un.d_ptr;
+        e.strtab = d.d_un.d_ptr;
         break;
       case DT_STRSZ:
-        strsz = d.d_un.d_val;
+        e.strsz = d.d_un.d_val;
         break;
       case DT_FLAGS_1:
         elf->no_default_libs = (d.d_un.d_val & DF_1_NODEFLIB) != 0;
@@ -179,21 +170,21 @@ bool ReadElf(const ByteSource& src, const std::string& ehdr_bytes, ElfFile* elf,
         break;
     }
   }
-  if (needed.empty() && !soname && !runpath && !rpath) return true;
-  if (!strtab) {
-    *err = "ELF dynamic section names strings but has no DT_STRTAB";
-    return false;
-  }
-  // DT_STRTAB is an address in memory: the PT_LOAD segment that maps it
-  // gives its place in the file.
-  StringTable table;
+  return e;
+}
+
+// DT_STRTAB is an address in memory: the PT_LOAD segment that maps it gives
+// its place in the file.
+template <typename Phdr>
+bool LocateStringTable(const std::vector<Phdr>& loads, uint64_t strtab,
+                       std::optional<uint64_t> strsz, StringTable* table, std::string* err) {
   bool mapped = false;
   for (const Phdr& load : loads) {
-    if (*strtab < load.p_vaddr || *strtab - load.p_vaddr >= load.p_filesz) continue;
-    uint64_t into = *strtab - load.p_vaddr;
-    table.offset = load.p_offset + into;
-    table.size = load.p_filesz - into;
-    if (table.offset < load.p_offset) break;  // wrapped around: no place in the file
+    if (strtab < load.p_vaddr || strtab - load.p_vaddr >= load.p_filesz) continue;
+    uint64_t into = strtab - load.p_vaddr;
+    table->offset = load.p_offset + into;
+    table->size = load.p_filesz - into;
+    if (table->offset < load.p_offset) break;  // wrapped around: no place in the file
     mapped = true;
     break;
   }
@@ -201,21 +192,61 @@ bool ReadElf(const ByteSource& src, const std::string& ehdr_bytes, ElfFile* elf,
     *err = "ELF string table address is in no loaded segment";
     return false;
   }
-  if (strsz) table.size = std::min(table.size, *strsz);
-  for (uint64_t index : needed) {
+  if (strsz) table->size = std::min(table->size, *strsz);
+  return true;
+}
+
+// The names the dynamic entries point at.
+bool ReadDynamicStrings(const ByteSource& src, const StringTable& table,
+                        const DynamicEntries& entries, ElfFile* elf, std::string* err) {
+  for (uint64_t index : entries.needed) {
     std::string name;
     if (!ReadString(src, table, index, &name, err)) return false;
     elf->needed.push_back(std::move(name));
   }
-  if (soname && !ReadString(src, table, *soname, &elf->soname, err)) return false;
-  if (runpath) {
+  if (entries.soname && !ReadString(src, table, *entries.soname, &elf->soname, err)) return false;
+  if (entries.runpath) {
     elf->runpath.emplace();
-    if (!ReadString(src, table, *runpath, &*elf->runpath, err)) return false;
-  } else if (rpath) {
+    if (!ReadString(src, table, *entries.runpath, &*elf->runpath, err)) return false;
+  } else if (entries.rpath) {
     elf->rpath.emplace();
-    if (!ReadString(src, table, *rpath, &*elf->rpath, err)) return false;
+    if (!ReadString(src, table, *entries.rpath, &*elf->rpath, err)) return false;
   }
   return true;
+}
+
+template <typename Ehdr, typename Phdr, typename Dyn>
+bool ReadElf(const ByteSource& src, const std::string& ehdr_bytes, ElfFile* elf, std::string* err) {
+  const Ehdr eh = At<Ehdr>(ehdr_bytes, 0);
+  std::vector<Phdr> headers;
+  if (!elf_bytes::ReadProgramHeaders(src, eh, &headers, err)) return false;
+  std::vector<Phdr> loads;
+  std::optional<Phdr> interp, dynamic;
+  for (const Phdr& ph : headers) {
+    if (ph.p_type == PT_LOAD) loads.push_back(ph);
+    // The kernel and the loader take the first of each.
+    if (ph.p_type == PT_INTERP && !interp) interp = ph;
+    if (ph.p_type == PT_DYNAMIC && !dynamic) dynamic = ph;
+  }
+  if (interp && !ReadInterpreter(src, *interp, elf, err)) return false;
+  if (!dynamic) return true;
+  if (dynamic->p_filesz > kMaxDynamicBytes) {
+    *err = "ELF dynamic section larger than " + std::to_string(kMaxDynamicBytes) + " bytes";
+    return false;
+  }
+  std::string bytes;
+  if (!ReadExactly(src, dynamic->p_offset, dynamic->p_filesz, "ELF dynamic section", &bytes, err)) {
+    return false;
+  }
+  const DynamicEntries entries = ReadDynamicEntries<Dyn>(bytes, elf);
+  if (!entries.names_strings()) return true;
+  if (!entries.strtab) {
+    *err = "ELF dynamic section names strings but has no DT_STRTAB";
+    return false;
+  }
+  StringTable table;
+  return LocateStringTable(loads, *entries.strtab, entries.strsz, &table, err) &&
+         ReadDynamicStrings(src, table, entries, elf, err);
 }
 
 // The ELF header's bytes when `src` is an ELF file of this machine's byte

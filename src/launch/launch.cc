@@ -190,6 +190,164 @@ std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::str
   return out;
 }
 
+// One launch from the spawn of its supervisor to the end of its tree: the
+// output pipes, the deadline and what the supervisor reported, all on one
+// io_context run in the calling thread. `sock` is workgate's end of the
+// launch socket; the caller closes it after Supervise.
+class TreeRun {
+ public:
+  TreeRun(const LaunchSpec& spec, int sock, LaunchResult* result)
+      : spec_(spec),
+        sock_(sock),
+        result_(result),
+        out_(ios_, 1, spec.stdout_line, spec.passthrough),
+        err_(ios_, 2, {}, spec.passthrough),
+        deadline_(ios_),
+        patience_(ios_),
+        pipe_grace_(ios_) {}
+
+  // Forks the supervisor and has it exec the workload (launch/supervisor.h).
+  // False with result->start_error when the workload did not start.
+  bool Spawn(const ChildPlan& plan, char** envp);
+  // Streams the output and keeps the deadline until the tree is gone.
+  void Supervise();
+  // Fills the result from the supervisor's reports and the captured output.
+  void Collect();
+
+ private:
+  void OnSupervisorExit();
+  void ArmDeadline(pid_t pgid);
+
+  const LaunchSpec& spec_;
+  const int sock_;
+  LaunchResult* const result_;
+  boost::asio::io_context ios_;
+  PipeReader out_, err_;
+  boost::asio::steady_timer deadline_, patience_, pipe_grace_;
+  Clock::time_point start_, end_;
+  bool supervisor_done_ = false;
+  LaunchMessage final_msg_{};
+  bool have_final_ = false;
+  int namespace_errno_ = 0;  // the PID namespace asked for could not be made
+  std::unique_ptr<bp::child> child_;
+};
+
+bool TreeRun::Spawn(const ChildPlan& plan, char** envp) {
+  pid_t supervisor = -1;
+  SupervisedLaunch hook;
+  hook.plan = &plan;
+  hook.exec_path = &spec_.exec_path;
+  hook.envp = envp;
+  hook.forked = &supervisor;
+  const std::vector<std::string> args(spec_.argv.begin() + 1, spec_.argv.end());
+  start_ = end_ = Clock::now();
+  try {
+    auto lock = LockSpawning();
+    if (LaunchesInterrupted()) {
+      result_->start_error = "workgate is being interrupted";
+      return false;
+    }
+    try {
+      child_ = std::make_unique<bp::child>(
+          bp::exe = spec_.argv[0], bp::args = args,
+          bp::start_dir = spec_.cwd.empty() ? std::string(".") : spec_.cwd, bp::std_in < bp::null,
+          bp::std_out > out_.pipe(), bp::std_err > err_.pipe(), ios_,
+          bp::on_exit = [this](int, const std::error_code&) { OnSupervisorExit(); }, hook);
+    } catch (...) {
+      // An exec that failed leaves the supervisor, which ends on its own.
+      if (supervisor > 0) {
+        while (waitpid(supervisor, nullptr, 0) < 0 && errno == EINTR) {
+        }
+      }
+      throw;
+    }
+    RegisterTree(child_->id(), sock_);
+  } catch (const bp::process_error& e) {
+    const int code = e.code().value();
+    result_->start_error =
+        fmt::format("{}: {}", spec_.exec_path.empty() ? spec_.argv[0] : spec_.exec_path,
+                    code != 0 ? strerror(code) : e.what());
+    return false;
+  }
+  result_->started = true;
+  return true;
+}
+
+void TreeRun::Supervise() {
+  const pid_t pgid = child_->id();
+  LaunchMessage setup{};
+  if (ReceiveMessage(sock_, &setup, &result_->fds) && setup.kind == LaunchMessage::kSetup) {
+    result_->setup_errno = setup.error;
+    namespace_errno_ = setup.namespace_error;
+  }
+  auto pipes_done = [this] {
+    if (out_.done() && err_.done()) pipe_grace_.cancel();
+  };
+  out_.Start(pipes_done);
+  err_.Start(pipes_done);
+  if (spec_.timeout_seconds > 0) ArmDeadline(pgid);
+  ios_.run();
+  std::error_code wait_error;
+  child_->wait(wait_error);
+  UnregisterTree(pgid);
+}
+
+void TreeRun::OnSupervisorExit() {
+  end_ = Clock::now();
+  supervisor_done_ = true;
+  deadline_.cancel();
+  patience_.cancel();
+  std::vector<int> none;
+  have_final_ =
+      ReceiveMessage(sock_, &final_msg_, &none) && final_msg_.kind == LaunchMessage::kFinal;
+  // A supervisor that died without its report (the workload killed it)
+  // leaves orphans with workgate, the subreaper. One whose setup failed
+  // never started a workload.
+  if (!have_final_ && result_->setup_errno == 0 && namespace_errno_ == 0) {
+    result_->leftover_processes = -1;
+    KillEscapees();
+  }
+  if (!out_.done() || !err_.done()) {
+    pipe_grace_.expires_after(kPipeGrace);
+    pipe_grace_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;
+      KillEscapees();
+      out_.Abandon();
+      err_.Abandon();
+    });
+  }
+}
+
+void TreeRun::ArmDeadline(pid_t pgid) {
+  deadline_.expires_after(std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(spec_.timeout_seconds)));
+  deadline_.async_wait([this, pgid](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled: the tree ended in time
+    result_->timed_out = true;
+    send(sock_, &kKillRequest, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    patience_.expires_after(kKillPatience);
+    patience_.async_wait([this, pgid](const boost::system::error_code& ec2) {
+      if (ec2 || supervisor_done_) return;
+      kill(-pgid, SIGKILL);
+      kill(pgid, SIGKILL);
+    });
+  });
+}
+
+void TreeRun::Collect() {
+  LaunchResult& r = *result_;
+  RecordOutcome(have_final_ ? &final_msg_ : nullptr, child_->native_exit_code(), &r);
+  r.start_error = SetupFailure(r.setup_errno, namespace_errno_, &r.fds);
+  if (!r.start_error.empty()) r.started = false;
+  r.out = out_.capture().Text();
+  r.err = err_.capture().Text();
+  r.out_bytes = out_.capture().total_bytes();
+  r.err_bytes = err_.capture().total_bytes();
+  r.wall_seconds = have_final_ && final_msg_.wall_ns > 0
+                       ? static_cast<double>(final_msg_.wall_ns) / 1e9
+                       : std::chrono::duration<double>(end_ - start_).count();
+}
+
 }  // namespace
 
 std::string LaunchResult::Describe(double timeout_seconds) const {
@@ -230,127 +388,13 @@ LaunchResult Launch(const LaunchSpec& spec) {
   std::vector<char*> envp;
   for (std::string& kv : env_strings) envp.push_back(kv.data());
   envp.push_back(nullptr);
-  pid_t supervisor = -1;
-  SupervisedLaunch hook;
-  hook.plan = &plan;
-  hook.exec_path = &spec.exec_path;
-  hook.envp = envp.data();
-  hook.forked = &supervisor;
-  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
 
-  boost::asio::io_context ios;
-  PipeReader out(ios, 1, spec.stdout_line, spec.passthrough);
-  PipeReader err(ios, 2, {}, spec.passthrough);
-  boost::asio::steady_timer deadline(ios), patience(ios), pipe_grace(ios);
-  auto start = Clock::now();
-  auto end = start;
-  bool supervisor_done = false;
-  LaunchMessage final_msg{};
-  bool have_final = false;
-  int namespace_errno = 0;  // the PID namespace asked for could not be made
-  std::unique_ptr<bp::child> child;
-  try {
-    auto lock = LockSpawning();
-    if (LaunchesInterrupted()) {
-      result.start_error = "workgate is being interrupted";
-      close(sv[0]);
-      close(sv[1]);
-      return result;
-    }
-    try {
-      child = std::make_unique<bp::child>(
-          bp::exe = spec.argv[0], bp::args = args,
-          bp::start_dir = spec.cwd.empty() ? std::string(".") : spec.cwd, bp::std_in < bp::null,
-          bp::std_out > out.pipe(), bp::std_err > err.pipe(), ios,
-          bp::on_exit =
-              [&](int, const std::error_code&) {
-                end = Clock::now();
-                supervisor_done = true;
-                deadline.cancel();
-                patience.cancel();
-                std::vector<int> none;
-                have_final = ReceiveMessage(sv[0], &final_msg, &none) &&
-                             final_msg.kind == LaunchMessage::kFinal;
-                // A supervisor that died without its report (the workload
-                // killed it) leaves orphans with workgate, the subreaper. One
-                // whose setup failed never started a workload.
-                if (!have_final && result.setup_errno == 0 && namespace_errno == 0) {
-                  result.leftover_processes = -1;
-                  KillEscapees();
-                }
-                if (!out.done() || !err.done()) {
-                  pipe_grace.expires_after(kPipeGrace);
-                  pipe_grace.async_wait([&](const boost::system::error_code& ec) {
-                    if (ec) return;
-                    KillEscapees();
-                    out.Abandon();
-                    err.Abandon();
-                  });
-                }
-              },
-          hook);
-    } catch (...) {
-      // An exec that failed leaves the supervisor, which ends on its own.
-      if (supervisor > 0) {
-        while (waitpid(supervisor, nullptr, 0) < 0 && errno == EINTR) {
-        }
-      }
-      throw;
-    }
-    RegisterTree(child->id(), sv[0]);
-  } catch (const bp::process_error& e) {
-    const int code = e.code().value();
-    result.start_error = fmt::format("{}: {}", spec.exec_path.empty() ? spec.argv[0] : spec.exec_path,
-                                     code != 0 ? strerror(code) : e.what());
-    close(sv[0]);
-    close(sv[1]);
-    return result;
-  }
+  TreeRun run(spec, sv[0], &result);
+  const bool spawned = run.Spawn(plan, envp.data());
   close(sv[1]);
-  result.started = true;
-  const pid_t pgid = child->id();
-
-  LaunchMessage setup{};
-  if (ReceiveMessage(sv[0], &setup, &result.fds) && setup.kind == LaunchMessage::kSetup) {
-    result.setup_errno = setup.error;
-    namespace_errno = setup.namespace_error;
-  }
-  auto pipes_done = [&] {
-    if (out.done() && err.done()) pipe_grace.cancel();
-  };
-  out.Start(pipes_done);
-  err.Start(pipes_done);
-  if (spec.timeout_seconds > 0) {
-    deadline.expires_after(std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(spec.timeout_seconds)));
-    deadline.async_wait([&](const boost::system::error_code& ec) {
-      if (ec) return;  // cancelled: the tree ended in time
-      result.timed_out = true;
-      send(sv[0], &kKillRequest, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-      patience.expires_after(kKillPatience);
-      patience.async_wait([&](const boost::system::error_code& ec2) {
-        if (ec2 || supervisor_done) return;
-        kill(-pgid, SIGKILL);
-        kill(pgid, SIGKILL);
-      });
-    });
-  }
-  ios.run();
-  std::error_code wait_error;
-  child->wait(wait_error);
-  UnregisterTree(pgid);
+  if (spawned) run.Supervise();
   close(sv[0]);
-
-  RecordOutcome(have_final ? &final_msg : nullptr, child->native_exit_code(), &result);
-  result.start_error = SetupFailure(result.setup_errno, namespace_errno, &result.fds);
-  if (!result.start_error.empty()) result.started = false;
-  result.out = out.capture().Text();
-  result.err = err.capture().Text();
-  result.out_bytes = out.capture().total_bytes();
-  result.err_bytes = err.capture().total_bytes();
-  result.wall_seconds = have_final && final_msg.wall_ns > 0
-                            ? static_cast<double>(final_msg.wall_ns) / 1e9
-                            : std::chrono::duration<double>(end - start).count();
+  if (spawned) run.Collect();
   return result;
 }
 

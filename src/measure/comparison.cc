@@ -30,15 +30,26 @@ namespace {
 
 // The program a side really runs: the build itself when it is a file, else
 // (a build directory, or an interpreter running a script of the build) the
-// first program of the command.
-std::string MeasuredProgram(const std::string& exe, const CountedWorkload& counted) {
+// first program of the command, found as its launch found it: on the run's
+// PATH, and a relative path from the run's directory `cwd` (empty:
+// workgate's own, --as-is). False with `*err` when it is not there: the
+// fingerprint would then name no binary and no libraries at all.
+bool MeasuredProgram(const std::string& exe, const CountedWorkload& counted, const std::string& cwd,
+                     std::string* program, std::string* err) {
   struct stat st;
-  if (stat(exe.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return RealPath(exe);
-  if (!counted.argv.empty()) {
-    auto path = counted.env.count("PATH") ? counted.env.at("PATH") : "/usr/bin:/bin";
-    return RealPath(SearchPath(counted.argv[0], path));
+  if (stat(exe.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    *program = RealPath(exe);
+  } else if (!counted.argv.empty()) {
+    const auto path = counted.env.find("PATH");
+    std::string found =
+        SearchPath(counted.argv[0], path != counted.env.end() ? path->second : "/usr/bin:/bin");
+    if (!found.empty() && found[0] != '/' && !cwd.empty()) found = cwd + "/" + found;
+    *program = found.empty() ? "" : RealPath(found);
   }
-  return "";
+  if (!program->empty()) return true;
+  *err = fmt::format("cannot find the program that ran ({})",
+                     counted.argv.empty() ? exe : counted.argv[0]);
+  return false;
 }
 
 // The parts of a side's fingerprint that come from its files: the
@@ -46,19 +57,22 @@ std::string MeasuredProgram(const std::string& exe, const CountedWorkload& count
 // `*err` when one cannot be read: a fingerprint that cannot say what was
 // measured is no evidence to store or compare (the workload ran, but its
 // binary may be unreadable, or name a library that is no valid ELF file).
-bool FingerprintFiles(const ComparisonPlan& plan, const Workload& w, const std::string& program,
-                      const std::map<std::string, std::string>& env, Fingerprint* fp,
+bool FingerprintFiles(const ComparisonPlan& plan, const Workload& w, const std::string& exe,
+                      const CountedWorkload& counted, const std::string& cwd, Fingerprint* fp,
                       std::string* err) {
   if (!WorkloadDigest(w, plan.suite_dir, &fp->suite_sha256, err)) return false;
-  if (program.empty()) return true;
+  std::string program;
+  if (!MeasuredProgram(exe, counted, cwd, &program, err)) return false;
   std::optional<std::string> sha = Sha256OfFile(program, err);
   if (!sha) return false;
   fp->binary_sha256 = *sha;
-  return SharedLibrariesOf(program, env, &fp->libraries, err);
+  return SharedLibrariesOf(program, counted.env, &fp->libraries, err);
 }
 
+// `cwd` is the directory the side ran in (FingerprintFiles).
 void FillSide(const ComparisonPlan& plan, const Fingerprint& common, const Workload& w,
-              const std::string& exe, const CountedWorkload& counted, SideResult* side) {
+              const std::string& exe, const std::string& cwd, const CountedWorkload& counted,
+              SideResult* side) {
   side->counts = counted.counts();
   side->score = counted.score;
   side->error = counted.error;
@@ -68,8 +82,8 @@ void FillSide(const ComparisonPlan& plan, const Fingerprint& common, const Workl
   fp.argv = counted.argv;
   fp.env = counted.env;
   std::string err;
-  if (!FingerprintFiles(plan, w, MeasuredProgram(exe, counted), counted.env, &fp, &err) &&
-      side->error.empty()) {
+  // A side that failed already keeps its own reason.
+  if (!FingerprintFiles(plan, w, exe, counted, cwd, &fp, &err) && side->error.empty()) {
     side->error = "cannot fingerprint what was measured: " + err;
   }
 }
@@ -87,6 +101,7 @@ std::string Elapsed(std::chrono::steady_clock::time_point since) {
 void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
               const Workload& w, WorkloadResult* r, const ProgressFn& progress) {
   WorkDir dir(w.name);
+  const std::string cwd = plan.launch.as_is ? "" : dir.path();
   auto start = std::chrono::steady_clock::now();
   std::optional<TempDir> profiles;
   if (counter.name() == "callgrind" && plan.stability != StabilityMode::kNever) {
@@ -102,7 +117,7 @@ void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& c
     CountedWorkload base = CountWorkload(counter, w, plan.suite_dir, dir, plan.baseline_exe,
                                          plan.repeat, plan.launch, first.baseline);
     RejectMultiplexed(&base);
-    FillSide(plan, common, w, plan.baseline_exe, base, &r->baseline);
+    FillSide(plan, common, w, plan.baseline_exe, cwd, base, &r->baseline);
   }
   if (!plan.candidate_exe.empty()) {
     progress(fmt::format("{}  candidate  counting  ({})", w.name, Elapsed(start)));
@@ -110,7 +125,7 @@ void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& c
     CountedWorkload cand = CountWorkload(counter, w, plan.suite_dir, dir, plan.candidate_exe,
                                          plan.repeat, plan.launch, first.candidate);
     RejectMultiplexed(&cand);
-    FillSide(plan, common, w, plan.candidate_exe, cand, &r->candidate);
+    FillSide(plan, common, w, plan.candidate_exe, cwd, cand, &r->candidate);
   }
   if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);
   StabilityPlan settle;

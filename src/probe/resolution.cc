@@ -53,11 +53,12 @@ bool SplitForkedCounts(std::vector<uint64_t> per_process, std::vector<uint64_t>*
     *err = fmt::format("expected {} processes, {} counted", 1 + kChildren, per_process.size());
     return false;
   }
-  // The parent runs no loop and counts least; each small loop counts
+  // The parent comes first (CountedRun::per_process) and runs no loop. The
+  // children come in no useful order; each small loop counts
   // 2 * (kResolutionLarge - kResolutionSmall) instructions fewer than a large
   // one, far more than any backend's spread, so the order by count is the
   // order by size.
-  std::sort(per_process.begin(), per_process.end());
+  std::sort(per_process.begin() + 1, per_process.end());
   small->assign(per_process.begin() + 1, per_process.begin() + 1 + kResolutionRepeats);
   large->assign(per_process.begin() + 1 + kResolutionRepeats, per_process.end());
   return true;

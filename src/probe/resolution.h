@@ -34,10 +34,11 @@ struct Resolution {
 Resolution ResolutionFromCounts(const std::string& backend, std::vector<uint64_t> small,
                                 std::vector<uint64_t> large);
 
-/// Splits the per-process counts of `known_loop --region-fork` (the parent,
-/// which counts nothing, and one child per size and repeat) into the small
-/// and the large loop's counts. By size, not by position: Valgrind reports
-/// processes in pid order, which is not creation order once pids wrap.
+/// Splits the per-process counts of `known_loop --region-fork` (the parent
+/// first, as CountedRun::per_process has it, then one child per size and
+/// repeat) into the small and the large loop's counts. The children by size,
+/// not by position: they come in pid order, which is not creation order once
+/// pids wrap.
 /// False with `*err` when the number of processes is not the expected one.
 bool SplitForkedCounts(std::vector<uint64_t> per_process, std::vector<uint64_t>* small,
                        std::vector<uint64_t>* large, std::string* err);

@@ -84,29 +84,6 @@ std::optional<int> ParseInt(const std::string& text) {
   }
 }
 
-// The first line `exe --version` prints ("valgrind-3.19.0"), or why not. Run
-// through workgate's own launcher: contained, and ended after 5 s.
-Probed<std::string> ReadValgrindVersion(const std::string& exe) {
-  LaunchSpec spec;
-  spec.argv = {exe, "--version"};
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos) spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  spec.no_aslr = false;
-  spec.timeout_seconds = 5;
-  const LaunchResult r = Launch(spec);
-  const std::string version = Trim(r.out.substr(0, r.out.find('\n')));
-  if (!r.started) return Missing<std::string>("cannot run " + exe + " --version: " + r.start_error);
-  if (r.timed_out) return Missing<std::string>(exe + " --version did not finish");
-  if (!r.ok() || version.rfind("valgrind-", 0) != 0) {
-    return Missing<std::string>(exe + " --version " + r.Describe() + " and printed \"" + version +
-                                "\"");
-  }
-  return Have(version);
-}
-
 // "/usr/local/bin, /usr/bin" from "/usr/local/bin:/usr/bin"; an empty entry
 // is the current directory, as execvp takes it.
 std::string ListedDirectories(const std::string& path_list) {
@@ -153,6 +130,33 @@ Probed<std::string> ResolveValgrind(const std::string& override_path,
                               "or set WORKGATE_VALGRIND to its path");
 }
 
+Probed<std::string> ReadValgrindVersion(const std::string& exe, double timeout_seconds) {
+  // Through workgate's own launcher, not a child of its own: contained (what
+  // it starts goes with it), ended at the deadline, its output bounded, and
+  // known to the escapee scan. Its own PID namespace and pinned ASLR would
+  // only cost time: nothing here is counted.
+  LaunchSpec spec;
+  spec.argv = {exe, "--version"};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  spec.no_aslr = false;
+  spec.timeout_seconds = timeout_seconds;
+  const LaunchResult r = Launch(spec);
+  const std::string version = Trim(r.out.substr(0, r.out.find('\n')));
+  if (!r.started) return Missing<std::string>("cannot run " + exe + " --version: " + r.start_error);
+  if (r.timed_out) {
+    return Missing<std::string>(exe + " --version did not finish: " + r.Describe(timeout_seconds));
+  }
+  if (!r.ok() || version.rfind("valgrind-", 0) != 0) {
+    return Missing<std::string>(exe + " --version " + r.Describe() + " and printed \"" + version +
+                                "\"");
+  }
+  return Have(version);
+}
+
 const ValgrindLookup& LookUpValgrind() {
   static const ValgrindLookup lookup = [] {
     const char* override_path = getenv("WORKGATE_VALGRIND");
@@ -162,7 +166,7 @@ const ValgrindLookup& LookUpValgrind() {
     // The version of the very file that will count, not of whatever a later
     // PATH search would find.
     v.version =
-        v.path.value ? ReadValgrindVersion(*v.path.value) : Missing<std::string>(v.path.note);
+        v.path.value ? ReadValgrindVersion(*v.path.value, 5) : Missing<std::string>(v.path.note);
     return v;
   }();
   return lookup;

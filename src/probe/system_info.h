@@ -71,6 +71,11 @@ const ValgrindLookup& LookUpValgrind();
 /// /usr/bin or /usr/local/bin but not on this PATH is named). Runs nothing.
 Probed<std::string> ResolveValgrind(const std::string& override_path, const std::string& path_list);
 
+/// The first line `exe --version` prints ("valgrind-3.19.0"), or why not: it
+/// could not start, failed, printed something else, or ran past
+/// `timeout_seconds`, when it is killed with everything it started.
+Probed<std::string> ReadValgrindVersion(const std::string& exe, double timeout_seconds);
+
 /// Reads everything above from this machine. Runs `valgrind --version` (no
 /// shell, 5 s limit) and nothing else; takes a few milliseconds.
 SystemInfo GatherSystemInfo();

@@ -17,7 +17,9 @@
 //        "wall_seconds", "error",
 //        "events": [{"event", "value", "time_enabled_ns", "time_running_ns",
 //                    "multiplexed"}],
-//        "per_process" (Valgrind, where it counted processes)}
+//        "per_process" (Valgrind, where it counted processes: the launched
+//          process first, the others in pid order, which is not creation
+//          order)}
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -109,67 +109,75 @@ std::string ValidUtf8(std::string_view bytes) {
   return out;
 }
 
-// One code point through the escape-sequence parser. The states follow
-// ECMA-48 (5.3-5.6) as terminals implement it: a CSI is parameter bytes
-// 30-3F, intermediate bytes 20-2F and one final byte 40-7E, and any other
-// character cancels it and is then read as text; other ESC sequences are
-// intermediates 20-2F and one final byte 30-7E; a control string's payload is
-// swallowed up to BEL or ST (ESC \, U+009C), and CAN or SUB abort it.
-void TerminalFilter::Filter(char32_t cp, std::string* out) {
+// One code point while an escape sequence or control string is under way
+// (Filter handles text). The states follow ECMA-48 (5.3-5.6) as terminals
+// implement it: a CSI is parameter bytes 30-3F, intermediate bytes 20-2F and
+// one final byte 40-7E, and any other character cancels it and is then read
+// as text; other ESC sequences are intermediates 20-2F and one final byte
+// 30-7E; a control string's payload is swallowed up to BEL or ST (ESC \,
+// U+009C), and CAN or SUB abort it.
+bool TerminalFilter::Sequence(char32_t cp, std::string* out) {
   switch (state_) {
     case State::kText:
-      break;
+      return false;
     case State::kEscape:
       if (cp == '[') {
         state_ = State::kCsi;
-        return;
+        return true;
       }
       if (OpensControlString(cp)) {
         state_ = State::kString;
-        return;
+        return true;
       }
       if (cp >= 0x20 && cp <= 0x2F) {
         state_ = State::kEscapeTail;
-        return;
+        return true;
       }
       state_ = State::kText;
-      if (cp >= 0x30 && cp <= 0x7E) return;  // ESC 7, ESC c (reset), ESC =
+      if (cp >= 0x30 && cp <= 0x7E) return true;  // ESC 7, ESC c (reset), ESC =
       // An ESC before anything else goes alone; the character is text.
-      break;
+      return false;
     case State::kEscapeTail:
-      if (cp >= 0x20 && cp <= 0x2F) return;
+      if (cp >= 0x20 && cp <= 0x2F) return true;
       state_ = State::kText;
-      if (cp >= 0x30 && cp <= 0x7E) return;  // ESC ( B, ESC # 8
-      break;
+      if (cp >= 0x30 && cp <= 0x7E) return true;  // ESC ( B, ESC # 8
+      return false;
     case State::kCsi:
-      if (cp >= 0x20 && cp <= 0x3F) return;
+      if (cp >= 0x20 && cp <= 0x3F) return true;
       state_ = State::kText;
-      if (cp >= 0x40 && cp <= 0x7E) return;
-      break;
+      if (cp >= 0x40 && cp <= 0x7E) return true;
+      return false;
     case State::kString:
       if (cp == kEsc) {
         state_ = State::kStringEscape;
-        return;
+        return true;
       }
       if (cp == 0x07 || cp == 0x9C || cp == 0x18 || cp == 0x1A) {
         state_ = State::kText;
-        return;
+        return true;
       }
-      if (cp != '\n') return;
+      if (cp != '\n') return true;
       // Unterminated at the end of a line: end it there (the line feed
       // stays), so a program cannot swallow the rest of its own output and
       // what follows it.
       state_ = State::kText;
-      break;
+      return false;
     case State::kStringEscape:
       if (cp == '\\') {
         state_ = State::kText;
-        return;
+        return true;
       }
       // ESC and anything else ends the string and starts a new sequence.
       state_ = State::kEscape;
-      return Filter(cp, out);
+      Filter(cp, out);
+      return true;
   }
+  return false;
+}
+
+// One code point: part of a sequence, the start of one, or text to keep.
+void TerminalFilter::Filter(char32_t cp, std::string* out) {
+  if (Sequence(cp, out)) return;
   if (cp == kEsc) {
     state_ = State::kEscape;
     return;

@@ -64,6 +64,9 @@ class TerminalFilter {
  private:
   enum class State : uint8_t { kText, kEscape, kEscapeTail, kCsi, kString, kStringEscape };
   void Filter(char32_t cp, std::string* out);
+  /// Takes `cp` into the escape sequence or control string under way and
+  /// returns true; false when `cp` is text.
+  bool Sequence(char32_t cp, std::string* out);
 
   LineBreaks breaks_;
   State state_ = State::kText;

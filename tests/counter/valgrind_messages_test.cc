@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace workgate {
 namespace {
 
@@ -14,6 +16,26 @@ const char kBanner[] =
     "==13302== Parent PID: 1\n"
     "==13302== \n"
     "==13302== For interactive control, run 'callgrind_control -h'.\n";
+
+std::optional<long long> ParentPid(const std::string& log) {
+  std::istringstream in(log);
+  return ParentPidInBanner(in);
+}
+
+TEST(ParentPidInBannerTest, ReadsTheBannersParentPid) {
+  EXPECT_EQ(ParentPid(kBanner), 1);
+  EXPECT_EQ(ParentPid("==7== Command: x\n==7== Parent PID: 32761\n==7== \n"), 32761);
+}
+
+TEST(ParentPidInBannerTest, OnlyTheBannerCounts) {
+  // After the banner's blank line the program can make Valgrind print what it
+  // likes (a client request); an empty log is a process killed as it forked.
+  EXPECT_EQ(ParentPid("==7== Command: x\n==7== \n==7== Parent PID: 3\n"), std::nullopt);
+  EXPECT_EQ(ParentPid(""), std::nullopt);
+  EXPECT_EQ(ParentPid("Parent PID: 3\n"), std::nullopt);
+  EXPECT_EQ(ParentPid("==7== Parent PID: 3x\n"), std::nullopt);
+  EXPECT_EQ(ParentPid("==7== Parent PID: \n"), std::nullopt);
+}
 
 TEST(ValgrindErrorsInTest, TheBannerAndTheProgramsOwnCrashAreNotValgrindErrors) {
   EXPECT_TRUE(ValgrindErrorsIn(kBanner).empty());

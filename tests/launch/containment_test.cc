@@ -2,11 +2,15 @@
 // daemons, a tree left running, a killed supervisor, output that never ends.
 // Every test checks by pid that nothing of the tree survived.
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include "hostile/hostile_paths.h"
@@ -117,6 +121,58 @@ TEST_P(ContainmentTest, OutputIsStreamedAndOnlyItsEndsKept) {
   EXPECT_EQ(r.out.substr(r.out.size() - 9), "score: 1\n");
   EXPECT_EQ(last, "score: 1");
   EXPECT_EQ(lines, bytes / 80 + 1);
+}
+
+// Opens /dev/zero in the child, as the perf backend opens its counters, and
+// hands it back to workgate; the workload keeps it only when `keep` says.
+class OpensADescriptor : public ChildSetup {
+ public:
+  explicit OpensADescriptor(bool keep) : keep_(keep) {}
+  int InChild(int* fds, int* nfds) override {
+    fds[0] = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+    if (fds[0] < 0) return errno;
+    *nfds = 1;
+    return 0;
+  }
+  bool WorkloadKeepsFds() const override { return keep_; }
+
+ private:
+  bool keep_;
+};
+
+TEST_P(ContainmentTest, TheWorkloadSeesOnlyStdioAndTheDescriptorsItIsMeantToHave) {
+  // Between fork and exec the child holds the launch socket, the namespace's
+  // report and control pipes and the setup's descriptors; none may reach the
+  // workload unless it is meant to have it.
+  int inherited = open("/dev/null", O_RDONLY);  // no O_CLOEXEC
+  ASSERT_GE(inherited, 0);
+  for (bool keep : {false, true}) {
+    OpensADescriptor setup(keep);
+    LaunchSpec spec = Spec({"fds"});
+    spec.setup = &setup;
+    spec.inherit_fds = {inherited};
+    LaunchResult r = Launch(spec);
+    ASSERT_TRUE(r.ok()) << r.Describe() << r.err;
+    ASSERT_EQ(r.fds.size(), 1u);
+    // A kept descriptor has the number it had in the child: any free one.
+    std::map<int, std::string> expected = {
+        {0, "/dev/null"}, {1, "pipe"}, {2, "pipe"}, {inherited, "/dev/null"}};
+    std::map<int, std::string> seen;
+    std::istringstream lines(r.out);
+    std::string word, file;
+    int fd = -1;
+    while (lines >> word >> fd >> file && word == "fd") seen[fd] = file;
+    if (keep) {
+      auto kept = std::find_if(seen.begin(), seen.end(),
+                               [](const auto& entry) { return entry.second == "/dev/zero"; });
+      ASSERT_NE(kept, seen.end()) << "the kept descriptor is missing:\n" << r.out;
+      expected[kept->first] = kept->second;
+    }
+    EXPECT_EQ(seen, expected) << "keep " << keep << ":\n" << r.out;
+    EXPECT_EQ(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1), "score: 1\n") << r.out;
+    for (int handed_back : r.fds) close(handed_back);
+  }
+  close(inherited);
 }
 
 INSTANTIATE_TEST_SUITE_P(WithAndWithoutPidNamespace, ContainmentTest, ::testing::Bool(),

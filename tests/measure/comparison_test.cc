@@ -9,12 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
 
 #include "../gate/elf_builder.h"
 #include "gate/fingerprint.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/sha256.h"
 
 namespace workgate {
 namespace {
@@ -105,6 +107,50 @@ TEST_F(ComparisonTest, TheWorkloadDigestFollowsTheScriptItRuns) {
   auto problem = CompatibilityProblem(before.baseline.fingerprint, after.candidate.fingerprint);
   ASSERT_TRUE(problem.has_value());
   EXPECT_NE(problem->find("the workload's definition differs"), std::string::npos) << *problem;
+}
+
+// A build directory holding `name` with `text`, executable.
+std::string BuildDirWith(const std::string& dir, const std::string& name, const std::string& text) {
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return dir;
+}
+
+TEST_F(ComparisonTest, ARelativeProgramIsFoundFromTheRunsDirectory) {
+  // The launch runs "exe/prog" from the workload's private directory, where
+  // exe is the build; found from workgate's own directory instead it was no
+  // file at all, and the side had no binary or libraries in its fingerprint.
+  const std::string build = dir_.path() + "/build";
+  std::filesystem::create_directories(build);
+  std::filesystem::copy_file("/bin/true", build + "/prog");
+  ComparisonPlan plan = Plan(build, build);
+  plan.workloads[0].command = {"exe/prog"};
+  WorkloadResult r = Compare(plan);
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.reason << r.baseline.error;
+  std::string err;
+  std::optional<std::string> sha = Sha256OfFile(build + "/prog", &err);
+  ASSERT_TRUE(sha) << err;
+  EXPECT_EQ(r.candidate.fingerprint.binary_sha256, *sha);
+  EXPECT_FALSE(r.candidate.fingerprint.libraries.empty());
+}
+
+TEST_F(ComparisonTest, AProgramThatIsGoneAfterItsRunIsInvalid) {
+  // Nothing left to hash: the side cannot say what was measured.
+  const std::string kept = BuildDirWith(dir_.path() + "/kept", "prog", "#!/bin/sh\nexit 0\n");
+  const std::string gone = BuildDirWith(dir_.path() + "/gone", "prog", "#!/bin/sh\nrm -f \"$0\"\n");
+  ComparisonPlan plan = Plan(kept, gone);
+  plan.workloads[0].command = {"{exe}/prog"};
+  WorkloadResult r = Compare(plan);
+  EXPECT_TRUE(r.baseline.error.empty()) << r.baseline.error;
+  EXPECT_FALSE(r.baseline.fingerprint.binary_sha256.empty());
+  EXPECT_EQ(r.candidate.error.rfind("cannot fingerprint what was measured: cannot find the "
+                                    "program that ran (",
+                                    0),
+            0u)
+      << r.candidate.error;
+  EXPECT_EQ(r.verdict, Verdict::kInvalid);
 }
 
 TEST_F(ComparisonTest, ACountersErrorKeepsItsExitCode) {

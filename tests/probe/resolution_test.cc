@@ -40,15 +40,18 @@ TEST(ResolutionTest, NoCountsIsAFailureNotACrash) {
   EXPECT_FALSE(r.error.empty());
 }
 
-TEST(ResolutionTest, ForkedCountsAreSplitBySizeWhateverTheirOrder) {
-  // Pids that wrapped put a child before the parent and sizes out of turn.
-  std::vector<uint64_t> small, large;
-  std::string err;
-  ASSERT_TRUE(SplitForkedCounts({400'107, 200'107, 0, 400'108, 200'107, 400'107, 200'109}, &small,
-                                &large, &err))
-      << err;
-  EXPECT_EQ(small, (std::vector<uint64_t>{200'107, 200'107, 200'109}));
-  EXPECT_EQ(large, (std::vector<uint64_t>{400'107, 400'107, 400'108}));
+TEST(ResolutionTest, ForkedCountsAreSplitBySizeWhateverTheChildrensOrder) {
+  // Pids that wrapped put the sizes out of turn; the parent is first by
+  // identity, not because it counts least.
+  for (uint64_t parent : {0ull, 900'000ull}) {
+    std::vector<uint64_t> small, large;
+    std::string err;
+    ASSERT_TRUE(SplitForkedCounts({parent, 400'107, 200'107, 400'108, 200'107, 400'107, 200'109},
+                                  &small, &large, &err))
+        << err;
+    EXPECT_EQ(small, (std::vector<uint64_t>{200'107, 200'107, 200'109})) << parent;
+    EXPECT_EQ(large, (std::vector<uint64_t>{400'107, 400'107, 400'108})) << parent;
+  }
 }
 
 TEST(ResolutionTest, AMissingProcessIsAnError) {

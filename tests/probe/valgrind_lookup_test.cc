@@ -3,9 +3,11 @@
 // there is none.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 
 #include "probe/system_info.h"
@@ -16,10 +18,10 @@ namespace {
 
 class ResolveValgrindTest : public ::testing::Test {
  protected:
-  // An executable file at `rel` in the test's directory.
-  std::string Executable(const std::string& rel) {
+  // An executable shell script at `rel` in the test's directory.
+  std::string Executable(const std::string& rel, const std::string& body = "exit 0\n") {
     const std::string path = dir_.path() + "/" + rel;
-    std::ofstream(path) << "#!/bin/sh\nexit 0\n";
+    std::ofstream(path) << "#!/bin/sh\n" << body;
     chmod(path.c_str(), 0755);
     return path;
   }
@@ -69,6 +71,40 @@ TEST_F(ResolveValgrindTest, NotOnPathSaysWhatWasSearchedAndHowToFixIt) {
   }
   EXPECT_EQ(found.note.find("not installed"), std::string::npos) << found.note;
   EXPECT_NE(ResolveValgrind("", "").note.find("PATH is empty"), std::string::npos);
+}
+
+using ReadValgrindVersionTest = ResolveValgrindTest;
+
+TEST_F(ReadValgrindVersionTest, ReadsTheFirstLine) {
+  Probed<std::string> v =
+      ReadValgrindVersion(Executable("valgrind", "echo valgrind-3.99.0; echo more\n"), 30);
+  ASSERT_TRUE(v.value) << v.note;
+  EXPECT_EQ(*v.value, "valgrind-3.99.0");
+}
+
+TEST_F(ReadValgrindVersionTest, SomethingElseIsNoVersion) {
+  const std::string fake = Executable("valgrind", "echo 'GNU bash, version 5'; exit 2\n");
+  Probed<std::string> v = ReadValgrindVersion(fake, 30);
+  EXPECT_FALSE(v.value);
+  EXPECT_EQ(v.note, fake + " --version exited with status 2 and printed \"GNU bash, version 5\"");
+}
+
+TEST_F(ReadValgrindVersionTest, OneThatHangsIsKilledAtTheDeadlineWithWhatItStarted) {
+  // A valgrind that never answers must not hold up the probe or every count,
+  // nor leave its children behind.
+  const std::string pid_file = dir_.path() + "/pid";
+  const std::string fake =
+      Executable("valgrind", "sleep 300 &\necho $! > " + pid_file + "\nwait\n");
+  // Long enough for a loaded machine to start the script and its child.
+  Probed<std::string> v = ReadValgrindVersion(fake, 2);
+  EXPECT_FALSE(v.value);
+  EXPECT_EQ(v.note, fake + " --version did not finish: timed out after 2 s (process tree killed)");
+  pid_t sleeper = 0;
+  std::ifstream(pid_file) >> sleeper;
+  ASSERT_GT(sleeper, 0) << "the fake valgrind did not start its child";
+  errno = 0;
+  EXPECT_EQ(kill(sleeper, 0), -1) << "pid " << sleeper << " survived";
+  EXPECT_EQ(errno, ESRCH);
 }
 
 }  // namespace
