@@ -2,6 +2,7 @@
 // user-space instructions. See README.md.
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,11 @@ int main(int argc, char** argv) {
   // Before any thread exists, so that every thread leaves these signals to
   // the one that ends the workload trees and cleans up.
   workgate::HandleInterruptions();
+  // A reader that goes away (`workgate probe --json - | head -1`) makes
+  // writes fail with EPIPE, which every report write checks and turns into
+  // exit 5 with the reason, instead of a silent death by SIGPIPE. Workloads
+  // start with every signal at its default (launch/supervisor.cc).
+  signal(SIGPIPE, SIG_IGN);
   CLI::App app{"workgate: gate pull requests on work added (retired user-space instructions)"};
   app.set_version_flag("--version", std::string("workgate ") + WORKGATE_VERSION);
   app.require_subcommand(1);

@@ -88,6 +88,22 @@ TEST_F(ReportOutputCliTest, AFullDiskUnderStdoutIsExitFiveNotATruncatedTable) {
       << probe.err;
 }
 
+TEST_F(ReportOutputCliTest, AReaderThatWentAwayIsExitFiveNotADeathBySigpipe) {
+  // The reader closes its end at once; the probe measures for a second or
+  // more before it writes, so its write meets a pipe with no reader.
+  LaunchSpec spec;
+  spec.argv = {"/bin/sh", "-c", "{ \"$0\" probe --json -; echo \"exit $?\" >&2; } | exec 0<&-",
+               WorkgateBin()};
+  spec.env = MinimalEnvironment(dir_.path());
+  spec.cwd = dir_.path();
+  spec.timeout_seconds = 240;
+  LaunchResult r = Launch(spec);
+  EXPECT_NE(r.err.find("cannot write the probe's JSON to standard output: Broken pipe"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("exit 5"), std::string::npos) << r.err;
+}
+
 TEST_F(ReportOutputCliTest, AFullStepSummaryIsExitFive) {
   LaunchResult r = Run({"compare", "--backend", "callgrind", "--baseline", kA, "--candidate", kA,
                         "--timed", "0", "--github", "--", "1000"},
