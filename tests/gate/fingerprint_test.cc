@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
 
 #include "gate/elf_file.h"
@@ -165,9 +164,7 @@ TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
   const std::string pids = dir.path() + "/pids";
   std::map<std::string, std::string> libs;
   std::string err;
-  auto start = std::chrono::steady_clock::now();
   const bool listed = SharedLibrariesOf(exe, {{"HOSTILE_PIDS", pids}}, &libs, &err);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   EXPECT_TRUE(testing::RecordedPids(pids).empty()) << "the program's interpreter was run";
   ASSERT_TRUE(listed) << err;
   ASSERT_EQ(libs.count(interp), 1u) << "the interpreter is listed with its digest";

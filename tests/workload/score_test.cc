@@ -2,14 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 namespace workgate {
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 TEST(ScoreTest, ComparesAsExactDecimals) {
   EXPECT_TRUE(ScoresEqual("10.000", "10"));
@@ -105,14 +99,12 @@ TEST(ScoreTest, ALongLineIsSearchedInItsFirstBytes) {
   EXPECT_EQ(at.last(), "7");
 }
 
-TEST(ScoreTest, AHundredMegabyteLineIsCheap) {
+TEST(ScoreTest, AHundredMegabyteLineIsSearchedOnlyUpToTheLimit) {
   std::string line = "score: 12";
   line.resize(100 << 20, '9');
   line += "\nscore: 3";
   line.resize(line.size() + (100 << 20), 'x');
-  const auto start = std::chrono::steady_clock::now();
   auto score = ExtractScore("score: ([0-9]+)", line);
-  const double seconds = SecondsSince(start);
   ASSERT_TRUE(score);
   // The first line is cut after kMaxScoreLineBytes; the second line matches.
   EXPECT_EQ(*score, "3");
@@ -120,21 +112,17 @@ TEST(ScoreTest, AHundredMegabyteLineIsCheap) {
   first.Feed(std::string_view(line).substr(0, 100 << 20));
   ASSERT_TRUE(first.last());
   EXPECT_EQ(first.last()->size(), kMaxScoreLineBytes - 7);
-  // Splitting 200 MB into lines and searching 128 KiB of them: milliseconds.
-  EXPECT_LT(seconds, 5.0);
 }
 
-TEST(ScoreTest, CatastrophicBacktrackingPatternFinishesFast) {
+TEST(ScoreTest, CatastrophicBacktrackingPatternFinishes) {
   // (a+)+b on a line of a's without a b takes 2^n steps in a backtracking
-  // engine (std::regex hung past the workload's timeout); RE2 is linear.
+  // engine, which would not end within the test's time limit (std::regex
+  // hung past the workload's timeout); RE2 is linear.
   std::string output;
   for (int i = 0; i < 200; ++i) output += std::string(kMaxScoreLineBytes, 'a') + "\n";
-  const auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(ExtractScore("(a+)+b", output).has_value());
   EXPECT_FALSE(ExtractScore("(a|aa)*c", output).has_value());
   EXPECT_FALSE(ExtractScore("((?:.*a){20})b", output.substr(0, 1000)).has_value());
-  const double seconds = SecondsSince(start);
-  EXPECT_LT(seconds, 5.0) << "12.5 MiB of output searched in " << seconds << " s";
   EXPECT_EQ(*ExtractScore("(a+)+b", "aaaaaaaab"), "aaaaaaaa");
 }
 
