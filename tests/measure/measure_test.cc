@@ -84,6 +84,7 @@ TEST_F(MeasureTest, BundledBenchmarkPinnedCountIsIdenticalAcrossRepeats) {
   ASSERT_TRUE(c.valid()) << c.error;
   ASSERT_EQ(c.counts().size(), 2u);
   EXPECT_EQ(c.counts()[0], c.counts()[1]);
+  ASSERT_TRUE(c.score.has_value());
   EXPECT_EQ(*c.score, "10.000");
 }
 
@@ -94,6 +95,7 @@ TEST_F(MeasureTest, InterpreterScriptsPinnedCountsAreIdenticalAcrossRepeats) {
   for (const auto& w : suite.workloads) {
     CountedWorkload c = CountOnce(w, wgi, w.name, 2, suite.dir);
     ASSERT_TRUE(c.valid()) << w.name << ": " << c.error;
+    ASSERT_EQ(c.counts().size(), 2u) << w.name;
     EXPECT_EQ(c.counts()[0], c.counts()[1]) << w.name;
   }
 }
