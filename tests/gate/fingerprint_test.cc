@@ -157,9 +157,10 @@ TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
   // an interpreter at all: the kernel refuses to start the program.)
   const std::string exe = testing::BuildPath("tests/hostile_interpreted");
   const std::string interp = testing::BuildPath("tests/hostile_interp");
-  if (access(exe.c_str(), X_OK) != 0) {
-    GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
-  }
+#ifndef WORKGATE_HOSTILE_INTERP_BUILT
+  GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
+#endif
+  WORKGATE_ASSERT_BUILT(exe);
   TempDir dir;
   const std::string pids = dir.path() + "/pids";
   std::map<std::string, std::string> libs;

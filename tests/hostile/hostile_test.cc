@@ -297,9 +297,10 @@ TEST_F(HostileTest, AWorkloadThatStopsItselfIsEndedAtItsTimeout) {
 
 TEST_F(HostileTest, AHostileProgramInterpreterRunsOnlyInsideTheTree) {
   const std::string interpreted = testing::BuildPath("tests/hostile_interpreted");
-  if (access(interpreted.c_str(), X_OK) != 0) {
-    GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
-  }
+#ifndef WORKGATE_HOSTILE_INTERP_BUILT
+  GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
+#endif
+  WORKGATE_ASSERT_BUILT(interpreted);
   // Its PT_INTERP leaves a daemon that holds stdout. The fingerprint reads
   // the ELF file and never starts it; the counted runs start it contained.
   auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", interpreted,
