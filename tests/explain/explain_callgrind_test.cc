@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -64,7 +66,7 @@ class ExplainCallgrind : public ::testing::Test {
     }
     std::string tmpl = (fs::temp_directory_path() / "workgate-explain-XXXXXX").string();
     if (mkdtemp(tmpl.data()) == nullptr) {
-      skip_ = "cannot create a temporary directory";
+      setup_error_ = "cannot create " + tmpl + ": " + std::strerror(errno);
       return;
     }
     dir_ = tmpl;
@@ -79,6 +81,7 @@ class ExplainCallgrind : public ::testing::Test {
   void SetUp() override {
     if (!skip_.empty()) GTEST_SKIP() << skip_;
     WORKGATE_REQUIRE_TOOL(missing_tool_.empty(), missing_tool_);
+    ASSERT_TRUE(setup_error_.empty()) << setup_error_;
     ASSERT_TRUE(built_) << "cc failed to build hot_prog";
   }
 
@@ -105,6 +108,7 @@ class ExplainCallgrind : public ::testing::Test {
   static inline fs::path dir_;
   static inline std::string skip_;          // what this machine cannot do
   static inline std::string missing_tool_;  // what ci/setup installs
+  static inline std::string setup_error_;   // a failure, not a skip
   static inline bool built_ = true;
   static inline int runs_ = 0;
 };

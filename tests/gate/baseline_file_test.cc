@@ -234,7 +234,9 @@ TEST_F(BaselineFileTest, MalformedWorkloadsNameTheField) {
 TEST_F(BaselineFileTest, ApplyStoredBaseline) {
   std::string err;
   std::vector<WorkloadResult> saved = {Workload("fib", 1000)};
-  BaselineFile file = *BaselineFromResults(saved, true, "0.1.0", "old", &err);
+  std::optional<BaselineFile> made = BaselineFromResults(saved, true, "0.1.0", "old", &err);
+  ASSERT_TRUE(made) << err;
+  const BaselineFile& file = *made;
 
   WorkloadResult w = Workload("fib", 1020);
   w.candidate.fingerprint.libraries.clear();  // libraries may differ

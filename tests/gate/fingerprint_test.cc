@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
 
 #include "gate/elf_file.h"
@@ -158,16 +157,15 @@ TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
   // an interpreter at all: the kernel refuses to start the program.)
   const std::string exe = testing::BuildPath("tests/hostile_interpreted");
   const std::string interp = testing::BuildPath("tests/hostile_interp");
-  if (access(exe.c_str(), X_OK) != 0) {
-    GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
-  }
+#ifndef WORKGATE_HOSTILE_INTERP_BUILT
+  GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
+#endif
+  WORKGATE_ASSERT_BUILT(exe);
   TempDir dir;
   const std::string pids = dir.path() + "/pids";
   std::map<std::string, std::string> libs;
   std::string err;
-  auto start = std::chrono::steady_clock::now();
   const bool listed = SharedLibrariesOf(exe, {{"HOSTILE_PIDS", pids}}, &libs, &err);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   EXPECT_TRUE(testing::RecordedPids(pids).empty()) << "the program's interpreter was run";
   ASSERT_TRUE(listed) << err;
   ASSERT_EQ(libs.count(interp), 1u) << "the interpreter is listed with its digest";

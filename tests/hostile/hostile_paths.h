@@ -1,13 +1,19 @@
 #pragma once
-// The deliberately misbehaving workload (hostile.c) and the checks the tests
-// make after it ran: by pid, whether anything of its tree still runs.
+// The deliberately misbehaving workload (hostile.c), launches of it that
+// cannot hang a test, and the checks the tests make after it ran: by pid,
+// whether anything of its tree still runs.
 
 #include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <future>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "launch/launch.h"
 #include "test_paths.h"
 #include "util/paths.h"
 
@@ -40,6 +46,37 @@ inline std::vector<pid_t> Survivors(const std::string& pid_file) {
     if (Running(pid)) alive.push_back(pid);
   }
   return alive;
+}
+
+/// Launch(spec), where the tree records its pids in `pid_file`, given
+/// `seconds` to return. A launch that waits for a process it should have
+/// killed would wait for ever: then the recorded processes are killed so that
+/// the test ends, and the result is nullopt. Not a measure of speed: a
+/// launch that works returns in a fraction of it.
+inline std::optional<LaunchResult> LaunchWithin(const LaunchSpec& spec, const std::string& pid_file,
+                                                int seconds = 60) {
+  auto launched = std::async(std::launch::async, [&spec] { return Launch(spec); });
+  if (launched.wait_for(std::chrono::seconds(seconds)) == std::future_status::ready) {
+    return launched.get();
+  }
+  for (pid_t pid : RecordedPids(pid_file)) kill(pid, SIGKILL);
+  launched.wait();
+  return std::nullopt;
+}
+
+/// LaunchWithin for a tree that runs into its deadline (`spec->timeout_seconds`)
+/// once its `n` processes have recorded their pids. Where the deadline came
+/// first (a loaded machine slow to start them), the run proved nothing, so it
+/// runs again with four times the deadline, three runs at most;
+/// `spec->timeout_seconds` is the deadline of the run returned.
+inline std::optional<LaunchResult> LaunchUntilRecorded(LaunchSpec* spec,
+                                                       const std::string& pid_file, size_t n) {
+  for (int attempt = 0;; ++attempt) {
+    unlink(pid_file.c_str());
+    std::optional<LaunchResult> r = LaunchWithin(*spec, pid_file);
+    if (!r || RecordedPids(pid_file).size() >= n || attempt == 2) return r;
+    spec->timeout_seconds *= 4;
+  }
 }
 
 }  // namespace workgate::testing

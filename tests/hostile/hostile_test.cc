@@ -7,9 +7,13 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "counter/valgrind_counter.h"
 #include "hostile/hostile_paths.h"
@@ -113,6 +117,21 @@ class HostileTest : public ::testing::Test {
 
 // --- Interruption ---------------------------------------------------------
 
+// Whether process `pid` took signal `sig` (sent with kill(2)) off its pending
+// set within a minute: proc(5) lists the set in /proc/PID/status, ShdPnd.
+bool SignalTaken(pid_t pid, int sig) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status").value_or("");
+    const size_t at = status.find("ShdPnd:");
+    if (at == std::string::npos) return false;  // the process is gone
+    const uint64_t pending = std::strtoull(status.c_str() + at + 7, nullptr, 16);
+    if ((pending & (uint64_t{1} << (sig - 1))) == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 TEST_F(HostileTest, CtrlCEndsTheTreeRemovesTheFilesAndExits130) {
   auto wg = Start({"count", "--json", Path("count.json"), "--pass-env", "HOSTILE_PIDS", "--",
                    HostileWorkload(), "spin-with-daemon"});
@@ -163,11 +182,15 @@ TEST_F(HostileTest, ASecondSignalEndsWorkgateAtOnce) {
   }
   ASSERT_EQ(kill(supervisor, SIGSTOP), 0);
   wg->Signal(SIGTERM);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  auto start = std::chrono::steady_clock::now();
+  // workgate takes its signals with sigwait(2), one at a time, lowest number
+  // first: SIGINT sent before it took SIGTERM would be taken first. Once
+  // SIGTERM has left the pending set, whatever comes next is the second.
+  ASSERT_TRUE(SignalTaken(wg->pid(), SIGTERM)) << "workgate did not take SIGTERM";
   wg->Signal(SIGINT);
-  EXPECT_EQ(wg->Wait(30), 130);  // the second signal's code, not 143
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  // The second signal's code, not 143: the first signal's clean-up, which
+  // waits for the stopped supervisor, did not get to finish and say so.
+  EXPECT_EQ(wg->Wait(60), 130);
+  EXPECT_EQ(wg->err().find("workgate: interrupted by"), std::string::npos) << wg->err();
   // What the stopped supervisor held is this test's to end now.
   kill(-supervisor, SIGKILL);
   kill(supervisor, SIGKILL);
@@ -176,12 +199,22 @@ TEST_F(HostileTest, ASecondSignalEndsWorkgateAtOnce) {
 // --- Containment ----------------------------------------------------------
 
 TEST_F(HostileTest, ADescendantHoldingStdoutCannotOutwaitTheTimeout) {
-  // The workload spins past its timeout while a daemon keeps stdout open.
-  auto start = std::chrono::steady_clock::now();
-  auto wg = Start(Compare({"spin-with-daemon"}, {"--timeout", "2"}));
-  EXPECT_EQ(wg->Wait(60), 3);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 15);
-  EXPECT_NE(wg->out().find("candidate: timed out after 2 s (process tree killed)"),
+  // The workload spins past its timeout while a daemon keeps stdout open;
+  // a workgate that waited for the daemon would never end (Wait: nullopt).
+  // Where the timeout came before Valgrind had started both processes (a
+  // loaded machine), the run proved nothing: again, with a longer one.
+  std::unique_ptr<WorkgateProcess> wg;
+  std::optional<int> code;
+  int timeout = 2;
+  for (int attempt = 0; attempt < 3; ++attempt, timeout *= 4) {
+    fs::remove(pids());
+    wg = Start(Compare({"spin-with-daemon"}, {"--timeout", std::to_string(timeout)}));
+    code = wg->Wait(60 + timeout);
+    if (code != 3 || RecordedPids(pids()).size() == 2 || attempt == 2) break;
+  }
+  EXPECT_EQ(code, 3);
+  EXPECT_NE(wg->out().find("candidate: timed out after " + std::to_string(timeout) +
+                           " s (process tree killed)"),
             std::string::npos)
       << wg->out();
   EXPECT_EQ(RecordedPids(pids()).size(), 2u);
@@ -264,17 +297,16 @@ TEST_F(HostileTest, AWorkloadThatStopsItselfIsEndedAtItsTimeout) {
 
 TEST_F(HostileTest, AHostileProgramInterpreterRunsOnlyInsideTheTree) {
   const std::string interpreted = testing::BuildPath("tests/hostile_interpreted");
-  if (access(interpreted.c_str(), X_OK) != 0) {
-    GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
-  }
+#ifndef WORKGATE_HOSTILE_INTERP_BUILT
+  GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
+#endif
+  WORKGATE_ASSERT_BUILT(interpreted);
   // Its PT_INTERP leaves a daemon that holds stdout. The fingerprint reads
   // the ELF file and never starts it; the counted runs start it contained.
-  auto start = std::chrono::steady_clock::now();
   auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", interpreted,
                    "--timed", "0", "--pass-env", "HOSTILE_PIDS", "--json", Path("r.json"), "--",
                    "x"});
   EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60);
   auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
   EXPECT_TRUE(report["workloads"][0]["candidate"]["fingerprint"]["libraries"].contains(
       testing::BuildPath("tests/hostile_interp")))
@@ -329,12 +361,12 @@ TEST_F(HostileTest, AFiftyThousandDigitScoreIsAMismatchNotACrash) {
 }
 
 TEST_F(HostileTest, ABacktrackingPatternOnALongLineEndsInTime) {
-  auto start = std::chrono::steady_clock::now();
+  // A backtracking engine would take 2^60000 steps: it would not end before
+  // Wait's deadline.
   auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
                    "--timed", "0", "--suite",
                    Suite("\"aaa\"", {"line", "", "a", "60000"}, "(?:a+)+b|score: ([0-9]+)")});
   EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
   EXPECT_NE(wg->out().find("candidate: the pinned run printed no score"), std::string::npos)
       << wg->out();
   ExpectNothingLeft();
@@ -505,10 +537,8 @@ TEST_F(HostileTest, AFailingCandidateIsQuotedNotValgrindsBanner) {
 }
 
 TEST_F(HostileTest, AnUnwritableReportPathFailsBeforeAnythingRuns) {
-  auto start = std::chrono::steady_clock::now();
   auto wg = Start(Compare({"sleep", "1"}, {"--json", Path("no/such/dir/r.json")}));
   EXPECT_EQ(wg->Wait(60), 5);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
   EXPECT_NE(wg->err().find(Path("no/such/dir")), std::string::npos) << wg->err();
   EXPECT_TRUE(RecordedPids(pids()).empty());
   ExpectNothingLeft();

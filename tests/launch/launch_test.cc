@@ -1,20 +1,17 @@
 #include "launch/launch.h"
 
 #include <errno.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include <chrono>
-#include <future>
+#include <optional>
+#include <string>
 #include <vector>
-#include <cstddef>
-#include <iterator>
 
 #include "hostile/hostile_paths.h"
+#include "launch/syscall_filter.h"
 #include "test_paths.h"
 #include "util/paths.h"
 
@@ -92,17 +89,14 @@ TEST(LaunchTest, TimeoutKillsTheWholeProcessTree) {
             "echo $$ > " + pids + "; setsid sleep 1000 </dev/null >/dev/null 2>&1 & " +
                 "echo $! >> " + pids + "; wait"});
   spec.timeout_seconds = 2;
-  auto launched = std::async(std::launch::async, [&] { return Launch(spec); });
-  // A Launch that waits for the child instead of killing it would wait 1000
-  // s: after a minute, end the child here so that the test ends, and fail.
-  if (launched.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    for (pid_t pid : testing::RecordedPids(pids)) kill(pid, SIGKILL);
-    launched.wait();
-    FAIL() << "Launch did not return a minute after its 2 s timeout";
-  }
-  LaunchResult r = launched.get();
-  EXPECT_TRUE(r.timed_out);
-  EXPECT_NE(r.Describe(2).find("timed out after 2 s"), std::string::npos) << r.Describe(2);
+  // A Launch that waited for the child instead of killing it would wait
+  // 1000 s: LaunchUntilRecorded ends the child after a minute.
+  std::optional<LaunchResult> r = testing::LaunchUntilRecorded(&spec, pids, 2);
+  ASSERT_TRUE(r.has_value()) << "Launch did not return a minute after its timeout";
+  EXPECT_TRUE(r->timed_out);
+  const std::string timeout = fmt::format("timed out after {:g} s", spec.timeout_seconds);
+  EXPECT_NE(r->Describe(spec.timeout_seconds).find(timeout), std::string::npos)
+      << r->Describe(spec.timeout_seconds);
   const std::vector<pid_t> recorded = testing::RecordedPids(pids);
   ASSERT_EQ(recorded.size(), 2u) << "the shell did not start its child within the timeout";
   for (pid_t pid : recorded) {
@@ -112,7 +106,7 @@ TEST(LaunchTest, TimeoutKillsTheWholeProcessTree) {
     }
   }
   // The supervisor itself killed the child (the shell was the workload).
-  EXPECT_EQ(r.leftover_processes, 1);
+  EXPECT_EQ(r->leftover_processes, 1);
 }
 
 TEST(LaunchTest, MissingProgramDoesNotStart) {
@@ -151,29 +145,12 @@ class FailingSetup : public ChildSetup {
   }
 };
 
-// Makes unshare(2) fail with EPERM in the launched tree (a seccomp filter,
-// which the child keeps), as on a machine whose PID namespaces ran out.
-class NoUnshareSetup : public ChildSetup {
- public:
-  int InChild(int*, int* nfds) override {
-    *nfds = 0;
-    sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) return errno;
-    return 0;
-  }
-};
-
 TEST(LaunchTest, APidNamespaceThatCannotBeMadeStopsTheLaunch) {
   // Once the workload ran on at another pid, unreported: a count of a
   // program that mixes its pid into a hash seed would move with it.
-  NoUnshareSetup setup;
+  // unshare(2) fails with EPERM in the launched tree, as on a machine whose
+  // PID namespaces ran out.
+  testing::SyscallFilterSetup setup(SYS_unshare, SECCOMP_RET_ERRNO | EPERM);
   LaunchSpec spec = Spec({"/bin/sh", "-c", "echo ran"});
   spec.new_pid_namespace = true;
   spec.setup = &setup;

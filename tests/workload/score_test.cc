@@ -2,14 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 namespace workgate {
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 TEST(ScoreTest, ComparesAsExactDecimals) {
   EXPECT_TRUE(ScoresEqual("10.000", "10"));
@@ -50,19 +44,21 @@ TEST(ScoreTest, FiftyThousandDigitScore) {
   EXPECT_FALSE(ScoresEqual(*score, other));
   EXPECT_FALSE(ScoresEqual(*score, "7"));
   EXPECT_FALSE(ScoreValue(*score).has_value());  // no finite double holds it
-  EXPECT_DOUBLE_EQ(*ScoreValue("0." + digits), 0.7777777777777777);
+  const std::optional<double> fraction = ScoreValue("0." + digits);
+  ASSERT_TRUE(fraction);
+  EXPECT_DOUBLE_EQ(*fraction, 0.7777777777777777);
 }
 
 TEST(ScoreTest, ExtractsTheFirstCaptureOfTheLastMatchingLine) {
-  EXPECT_EQ(*ExtractScore("score: ([0-9.]+)", "score: 1\nwarm\nscore: 10.000\n"), "10.000");
-  EXPECT_EQ(*ExtractScore("score: ([0-9.]+)", "score: 1\nscore: 2 score: 3\nend"), "2");
-  EXPECT_EQ(*ExtractScore("score: ([0-9.]+)", "no newline at the end: score: 5"), "5");
+  EXPECT_EQ(ExtractScore("score: ([0-9.]+)", "score: 1\nwarm\nscore: 10.000\n"), "10.000");
+  EXPECT_EQ(ExtractScore("score: ([0-9.]+)", "score: 1\nscore: 2 score: 3\nend"), "2");
+  EXPECT_EQ(ExtractScore("score: ([0-9.]+)", "no newline at the end: score: 5"), "5");
   EXPECT_FALSE(ExtractScore("score: ([0-9.]+)", "no score here").has_value());
   EXPECT_FALSE(ExtractScore("score: ([0-9.]+)", "").has_value());
   // Unanchored within the line; '^' and '$' are the line's ends.
-  EXPECT_EQ(*ExtractScore("^total ([0-9]+)$", "subtotal 3\ntotal 4\ntotal 5 s\n"), "4");
+  EXPECT_EQ(ExtractScore("^total ([0-9]+)$", "subtotal 3\ntotal 4\ntotal 5 s\n"), "4");
   // A group that takes no part in the match gives an empty score.
-  EXPECT_EQ(*ExtractScore("done(, [0-9]+)?", "done\n"), "");
+  EXPECT_EQ(ExtractScore("done(, [0-9]+)?", "done\n"), "");
 }
 
 TEST(ScoreTest, APatternCannotSpanLines) {
@@ -71,8 +67,9 @@ TEST(ScoreTest, APatternCannotSpanLines) {
 }
 
 TEST(ScoreTest, ScoreValueIsForPlainDecimalsOnly) {
-  EXPECT_DOUBLE_EQ(*ScoreValue("10.500"), 10.5);
-  EXPECT_DOUBLE_EQ(*ScoreValue(" -2 "), -2);
+  // Both values are exact in binary: the optional compares as is.
+  EXPECT_EQ(ScoreValue("10.500"), 10.5);
+  EXPECT_EQ(ScoreValue(" -2 "), -2.0);
   EXPECT_FALSE(ScoreValue("fast").has_value());
   EXPECT_FALSE(ScoreValue("nan").has_value());
   EXPECT_FALSE(ScoreValue("1e3").has_value());
@@ -83,12 +80,12 @@ TEST(ScoreTest, MatcherFeedsLineByLine) {
   EXPECT_FALSE(m.last().has_value());
   m.Feed("rounds: 3");
   m.Feed("nothing");
-  EXPECT_EQ(*m.last(), "3");
+  EXPECT_EQ(m.last(), "3");
   m.Feed("rounds: 4");
-  EXPECT_EQ(*m.last(), "4");
+  EXPECT_EQ(m.last(), "4");
   ScoreMatcher moved = std::move(m);
   moved.Feed("rounds: 5");
-  EXPECT_EQ(*moved.last(), "5");
+  EXPECT_EQ(moved.last(), "5");
   // A pattern RE2 refuses never matches (CheckScorePattern keeps it out of suites).
   ScoreMatcher broken("rounds: ([0-9]+");
   broken.Feed("rounds: 3");
@@ -105,14 +102,12 @@ TEST(ScoreTest, ALongLineIsSearchedInItsFirstBytes) {
   EXPECT_EQ(at.last(), "7");
 }
 
-TEST(ScoreTest, AHundredMegabyteLineIsCheap) {
+TEST(ScoreTest, AHundredMegabyteLineIsSearchedOnlyUpToTheLimit) {
   std::string line = "score: 12";
   line.resize(100 << 20, '9');
   line += "\nscore: 3";
   line.resize(line.size() + (100 << 20), 'x');
-  const auto start = std::chrono::steady_clock::now();
   auto score = ExtractScore("score: ([0-9]+)", line);
-  const double seconds = SecondsSince(start);
   ASSERT_TRUE(score);
   // The first line is cut after kMaxScoreLineBytes; the second line matches.
   EXPECT_EQ(*score, "3");
@@ -120,22 +115,18 @@ TEST(ScoreTest, AHundredMegabyteLineIsCheap) {
   first.Feed(std::string_view(line).substr(0, 100 << 20));
   ASSERT_TRUE(first.last());
   EXPECT_EQ(first.last()->size(), kMaxScoreLineBytes - 7);
-  // Splitting 200 MB into lines and searching 128 KiB of them: milliseconds.
-  EXPECT_LT(seconds, 5.0);
 }
 
-TEST(ScoreTest, CatastrophicBacktrackingPatternFinishesFast) {
+TEST(ScoreTest, CatastrophicBacktrackingPatternFinishes) {
   // (a+)+b on a line of a's without a b takes 2^n steps in a backtracking
-  // engine (std::regex hung past the workload's timeout); RE2 is linear.
+  // engine, which would not end within the test's time limit (std::regex
+  // hung past the workload's timeout); RE2 is linear.
   std::string output;
   for (int i = 0; i < 200; ++i) output += std::string(kMaxScoreLineBytes, 'a') + "\n";
-  const auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(ExtractScore("(a+)+b", output).has_value());
   EXPECT_FALSE(ExtractScore("(a|aa)*c", output).has_value());
   EXPECT_FALSE(ExtractScore("((?:.*a){20})b", output.substr(0, 1000)).has_value());
-  const double seconds = SecondsSince(start);
-  EXPECT_LT(seconds, 5.0) << "12.5 MiB of output searched in " << seconds << " s";
-  EXPECT_EQ(*ExtractScore("(a+)+b", "aaaaaaaab"), "aaaaaaaa");
+  EXPECT_EQ(ExtractScore("(a+)+b", "aaaaaaaab"), "aaaaaaaa");
 }
 
 TEST(ScoreTest, PatternsAreChecked) {

@@ -54,8 +54,8 @@ TEST_F(SuiteTest, ReadsEveryField) {
   EXPECT_EQ(w.clock, ClockMode::kEnv);
   EXPECT_EQ(w.timeout_seconds, 30);
   EXPECT_EQ(w.env.at("WGI_MODE"), "fast");
-  EXPECT_EQ(*w.max_work_added_percent, 2.5);
-  EXPECT_EQ(*w.score_expect, "10.000");
+  EXPECT_EQ(w.max_work_added_percent, 2.5);
+  EXPECT_EQ(w.score_expect, "10.000");
   EXPECT_EQ(w.origin, path_ + ":2");
   EXPECT_EQ(suite.dir, RealPath(dir_.path()));
   EXPECT_FALSE(suite.workloads[1].score_pattern.has_value());
@@ -140,8 +140,9 @@ TEST_F(SuiteTest, NumbersMustBeFiniteAndInRange) {
   std::string err;
   ASSERT_TRUE(LoadSuite(Write(head + "timeout = 604800\nmax_work_added = 0\n"), &suite, &err))
       << err;
+  ASSERT_EQ(suite.workloads.size(), 1u);
   EXPECT_EQ(suite.workloads[0].timeout_seconds, 604800);
-  EXPECT_EQ(*suite.workloads[0].max_work_added_percent, 0);
+  EXPECT_EQ(suite.workloads[0].max_work_added_percent, 0.0);
   ASSERT_TRUE(LoadSuite(Write(head + "timeout = 0.5\nmax_work_added = 1000\n"), &suite, &err))
       << err;
 }

@@ -95,15 +95,18 @@ TEST_F(WgiTest, SuiteScriptsPrintTheExpectedOutputOnBothBuilds) {
   ASSERT_NE(workloads, nullptr);
   ASSERT_EQ(workloads->size(), kGolden.size());
   for (const toml::node& node : *workloads) {
+    ASSERT_TRUE(node.is_table());
     const toml::table& w = *node.as_table();
     std::string name = w["name"].value_or(std::string());
     SCOPED_TRACE(name);
     ASSERT_EQ(w["clock"].value_or(std::string()), "env");
     std::regex pattern(w["score"]["pattern"].value_or(std::string()));
     std::string expect = w["score"]["expect"].value_or(std::string());
+    const toml::array* command = w["command"].as_array();
+    ASSERT_NE(command, nullptr);
     for (const std::string& exe : {kBaseline, kCandidate}) {
       std::vector<std::string> argv;
-      for (const toml::node& arg : *w["command"].as_array()) {
+      for (const toml::node& arg : *command) {
         argv.push_back(Substitute(arg.value_or(std::string()), exe));
       }
       ProgramResult r = RunProgram(argv, {"WORKGATE_FIXED_CLOCK=1"});

@@ -52,17 +52,27 @@ TEST_F(WgmarkTest, WorkMultiplierScalesPinnedIterationsAndKeepsTheScore) {
   EXPECT_EQ(Field(by_env.out, "score"), "10.000");
 }
 
-TEST_F(WgmarkTest, UnpinnedRunCalibratesFromTheClock) {
-  ProgramResult pinned = RunProgram({kWgmark}, {"WORKGATE_FIXED_CLOCK=1"});
-  ProgramResult real = RunProgram({kWgmark}, {});
-  ASSERT_EQ(real.exit_code, 0) << real.err;
-  EXPECT_EQ(Field(real.out, "fixed clock"), "no");
-  // A real measured run lasts at least a second, and no machine does an
-  // iteration in 10 ms, so calibration always grows past the pinned count.
-  EXPECT_GE(std::stod(Field(real.out, "seconds")), 1.0);
-  EXPECT_GT(std::stoull(Field(real.out, "iterations")),
-            std::stoull(Field(pinned.out, "iterations")));
-  EXPECT_NE(Field(real.out, "score"), Field(pinned.out, "score"));
+TEST_F(WgmarkTest, UnpinnedRunCalibratesFromTheClockItReads) {
+  // Unpinned, wgmark reads clock_gettime(CLOCK_MONOTONIC); the clock shim
+  // answers from a table, so the calibration is known without a real clock.
+  // Each round reads the clock before and after its iterations:
+  //   round 1: 10 iterations, 1000.00 s to 1000.05 s: 0.05 s, under 0.1 s,
+  //            so ten times as many;
+  //   round 2: 100 iterations, 1000.05 s to 1000.55 s: 0.5 s, so
+  //            100 * 1.25 s / 0.5 s + 1 = 251;
+  //   round 3: 251 iterations, 1000.55 s to 1002.05 s: 1.5 s, at least a
+  //            second, so it is the measured one: 251 / 1.5 s.
+  const std::string shim = std::string(WORKGATE_BUILD_DIR) + "/libworkgate-clock.so";
+  WORKGATE_ASSERT_BUILT(shim);
+  ProgramResult r = RunProgram(
+      {kWgmark}, {"LD_PRELOAD=" + shim, "WORKGATE_CLOCK_TABLE=0,0.05,0.05,0.55,0.55,2.05"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Field(r.out, "fixed clock"), "no");
+  EXPECT_EQ(Field(r.out, "iterations"), "251");
+  EXPECT_EQ(Field(r.out, "total iterations"), std::to_string(10 + 100 + 251));
+  EXPECT_EQ(Field(r.out, "clock reads"), "6");
+  EXPECT_EQ(Field(r.out, "seconds"), "1.500");
+  EXPECT_EQ(Field(r.out, "score"), "167.333");
 }
 
 TEST_F(WgmarkTest, CorruptedResultFailsValidation) {

@@ -1,0 +1,210 @@
+// A workload's private directory across processes: WorkDir holds an exclusive
+// flock(2) on the file beside it while it exists, so two workgate runs of one
+// workload take turns (run_plan.h). Real processes, forked, each making a
+// WorkDir for the same key; what the kernel says about the lock is read from
+// /proc/locks (proc(5)), where a process blocked on a lock shows as "->".
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "util/error.h"
+#include "workload/run_plan.h"
+
+namespace workgate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A forked process that makes WorkDir(key), writes its lock file's path on a
+// pipe once it holds it, and keeps it until told to go or killed.
+class Holder {
+ public:
+  explicit Holder(const std::string& key) {
+    if (pipe(to_child_) != 0 || pipe(from_child_) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(to_child_[1]);
+      close(from_child_[0]);
+      try {
+        WorkDir dir(key);
+        const std::string line = dir.lock_path() + "\n";
+        if (write(from_child_[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+          _exit(3);
+        }
+        char go;
+        if (read(to_child_[0], &go, 1) != 1) _exit(4);
+      } catch (const Error&) {
+        _exit(2);
+      }
+      _exit(0);  // WorkDir has removed its directory and lock file
+    }
+    close(to_child_[0]);
+    close(from_child_[1]);
+  }
+  ~Holder() {
+    if (pid_ > 0 && !reaped_) Kill();
+    close(to_child_[1]);
+    close(from_child_[0]);
+  }
+
+  pid_t pid() const { return pid_; }
+
+  /// Waits up to `seconds` for the child to hold the lock; the lock file's
+  /// path, or "" when it did not.
+  std::string AwaitLock(int seconds) {
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (line.empty() || line.back() != '\n') {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{from_child_[0], POLLIN, 0};
+      if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) return "";
+      char c;
+      if (read(from_child_[0], &c, 1) != 1) return "";  // it ended without the lock
+      line += c;
+    }
+    line.pop_back();
+    return line;
+  }
+  /// Whether the child has said it holds the lock, without waiting.
+  bool SaidLocked() const {
+    pollfd p{from_child_[0], POLLIN, 0};
+    return poll(&p, 1, 0) == 1;
+  }
+  /// Lets the child leave its WorkDir's scope; its exit status.
+  int Release() {
+    // A byte rather than EOF: a Holder forked later holds a copy of this end.
+    const ssize_t n = write(to_child_[1], "x", 1);
+    (void)n;
+    return Reap();
+  }
+  /// SIGKILL: no destructor runs, the kernel alone drops the lock.
+  void Kill() {
+    kill(pid_, SIGKILL);
+    Reap();
+  }
+
+ private:
+  int Reap() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reaped_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  int to_child_[2] = {-1, -1};
+  int from_child_[2] = {-1, -1};
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+enum class LockState { kNone, kHeld, kWaiting };
+
+// What /proc/locks says of `pid`'s flock on the file with inode `inode`.
+// Its lines: "1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234 0 EOF", and for a
+// process blocked on that lock "1: -> FLOCK  ADVISORY  WRITE 4243 ...".
+LockState LockOf(pid_t pid, ino_t inode) {
+  std::ifstream in("/proc/locks");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string id, kind, mode, access, device;
+    pid_t holder = 0;
+    fields >> id >> kind;
+    const bool waiting = kind == "->";
+    if (waiting) fields >> kind;
+    fields >> mode >> access >> holder >> device;
+    const size_t colon = device.rfind(':');
+    if (kind != "FLOCK" || holder != pid || colon == std::string::npos) continue;
+    if (std::stoull(device.substr(colon + 1)) != inode) continue;
+    return waiting ? LockState::kWaiting : LockState::kHeld;
+  }
+  return LockState::kNone;
+}
+
+// Waits up to a minute for /proc/locks to show `state`.
+bool AwaitLockState(pid_t pid, ino_t inode, LockState state) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (LockOf(pid, inode) != state) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+ino_t InodeOf(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+std::string Key() {
+  return "work-dir-lock-test-" + std::to_string(getpid()) + "-" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name();
+}
+
+class WorkDirLockTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access("/proc/locks", R_OK) != 0) GTEST_SKIP() << "no /proc/locks to watch the lock in";
+  }
+};
+
+TEST_F(WorkDirLockTest, ASecondProcessWaitsUntilTheFirstIsDone) {
+  Holder first(Key());
+  const std::string lock = first.AwaitLock(60);
+  ASSERT_FALSE(lock.empty()) << "the first process did not get the lock";
+  const ino_t first_inode = InodeOf(lock);
+  ASSERT_EQ(LockOf(first.pid(), first_inode), LockState::kHeld);
+
+  Holder second(Key());
+  ASSERT_TRUE(AwaitLockState(second.pid(), first_inode, LockState::kWaiting))
+      << "the second process is not waiting for the lock";
+  EXPECT_FALSE(second.SaidLocked());
+
+  // The first removes its lock file as it goes, so the second, woken with a
+  // lock on a file no longer at the path, must lock the new one there.
+  EXPECT_EQ(first.Release(), 0);
+  EXPECT_EQ(second.AwaitLock(60), lock);
+  const ino_t second_inode = InodeOf(lock);
+  ASSERT_NE(second_inode, 0u) << lock << " is missing while the second process holds it";
+  EXPECT_EQ(LockOf(second.pid(), second_inode), LockState::kHeld);
+  const std::string dir = lock.substr(0, lock.size() - std::string(".lock").size());
+  EXPECT_TRUE(fs::is_directory(dir)) << dir;
+
+  EXPECT_EQ(second.Release(), 0);
+  EXPECT_FALSE(fs::exists(lock));
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST_F(WorkDirLockTest, AKilledHoldersLockIsReleasedAndItsLeftoversRemoved) {
+  Holder first(Key());
+  const std::string lock = first.AwaitLock(60);
+  ASSERT_FALSE(lock.empty()) << "the first process did not get the lock";
+  const std::string dir = lock.substr(0, lock.size() - std::string(".lock").size());
+  std::ofstream(dir + "/left-by-the-first") << "x";
+  first.Kill();
+  // Killed, it removed nothing: its lock file is there, unlocked.
+  ASSERT_TRUE(fs::exists(dir + "/left-by-the-first"));
+  const ino_t inode = InodeOf(lock);
+  EXPECT_EQ(LockOf(first.pid(), inode), LockState::kNone);
+
+  Holder second(Key());
+  EXPECT_EQ(second.AwaitLock(60), lock) << "the lock of a killed process was not released";
+  EXPECT_EQ(LockOf(second.pid(), InodeOf(lock)), LockState::kHeld);
+  EXPECT_FALSE(fs::exists(dir + "/left-by-the-first")) << "the directory is not fresh";
+  EXPECT_EQ(second.Release(), 0);
+}
+
+}  // namespace
+}  // namespace workgate
