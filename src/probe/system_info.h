@@ -77,7 +77,7 @@ Probed<std::string> ResolveValgrind(const std::string& override_path, const std:
 Probed<std::string> ReadValgrindVersion(const std::string& exe, double timeout_seconds);
 
 /// Reads everything above from this machine. Runs `valgrind --version` (no
-/// shell, 5 s limit) and nothing else; takes a few milliseconds.
+/// shell, 5 s limit) and nothing else.
 SystemInfo GatherSystemInfo();
 
 /// Whether a kernel PMU counts the CPU's own events. By name: "cpu" (x86

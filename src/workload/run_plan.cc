@@ -13,6 +13,7 @@
 
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/text.h"
 #include "util/paths.h"
 
 extern char** environ;
@@ -59,6 +60,17 @@ std::string BaseDirectory() {
   return base;
 }
 
+// Takes the exclusive lock on `fd`. When another workgate holds it (a
+// second CI job on this runner counting the same workload), says so before
+// waiting, so a wait does not look like a hang.
+bool LockSaying(int fd, const std::string& key, const std::string& lock) {
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+  if (errno != EWOULDBLOCK) return false;
+  fmt::print(stderr, "workgate: waiting for another workgate that uses {} (lock {})\n",
+             TerminalSafe(key, LineBreaks::kToSpace), lock);
+  return flock(fd, LOCK_EX) == 0;
+}
+
 }  // namespace
 
 WorkDir::WorkDir(const std::string& key) {
@@ -70,7 +82,7 @@ WorkDir::WorkDir(const std::string& key) {
   // the file it locked is the one at the path.
   for (;;) {
     lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0) {
+    if (lock_fd_ < 0 || !LockSaying(lock_fd_, key, lock)) {
       throw EnvironmentError(fmt::format("cannot lock {}: {}", lock, strerror(errno)));
     }
     struct stat held, named;

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,15 +29,20 @@ namespace {
 namespace fs = std::filesystem;
 
 // A forked process that makes WorkDir(key), writes its lock file's path on a
-// pipe once it holds it, and keeps it until told to go or killed.
+// pipe once it holds it, and keeps it until told to go or killed. Its stderr
+// goes to `stderr_path` where one is given.
 class Holder {
  public:
-  explicit Holder(const std::string& key) {
+  explicit Holder(const std::string& key, const std::string& stderr_path = "") {
     if (pipe(to_child_) != 0 || pipe(from_child_) != 0) return;
     pid_ = fork();
     if (pid_ == 0) {
       close(to_child_[1]);
       close(from_child_[0]);
+      if (!stderr_path.empty()) {
+        const int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0 || dup2(fd, 2) != 2) _exit(5);
+      }
       try {
         WorkDir dir(key);
         const std::string line = dir.lock_path() + "\n";
@@ -161,16 +167,27 @@ class WorkDirLockTest : public ::testing::Test {
 };
 
 TEST_F(WorkDirLockTest, ASecondProcessWaitsUntilTheFirstIsDone) {
-  Holder first(Key());
+  const std::string first_err = fs::temp_directory_path() / (Key() + ".first.err");
+  const std::string second_err = fs::temp_directory_path() / (Key() + ".second.err");
+  Holder first(Key(), first_err);
   const std::string lock = first.AwaitLock(60);
   ASSERT_FALSE(lock.empty()) << "the first process did not get the lock";
   const ino_t first_inode = InodeOf(lock);
   ASSERT_EQ(LockOf(first.pid(), first_inode), LockState::kHeld);
 
-  Holder second(Key());
+  Holder second(Key(), second_err);
   ASSERT_TRUE(AwaitLockState(second.pid(), first_inode, LockState::kWaiting))
       << "the second process is not waiting for the lock";
   EXPECT_FALSE(second.SaidLocked());
+  // The wait is said, so that it does not look like a hang; the first, which
+  // did not wait, said nothing.
+  auto text = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(text(second_err), "workgate: waiting for another workgate that uses " + Key() +
+                                  " (lock " + lock + ")\n");
+  EXPECT_EQ(text(first_err), "");
 
   // The first removes its lock file as it goes, so the second, woken with a
   // lock on a file no longer at the path, must lock the new one there.
@@ -185,6 +202,8 @@ TEST_F(WorkDirLockTest, ASecondProcessWaitsUntilTheFirstIsDone) {
   EXPECT_EQ(second.Release(), 0);
   EXPECT_FALSE(fs::exists(lock));
   EXPECT_FALSE(fs::exists(dir));
+  fs::remove(first_err);
+  fs::remove(second_err);
 }
 
 TEST_F(WorkDirLockTest, AKilledHoldersLockIsReleasedAndItsLeftoversRemoved) {
