@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   // the one that ends the workload trees and cleans up.
   workgate::HandleInterruptions();
   CLI::App app{"workgate: gate pull requests on work added (retired user-space instructions)"};
-  app.set_version_flag("--version", std::string("workgate ") + WORKGATE_VERSION);
+  app.set_version_flag("--version", "workgate " WORKGATE_VERSION " (" WORKGATE_VERSION_DETAIL ")");
   app.require_subcommand(1);
   app.footer(
       "Run `workgate COMMAND --help` for a command's options, exit codes and examples.\n"
