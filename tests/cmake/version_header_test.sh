@@ -5,7 +5,7 @@
 # nothing recompiles), and a tree without git metadata, alone or unpacked
 # inside another repository, gets the project version and says it names no
 # commit. Run by ctest (tests/CMakeLists.txt).
-# Usage: version_header_test.sh SOURCE_DIR
+# Usage: version_header_test.sh SOURCE_DIR   (CMAKE: the cmake to run)
 set -euo pipefail
 
 source_dir=$1
@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 
 write_header() {  # write_header TREE: writes $work/version.h for TREE
-  cmake -DSOURCE_DIR="$1" -DPROJECT_VERSION=7.8.9 -DINPUT="$input" \
+  "${CMAKE:-cmake}" -DSOURCE_DIR="$1" -DPROJECT_VERSION=7.8.9 -DINPUT="$input" \
     -DOUTPUT="$work/version.h" -P "$script"
 }
 expect_line() {  # expect_line WHAT LINE: the header has exactly LINE

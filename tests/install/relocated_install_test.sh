@@ -7,7 +7,8 @@
 # checks the installed files, and that no link in the tree points into the
 # build or source tree. Run by ctest (tests/CMakeLists.txt).
 # Usage: relocated_install_test.sh BUILD_DIR SOURCE_DIR BACKEND
-#   BACKEND: vgcount where the build made it, else callgrind
+#   BACKEND: vgcount where the build made it, else callgrind; CMAKE: the
+#   cmake to install with
 # Exit 77 (a skip) only where Valgrind is missing outside CI.
 set -euo pipefail
 
@@ -29,7 +30,7 @@ if ! command -v valgrind >/dev/null; then
   exit 77
 fi
 
-cmake --install "$build" --prefix "$work/first" >/dev/null
+"${CMAKE:-cmake}" --install "$build" --prefix "$work/first" >/dev/null
 mv "$work/first" "$work/moved"
 prefix=$work/moved
 
