@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   // start with every signal at its default (launch/supervisor.cc).
   signal(SIGPIPE, SIG_IGN);
   CLI::App app{"workgate: gate pull requests on work added (retired user-space instructions)"};
-  app.set_version_flag("--version", std::string("workgate ") + WORKGATE_VERSION);
+  app.set_version_flag("--version", "workgate " WORKGATE_VERSION " (" WORKGATE_VERSION_DETAIL ")");
   app.require_subcommand(1);
   app.footer(
       "Run `workgate COMMAND --help` for a command's options, exit codes and examples.\n"

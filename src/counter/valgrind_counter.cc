@@ -138,7 +138,8 @@ ValgrindCounter::ValgrindCounter(Tool tool) : tool_(tool) {
     if (vgcount_lib_.empty()) {
       throw EnvironmentError(
           "the vgcount Valgrind tool is not built (it needs Valgrind's tool-building files "
-          "from the valgrind package)");
+          "from the valgrind package): no valgrind-lib holding it at " +
+          CompanionPlaces("valgrind-lib"));
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <future>
 
 #include "launch/launch.h"
+#include "util/paths.h"
 
 namespace workgate {
 
@@ -11,7 +12,8 @@ std::vector<Resolution> MeasureResolutions(const ProbeReport& report,
   if (known_loop.empty()) {
     Resolution missing;
     missing.backend = report.auto_choice.backend;
-    missing.error = "probes/known_loop not found beside workgate";
+    missing.error = "probes/known_loop not found beside workgate (looked for " +
+                    CompanionPlaces("probes/known_loop") + ")";
     return {missing};
   }
   // The Valgrind tools start at the same time (a start costs most of a

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -23,14 +24,29 @@ std::string SelfDirectory() {
   return self.parent_path().string();
 }
 
-std::string FindCompanion(const std::string& build_relative) {
+namespace {
+
+// The build tree's layout, then the installed one (CMakeLists.txt,
+// WORKGATE_INSTALL_COMPANION_DIR).
+std::vector<fs::path> CompanionCandidates(const std::string& build_relative) {
   const fs::path dir = SelfDirectory();
+  return {dir / build_relative,
+          dir / ".." / "lib" / "workgate" / fs::path(build_relative).filename()};
+}
+
+}  // namespace
+
+std::string FindCompanion(const std::string& build_relative) {
   std::error_code ec;
-  for (const fs::path& candidate :
-       {dir / build_relative, dir / ".." / "lib" / "workgate" / fs::path(build_relative).filename()}) {
+  for (const fs::path& candidate : CompanionCandidates(build_relative)) {
     if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
   }
   return "";
+}
+
+std::string CompanionPlaces(const std::string& build_relative) {
+  const std::vector<fs::path> places = CompanionCandidates(build_relative);
+  return places[0].lexically_normal().string() + " or " + places[1].lexically_normal().string();
 }
 
 std::string SearchPath(const std::string& name, const std::string& path_list) {

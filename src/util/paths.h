@@ -18,6 +18,10 @@ std::string SelfDirectory();
 /// (`<dir>/../lib/workgate/<basename>`). Empty when not found.
 std::string FindCompanion(const std::string& build_relative);
 
+/// The places FindCompanion looks for `build_relative`, for a message that
+/// says where a missing companion should be.
+std::string CompanionPlaces(const std::string& build_relative);
+
 /// Resolves a command name the way execvp would, using `path_list` (a PATH
 /// value). Names containing '/' are returned as they are. Empty if not found.
 std::string SearchPath(const std::string& name, const std::string& path_list);

@@ -155,7 +155,8 @@ bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir
     if (w.clock == ClockMode::kShim) {
       const std::string shim = FindClockShim();
       if (shim.empty()) {
-        *err = "the clock shim libworkgate-clock.so is not built beside workgate";
+        *err = "the clock shim libworkgate-clock.so is not built beside workgate (looked for " +
+               CompanionPlaces("libworkgate-clock.so") + ")";
         return false;
       }
       spec.env["LD_PRELOAD"] = shim;

@@ -11,9 +11,11 @@
 
 #include "cli/cli_fixture.h"
 #include "counter/valgrind_counter.h"
+#include "gate/test_programs.h"
 #include "launch/launch.h"
 #include "test_paths.h"
 #include "util/paths.h"
+#include "version.h"
 
 namespace workgate {
 namespace {
@@ -42,6 +44,25 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_NE(r.err.find("--json: needs a value, not the option --suite"), std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(Path("--suite")));
+}
+
+TEST_F(CliTest, VersionNamesTheCommitItWasBuiltFrom) {
+  LaunchResult r = Run({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "workgate " WORKGATE_VERSION " (" WORKGATE_VERSION_DETAIL ")\n");
+  // The source tree's own description of its commit, without --dirty: the
+  // build's version is that, or that with -dirty.
+  std::string described =
+      testing::Output("git -C '" + SourcePath("") + "' describe --always 2>/dev/null");
+  if (!described.empty() && described.back() == '\n') described.pop_back();
+  const std::string version = WORKGATE_VERSION;
+  if (described.empty()) {
+    EXPECT_NE(std::string(WORKGATE_VERSION_DETAIL).find("names no commit"), std::string::npos);
+    return;
+  }
+  EXPECT_TRUE(version == described || version == described + "-dirty")
+      << "built as " << version << ", the tree is at " << described
+      << " (rebuild: the version header is written at every build)";
 }
 
 TEST_F(CliTest, NumericOptionsMustBeFiniteAndInRange) {
@@ -338,19 +359,29 @@ TEST_F(CountingCliTest, NoisyCountsStraddlingTheMarginAreInconclusive) {
   EXPECT_EQ(ReadJson("inc.json")["verdict"], "inconclusive");
 }
 
-TEST_F(CountingCliTest, StoredBaselinesCompareAndAreCheckedForCompatibility) {
-  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
-  LaunchResult save = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--suite",
-                           suite, "--workload", "work", "--save-baseline", "base.json"});
-  ASSERT_EQ(save.exit_code, 0) << save.err;
+/// Tests of stored baselines: known_work_a's counts of the workload "work"
+/// of `suite_`, stored in base.json.
+class StoredBaselineCliTest : public CountingCliTest {
+ protected:
+  void SetUp() override {
+    CountingCliTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    LaunchResult save = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--suite",
+                             suite_, "--workload", "work", "--save-baseline", "base.json"});
+    ASSERT_EQ(save.exit_code, 0) << save.err;
+  }
+  const std::string suite_ = SourcePath("tests/cli/testdata/known_work.toml");
+};
+
+TEST_F(StoredBaselineCliTest, StoredBaselinesCompareAndAreCheckedForCompatibility) {
   LaunchResult same =
       Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json", "--candidate",
-           kA, "--suite", suite, "--workload", "work", "--timed", "0", "--json", "s.json"});
+           kA, "--suite", suite_, "--workload", "work", "--timed", "0", "--json", "s.json"});
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   EXPECT_EQ(ReadJson("s.json")["workloads"][0]["delta"], 0);
   LaunchResult added =
       Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json", "--candidate",
-           kB, "--suite", suite, "--workload", "work", "--timed", "0"});
+           kB, "--suite", suite_, "--workload", "work", "--timed", "0"});
   EXPECT_EQ(added.exit_code, 1) << added.out << added.err;
   // The same workload name with another definition: not comparable.
   LaunchResult other =
@@ -362,16 +393,12 @@ TEST_F(CountingCliTest, StoredBaselinesCompareAndAreCheckedForCompatibility) {
   // A workload the file does not have: missing evidence.
   EXPECT_EQ(
       Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json", "--candidate",
-           kA, "--suite", suite, "--workload", "work-other-size", "--timed", "0"})
+           kA, "--suite", suite_, "--workload", "work-other-size", "--timed", "0"})
           .exit_code,
       3);
 }
 
-TEST_F(CountingCliTest, AStoredBaselineThatCannotBeUsedSaysWhyAndIsInvalid) {
-  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
-  LaunchResult save = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--suite",
-                           suite, "--workload", "work", "--save-baseline", "base.json"});
-  ASSERT_EQ(save.exit_code, 0) << save.err;
+TEST_F(StoredBaselineCliTest, AStoredBaselineThatCannotBeUsedSaysWhyAndIsInvalid) {
   auto base = ReadJson("base.json");
   base["schema_version"] = 2;
   std::ofstream(Path("v2.json")) << base.dump();
@@ -397,12 +424,31 @@ TEST_F(CountingCliTest, AStoredBaselineThatCannotBeUsedSaysWhyAndIsInvalid) {
     // Missing evidence: invalid (3), never a pass, with what is wrong with the file.
     LaunchResult r =
         Run({"compare", "--backend", kExactBackend, "--baseline-results", file, "--candidate", kA,
-             "--suite", suite, "--workload", "work", "--timed", "0", "--json", "bad.json"});
+             "--suite", suite_, "--workload", "work", "--timed", "0", "--json", "bad.json"});
     EXPECT_EQ(r.exit_code, 3) << file << ": " << r.out << r.err;
     std::string reason = ReadJson("bad.json")["workloads"][0]["reason"].get<std::string>();
     EXPECT_EQ(reason.rfind("baseline: " + message, 0), 0u) << reason;
     EXPECT_EQ(reason.find("has no workload"), std::string::npos) << reason;
   }
+}
+
+TEST_F(StoredBaselineCliTest, AStoredBaselineFromAnotherWorkgateBuildIsIncompatible) {
+  // Each side's fingerprint holds the commit workgate was built from, so a
+  // baseline another build stored is refused, naming both versions.
+  auto base = ReadJson("base.json");
+  ASSERT_EQ(base["workloads"][0]["fingerprint"]["workgate_version"], WORKGATE_VERSION);
+  base["workgate_version"] = "v0.0.9-2-gdeadbee";
+  base["workloads"][0]["fingerprint"]["workgate_version"] = "v0.0.9-2-gdeadbee";
+  std::ofstream(Path("other.json")) << base.dump();
+  LaunchResult r =
+      Run({"compare", "--backend", kExactBackend, "--baseline-results", "other.json", "--candidate",
+           kA, "--suite", suite_, "--workload", "work", "--timed", "0", "--json", "o.json"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const std::string reason = ReadJson("o.json")["workloads"][0]["reason"].get<std::string>();
+  EXPECT_NE(reason.find("workgate version differs (baseline v0.0.9-2-gdeadbee, candidate " +
+                        std::string(WORKGATE_VERSION) + ")"),
+            std::string::npos)
+      << reason;
 }
 
 TEST_F(CountingCliTest, TimedContextWithFiveSamplesHasABootstrapInterval) {

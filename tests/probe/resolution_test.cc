@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "counter/factory.h"
 #include "probe/machine_probe.h"
 #include "test_paths.h"
 #include "test_requirements.h"
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
@@ -96,7 +99,12 @@ TEST(MachineProbeTest, AMissingKnownLoopIsAFailedResolution) {
   ProbeReport p = ProbeMachine(kDefaultPerfEvent, "");
   ASSERT_EQ(p.resolutions.size(), 1u);
   EXPECT_FALSE(p.resolutions[0].ok);
-  EXPECT_EQ(p.resolutions[0].error, "probes/known_loop not found beside workgate");
+  // Where it was looked for: the build tree's place and the installed one.
+  EXPECT_EQ(p.resolutions[0].error,
+            "probes/known_loop not found beside workgate (looked for " + SelfDirectory() +
+                "/probes/known_loop or " +
+                std::filesystem::path(SelfDirectory()).parent_path().string() +
+                "/lib/workgate/known_loop)");
   EXPECT_EQ(p.resolutions[0].backend, p.auto_choice.backend);
 }
 

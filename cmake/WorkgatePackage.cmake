@@ -1,0 +1,60 @@
+# The Debian package: `cpack -G DEB` in the build directory, after a build,
+# packs what `cmake --install` installs (the layout in the root
+# CMakeLists.txt) under /usr. ci/package-test builds it and installs it with
+# apt into a fresh Debian 12 root.
+#
+# Dependencies:
+# - shared libraries: found by dpkg-shlibdeps from the ELF files packed
+#   (workgate, the clock shim, known_loop);
+# - valgrind, where vgcount is built: exactly the Debian version it was built
+#   against. The tool carries its own static copy of that package's coregrind
+#   and VEX (libcoregrind-*.a ships in the valgrind package) and runs under
+#   that package's launcher, with its vgpreload_core and suppressions, which
+#   the installed valgrind-lib/ links to; another version is another core, so
+#   apt must not pair them. Upgrading valgrind means rebuilding this package,
+#   as it means rebuilding the build tree. Without vgcount, valgrind is only
+#   recommended: perf alone can count.
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME workgate)
+set(CPACK_PACKAGE_VENDOR "the workgate authors")
+set(WORKGATE_PACKAGE_MAINTAINER "workgate maintainers <workgate@localhost>" CACHE STRING
+    "The Maintainer field of the Debian package")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${WORKGATE_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "gate pull requests on the work they add, counted in retired instructions")
+set(CPACK_PACKAGE_DESCRIPTION
+    "workgate counts the user-space instructions a workload retires, once for a baseline build \
+and once for a candidate build of the same program, and reports the exact difference. It counts \
+with perf where the PMU counts, or with Valgrind: callgrind, or its own tool vgcount.")
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# workgate_<version>_<arch>.deb, the name Debian tools expect.
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# The installed files without debug information (60 MB of it in workgate).
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+
+if(TARGET vgcount_tool)
+  execute_process(COMMAND dpkg-query -W -f=\${Version} valgrind
+    OUTPUT_VARIABLE WORKGATE_VALGRIND_DEB_VERSION RESULT_VARIABLE valgrind_query
+    ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(valgrind_query EQUAL 0 AND WORKGATE_VALGRIND_DEB_VERSION)
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "valgrind (= ${WORKGATE_VALGRIND_DEB_VERSION})")
+  else()
+    # Valgrind from elsewhere: the package cannot name the one vgcount needs.
+    message(STATUS "package: no Debian valgrind package installed; the .deb depends on "
+                   "valgrind (>= ${WORKGATE_VGCOUNT_VALGRIND_VERSION}) only")
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "valgrind (>= ${WORKGATE_VGCOUNT_VALGRIND_VERSION})")
+  endif()
+else()
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS valgrind)
+endif()
+
+# The package version names the commit, as `workgate --version` does, so it is
+# read from the version header the build wrote (cmake/WorkgateVersion.cmake)
+# when cpack runs, not when CMake configures.
+set(CPACK_WORKGATE_VERSION_HEADER ${CMAKE_BINARY_DIR}/generated/version.h)
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/WorkgatePackageVersion.cmake)
+include(CPack)
