@@ -125,9 +125,11 @@ bool HoldsVgcountTool(const std::string& dir) {
 }
 
 std::string FindVgcountLib() {
+  // WORKGATE_VGCOUNT_LIB (a test's own layout) is checked like the
+  // companion: a directory without the tool would make `auto` pick vgcount
+  // and every run then fail, instead of counting with callgrind.
   const char* override_dir = getenv("WORKGATE_VGCOUNT_LIB");
-  if (override_dir && *override_dir) return override_dir;
-  std::string dir = FindCompanion("valgrind-lib");
+  std::string dir = override_dir && *override_dir ? override_dir : FindCompanion("valgrind-lib");
   return !dir.empty() && HoldsVgcountTool(dir) ? dir : "";
 }
 

@@ -50,8 +50,9 @@ const ValgrindInstall& FindValgrind();
 /// Whether `dir` holds a built vgcount tool (a file named vgcount-<platform>).
 bool HoldsVgcountTool(const std::string& dir);
 
-/// The directory to use as VALGRIND_LIB for the vgcount tool (the build's
-/// valgrind-lib/ or the installed one); empty when the tool is not built.
+/// The directory to use as VALGRIND_LIB for the vgcount tool
+/// ($WORKGATE_VGCOUNT_LIB where set, else the build's valgrind-lib/ or the
+/// installed one); empty when that directory does not hold the tool.
 std::string FindVgcountLib();
 
 class ValgrindCounter : public Counter {

@@ -265,5 +265,19 @@ TEST_F(CallgrindCounterTest, ValgrindsTemporaryFilesLiveInTheRunsDirectory) {
   EXPECT_EQ(as_is.launch.out, "\n");
 }
 
+TEST(FindVgcountLibTest, AnOverrideWithoutTheToolIsNoVgcount) {
+  // So that `auto` falls back to callgrind instead of choosing a vgcount
+  // whose every run would fail.
+  TempDir empty;
+  setenv("WORKGATE_VGCOUNT_LIB", empty.path().c_str(), 1);
+  EXPECT_EQ(FindVgcountLib(), "");
+#ifdef WORKGATE_VGCOUNT_BUILT
+  const std::string built = testing::BuildPath("valgrind-lib");
+  setenv("WORKGATE_VGCOUNT_LIB", built.c_str(), 1);
+  EXPECT_EQ(FindVgcountLib(), built);
+#endif
+  unsetenv("WORKGATE_VGCOUNT_LIB");
+}
+
 }  // namespace
 }  // namespace workgate
