@@ -15,16 +15,6 @@ using nlohmann::json;
 
 constexpr char kFormat[] = "workgate-baseline";
 
-// what() is "[json.exception.parse_error.101] parse error at line 1, ...":
-// the bracketed id means nothing to a user.
-std::string JsonErrorText(const nlohmann::json::exception& e) {
-  std::string what = e.what();
-  if (size_t id_end = what.find("] "); what.rfind("[json.", 0) == 0 && id_end != what.npos) {
-    what.erase(0, id_end + 2);
-  }
-  return what;
-}
-
 bool WorkloadFromJson(const json& j, const std::string& where, StoredWorkload* w,
                       std::string* err) {
   if (!j.is_object()) {
@@ -124,15 +114,8 @@ std::optional<BaselineFile> ParseBaselineFile(std::string_view text, const std::
                                               std::string* err) {
   const std::string file_is = "the stored baseline " + path + " ";
   json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    *err = file_is + "is corrupt: not valid JSON: " + JsonErrorText(e);
-    return std::nullopt;
-  } catch (const json::exception& e) {
-    // A number too large for a double ("1e400") is an out_of_range thrown
-    // from inside the parser, not a parse_error.
-    *err = file_is + "is corrupt: " + JsonErrorText(e);
+  if (std::string why; !ParseJsonText(text, &doc, &why)) {
+    *err = file_is + "is corrupt: " + why;
     return std::nullopt;
   }
   if (!doc.is_object() || doc.value("format", json()) != kFormat) {
