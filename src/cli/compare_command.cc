@@ -14,6 +14,7 @@
 #include "cli/progress.h"
 #include "gate/baseline_file.h"
 #include "gate/decision.h"
+#include "gate/merge.h"
 #include "gate/stability.h"
 #include "launch/interrupt.h"
 #include "measure/comparison.h"
@@ -21,6 +22,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "version.h"
+#include "workload/shard.h"
 
 namespace workgate {
 
@@ -46,6 +48,7 @@ struct CompareArgs {
   int explain_top = 10;
   uint64_t seed = 20261129;
   std::vector<std::string> notes;
+  std::optional<ShardSpec> shard;
 };
 
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
@@ -74,10 +77,14 @@ void CheckCompareArgs(const CompareArgs& args) {
   if (!args.save_baseline.empty() && args.baseline.empty()) {
     throw UsageError("--save-baseline stores the baseline build's counts: it needs --baseline");
   }
+  if (args.shard && args.suite.empty()) {
+    throw UsageError("--shard splits a suite's workloads: it needs --suite FILE");
+  }
 }
 
-// The suite's selected workloads, or the one ad hoc command; the builds must
-// exist. The report records the suite.
+// The suite's selected workloads (this shard's share of them), or the one ad
+// hoc command; the builds must exist. The report records the suite, and the
+// shard its place in the whole.
 void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan, CompareReport* report) {
   if (args.suite.empty()) {
     plan->workloads = AdHocWorkload(args);
@@ -86,7 +93,15 @@ void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan, CompareReport*
     plan->suite_dir = suite.dir;
     report->settings.suite = args.suite;
     report->settings.suite_sha256 = suite.sha256;
-    plan->workloads = suite.workloads;
+    std::vector<std::string> names;
+    for (size_t p = 0; p < suite.workloads.size(); ++p) {
+      names.push_back(suite.workloads[p].name);
+      if (!args.shard || InShard(p, *args.shard)) plan->workloads.push_back(suite.workloads[p]);
+    }
+    if (args.shard) {
+      const std::string& baseline = args.baseline.empty() ? args.baseline_results : args.baseline;
+      report->shard = MakeShardInfo(*args.shard, std::move(names), baseline, args.candidate);
+    }
   }
   for (const auto& exe : {args.baseline, args.candidate}) {
     if (!exe.empty() && RealPath(exe).empty()) {
@@ -213,6 +228,17 @@ void RegisterSides(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
   cmd->add_option("--baseline-results", args->baseline_results,
                   "Compare against counts stored with --save-baseline")
       ->type_name("FILE");
+  cmd->add_option_function<std::string>(
+         "--shard",
+         [args](const std::string& v) {
+           ShardSpec spec;
+           std::string err;
+           if (!ParseShard(v, &spec, &err)) throw CLI::ValidationError("--shard", err);
+           args->shard = spec;
+         },
+         "Count only shard I of N of the suite's workloads (those at positions p with "
+         "p % N == I-1); workgate merge joins the parts")
+      ->type_name("I/N");
 }
 
 // How each side is counted and judged.
@@ -286,7 +312,9 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
        "workgate compare --baseline base/prog --candidate head/prog --markdown comment.md -- "
        "--size 1000",
        "workgate compare --baseline base/prog --suite bench.toml --save-baseline base.json",
-       "workgate compare --baseline-results base.json --candidate head/prog --suite bench.toml"}));
+       "workgate compare --baseline-results base.json --candidate head/prog --suite bench.toml",
+       "workgate compare --baseline base/prog --candidate head/prog --suite bench.toml "
+       "--shard 2/3 --json part2.json"}));
   cmd->callback([args, run] { *run = [args] { return RunCompare(*args); }; });
 }
 

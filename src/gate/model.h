@@ -16,6 +16,8 @@ enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid };
 
 /// "ok", "work-added", "work-removed", "inconclusive", "invalid".
 const char* VerdictName(Verdict v);
+/// The inverse of VerdictName; false for any other text.
+bool ParseVerdict(const std::string& name, Verdict* v);
 
 /// What a side was measured with; two sides compare only when the parts that
 /// decide a count agree (see CompatibilityProblem in gate/fingerprint.h).
@@ -160,7 +162,8 @@ struct StoredBaselineUse {
 };
 
 /// The options that decide what a suite's comparison measures, beside the
-/// report's own figures (backend, event, margin, repeat, timed).
+/// report's own figures (backend, event, margin, repeat, timed): what
+/// `merge` requires to be the same in every part.
 struct RunSettings {
   std::string suite;               // as given; empty for an ad hoc command
   std::string suite_sha256;        // of the suite file as read; empty for an ad hoc command
@@ -171,6 +174,27 @@ struct RunSettings {
   bool as_is = false;
   std::vector<std::string> env;  // --env KEY=VALUE, as given
   std::vector<std::string> pass_env;
+};
+
+/// A part of a sharded comparison (`compare --shard I/N`).
+struct ShardInfo {
+  int index = 1;  // 1-based
+  int count = 1;
+  /// Every selected workload of the whole suite, in suite order: the share
+  /// of shard I is those at positions p with p % count == index - 1
+  /// (workload/shard.h), so merge knows what a missing shard held.
+  std::vector<std::string> workloads;
+  /// SHA-256 of the --baseline build (or of the --baseline-results file) and
+  /// of the --candidate build; "" where it is no readable regular file. The
+  /// parts of one run measured the same builds.
+  std::string baseline_sha256;
+  std::string candidate_sha256;
+};
+
+/// How a merged report was made (`workgate merge`).
+struct MergeInfo {
+  int shards = 0;
+  std::vector<std::string> parts;  // the part files, in shard order
 };
 
 struct CompareReport {
@@ -191,6 +215,8 @@ struct CompareReport {
   std::vector<std::string> notes;
   std::optional<StoredBaselineUse> stored_baseline;  // with --baseline-results only
   RunSettings settings;
+  std::optional<ShardInfo> shard;   // with --shard only
+  std::optional<MergeInfo> merged;  // written by `workgate merge` only
   std::vector<WorkloadResult> workloads;
 };
 

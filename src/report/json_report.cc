@@ -127,6 +127,20 @@ json SettingsToJson(const RunSettings& s) {
               {"pass_env", s.pass_env}};
 }
 
+json ShardToJson(const std::optional<ShardInfo>& shard) {
+  if (!shard) return nullptr;
+  return json{{"index", shard->index},
+              {"count", shard->count},
+              {"workloads", shard->workloads},
+              {"baseline_sha256", OrNull(shard->baseline_sha256)},
+              {"candidate_sha256", OrNull(shard->candidate_sha256)}};
+}
+
+json MergedToJson(const std::optional<MergeInfo>& merged) {
+  if (!merged) return nullptr;
+  return json{{"shards", merged->shards}, {"parts", merged->parts}};
+}
+
 }  // namespace
 
 json ToJson(const CompareReport& report) {
@@ -148,6 +162,8 @@ json ToJson(const CompareReport& report) {
               {"notes", report.notes},
               {"stored_baseline", StoredBaselineToJson(report.stored_baseline)},
               {"settings", SettingsToJson(report.settings)},
+              {"shard", ShardToJson(report.shard)},
+              {"merged", MergedToJson(report.merged)},
               {"workloads", workloads}};
 }
 

@@ -14,6 +14,9 @@
 //    "incompatible", "problem" | null} | null (without --baseline-results),
 //  "settings": {"suite" | null, "suite_sha256" | null, "stability",
 //    "max_repeat", "explain", "explain_top", "as_is", "env", "pass_env"},
+//  "shard": {"index", "count", "workloads": [every selected workload of the
+//    suite], "baseline_sha256" | null, "candidate_sha256" | null} | null,
+//  "merged": {"shards", "parts": [files]} | null (set by workgate merge),
 //  "workloads": [{"name", "verdict", "reason", "max_work_added", "expected_score",
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
 //    "relative_high",

@@ -212,6 +212,7 @@ std::string RenderMarkdown(const CompareReport& r) {
   }
   out += "\n" + BackendParagraph(r);
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
+  if (const std::string shard = ShardSentence(r); !shard.empty()) out += "\n" + shard + "\n";
   out += "\n" + std::string(kBlindSpots) + "\n" + Footer(r);
   return out;
 }

@@ -167,6 +167,7 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
   }
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
   out += "\n" + BackendLine(r) + kBlindSpots + "\n";
+  if (const std::string shard = ShardSentence(r); !shard.empty()) out += shard + "\n";
   out += fmt::format(
       "\n{} ({})\n",
       Paint(fmt::format("workgate: {}", VerdictLabel(r.verdict)), ColourOf(r.verdict), colour),
