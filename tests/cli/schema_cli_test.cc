@@ -18,8 +18,6 @@ namespace {
 using testing::BuildPath;
 using testing::SourcePath;
 
-const std::string kA = BuildPath("probes/known_work_a");
-const std::string kB = BuildPath("probes/known_work_b");
 const std::string kJitter = BuildPath("tests/jitter_workload");
 const std::string kSuite = SourcePath("tests/cli/testdata/known_work.toml");
 
@@ -74,33 +72,35 @@ class SchemaCliTest : public CountingCliTest {
 };
 
 TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
-  const std::vector<std::string> a_to_b = {"--baseline", kA, "--candidate", kB, "--timed", "0"};
+  const std::vector<std::string> a_to_b = {"--baseline", kKnownWorkA, "--candidate",
+                                           kKnownWorkB,  "--timed",   "0"};
   auto with = [](std::vector<std::string> head, std::vector<std::string> tail) {
     head.insert(head.end(), tail.begin(), tail.end());
     return head;
   };
-  Compare({"--baseline", kA, "--candidate", kA, "--timed", "0", "--note", "baseline: rebuilt", "--",
-           "100000"},
+  Compare({"--baseline", kKnownWorkA, "--candidate", kKnownWorkA, "--timed", "0", "--note",
+           "baseline: rebuilt", "--", "100000"},
           "ok.json", 0);
   // Work added and invalid in one report, every workload explained.
   Compare(with(a_to_b,
                {"--suite", kSuite, "--workload", "work", "--workload", "wrong-score", "--explain"}),
           "added.json", 3);
-  Compare({"--baseline", kA, "--candidate", kA, "--timed", "5", "--", "100000"}, "timed.json", 0);
+  Compare({"--baseline", kKnownWorkA, "--candidate", kKnownWorkA, "--timed", "5", "--", "100000"},
+          "timed.json", 0);
   // A count that follows the real clock: unstable, its functions named.
   LaunchResult r =
       Run({"compare", "--backend", "callgrind", "--baseline", kJitter, "--candidate", kJitter,
            "--clock", "none", "--timed", "0", "--json", "unstable.json", "--", "{exe}", "200000"});
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.out << r.err;
   // A stored baseline: saved, used, missing, incompatible; and shards, merged.
-  r = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--suite", kSuite, "--workload",
-           "work", "--save-baseline", "base.json"});
+  r = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--suite", kSuite,
+           "--workload", "work", "--save-baseline", "base.json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const std::vector<std::string> stored = {"--candidate", kB,     "--timed",    "0",
-                                           "--suite",     kSuite, "--workload", "work"};
+  const std::vector<std::string> stored = {"--candidate", kKnownWorkB, "--timed",    "0",
+                                           "--suite",     kSuite,      "--workload", "work"};
   Compare(with(stored, {"--baseline-results", "base.json"}), "used.json", 1);
   Compare(with(stored, {"--baseline-results", "none.json"}), "missing.json", 3);
-  Compare({"--baseline-results", "base.json", "--candidate", kA, "--timed", "0", "--suite",
+  Compare({"--baseline-results", "base.json", "--candidate", kKnownWorkA, "--timed", "0", "--suite",
            SourcePath("tests/cli/testdata/known_work_changed.toml")},
           "incompatible.json", 3);
   Compare(with(a_to_b, {"--suite", kSuite, "--shard", "1/2"}), "part1.json", 3);
@@ -148,13 +148,13 @@ TEST_F(SchemaCliTest, CountProbeAndExplainMatchTheirSchemas) {
   LaunchResult r = Run({"count", "--backend", kExactBackend, "--repeat", "2", "--json",
                         "command.json", "--", testing::KnownLoop(), "1000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = Run({"count", "--backend", kExactBackend, "--suite", kSuite, "--exe", kA, "--json",
+  r = Run({"count", "--backend", kExactBackend, "--suite", kSuite, "--exe", kKnownWorkA, "--json",
            "suite.json"});
   ASSERT_EQ(r.exit_code, 3) << r.err;  // wrong-score
   r = Run({"count", "--backend", kExactBackend, "--json", "failed.json", "--", "/bin/false"});
   ASSERT_EQ(r.exit_code, 3) << r.err;
-  r = Run({"explain", "--baseline", kA, "--candidate", kB, "--suite", kSuite, "--workload", "work",
-           "--json", "explain.json"});
+  r = Run({"explain", "--baseline", kKnownWorkA, "--candidate", kKnownWorkB, "--suite", kSuite,
+           "--workload", "work", "--json", "explain.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = Run({"probe", "--label", "here", "--json", "probe.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

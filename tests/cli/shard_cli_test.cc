@@ -15,23 +15,8 @@
 namespace workgate {
 namespace {
 
-using testing::BuildPath;
-using testing::SourcePath;
-
-const std::string kA = BuildPath("probes/known_work_a");
-const std::string kB = BuildPath("probes/known_work_b");
-const std::string kSuite = SourcePath("tests/cli/testdata/known_work_suite.toml");
-
-class ShardCliTest : public CountingCliTest {
+class ShardCliTest : public KnownWorkSuiteTest {
  protected:
-  // compare of kA against kB on kSuite with `extra`, exact counts, no timing.
-  LaunchResult Compare(std::vector<std::string> extra) {
-    std::vector<std::string> args = {
-        "compare", "--backend", kExactBackend, "--baseline", kA, "--candidate",
-        kB,        "--suite",   kSuite,        "--timed",    "0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return Run(args);
-  }
   // The two-workload run the refusal tests split in two.
   void TwoParts(std::vector<std::string> second_extra = {}) {
     const std::vector<std::string> pick = {"--workload", "size-1000", "--workload", "wide-margin"};
@@ -167,8 +152,8 @@ TEST_F(ShardCliTest, TheShardOptionIsCheckedBeforeAnythingRuns) {
         << r.err;
     EXPECT_FALSE(std::filesystem::exists(Path("never.json")));
   }
-  LaunchResult adhoc =
-      Run({"compare", "--baseline", kA, "--candidate", kB, "--shard", "1/2", "--", "1000"});
+  LaunchResult adhoc = Run({"compare", "--baseline", kKnownWorkA, "--candidate", kKnownWorkB,
+                            "--shard", "1/2", "--", "1000"});
   EXPECT_EQ(adhoc.exit_code, 2);
   EXPECT_NE(adhoc.err.find("--shard splits a suite's workloads: it needs --suite FILE"),
             std::string::npos)

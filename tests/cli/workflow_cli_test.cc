@@ -14,24 +14,7 @@
 namespace workgate {
 namespace {
 
-using testing::BuildPath;
-using testing::SourcePath;
-
-const std::string kA = BuildPath("probes/known_work_a");
-const std::string kB = BuildPath("probes/known_work_b");
-const std::string kSuite = SourcePath("tests/cli/testdata/known_work_suite.toml");
-
-class WorkflowCliTest : public CountingCliTest {
- protected:
-  // compare of kA against kB on kSuite with `extra`, exact counts, no timing.
-  LaunchResult Compare(std::vector<std::string> extra) {
-    std::vector<std::string> args = {"compare",     "--backend", kExactBackend, "--baseline", kA,
-                                     "--candidate", kB,          "--suite",     kSuite,
-                                     "--timed",     "0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return Run(args);
-  }
-};
+class WorkflowCliTest : public KnownWorkSuiteTest {};
 
 TEST_F(WorkflowCliTest, NotesGoUnderTheVerdictAsText) {
   const std::string hostile = "[pwned](https://x.invalid) \x1b[2J<b>`";
@@ -55,8 +38,9 @@ TEST_F(WorkflowCliTest, NotesGoUnderTheVerdictAsText) {
 }
 
 TEST_F(WorkflowCliTest, TheStoredBaselineSaysWhetherItWasUsed) {
-  LaunchResult save = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--suite",
-                           kSuite, "--workload", "size-1000", "--save-baseline", "base.json"});
+  LaunchResult save =
+      Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--suite", kSuite,
+           "--workload", "size-1000", "--save-baseline", "base.json"});
   ASSERT_EQ(save.exit_code, 0) << save.err;
   std::ofstream(Path("corrupt.json")) << "{ nope";
   struct Case {
@@ -83,18 +67,9 @@ TEST_F(WorkflowCliTest, TheStoredBaselineSaysWhetherItWasUsed) {
        3},
   };
   for (const Case& c : cases) {
-    std::vector<std::string> args = {"compare",
-                                     "--backend",
-                                     kExactBackend,
-                                     "--baseline-results",
-                                     c.file,
-                                     "--candidate",
-                                     kB,
-                                     "--suite",
-                                     kSuite,
-                                     "--timed",
-                                     "0",
-                                     "--json",
+    std::vector<std::string> args = {"compare", "--backend",   kExactBackend, "--baseline-results",
+                                     c.file,    "--candidate", kKnownWorkB,   "--suite",
+                                     kSuite,    "--timed",     "0",           "--json",
                                      "s.json"};
     for (const std::string& w : c.workloads) args.insert(args.end(), {"--workload", w});
     LaunchResult r = Run(args);
