@@ -14,17 +14,15 @@
 #include "cli/progress.h"
 #include "gate/baseline_file.h"
 #include "gate/decision.h"
+#include "gate/merge.h"
+#include "gate/stability.h"
 #include "launch/interrupt.h"
 #include "measure/comparison.h"
 #include "probe/system_info.h"
-#include "report/json_report.h"
-#include "report/markdown_report.h"
-#include "report/report_output.h"
-#include "report/report_paths.h"
-#include "report/terminal_report.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "version.h"
+#include "workload/shard.h"
 
 namespace workgate {
 
@@ -44,13 +42,13 @@ struct CompareArgs {
   int timed = 1;
   double timeout = 600;
   ClockArg clock;
-  std::string json_path, markdown_path;
-  bool github = false;
+  ReportArgs reports;
   std::string save_baseline, baseline_results;
   bool explain = false;
   int explain_top = 10;
   uint64_t seed = 20261129;
-  ColorArg color;
+  std::vector<std::string> notes;
+  std::optional<ShardSpec> shard;
 };
 
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
@@ -63,24 +61,6 @@ std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   w.timeout_seconds = args.timeout;
   w.clock = args.clock.For(args.launch.as_is);
   return {w};
-}
-
-void WriteReports(const CompareArgs& args, const CompareReport& report) {
-  std::string err;
-  if (!args.json_path.empty() && !WriteJsonReport(args.json_path, report, &err)) {
-    throw EnvironmentError(err);
-  }
-  if (!args.markdown_path.empty() && !WriteMarkdownReport(args.markdown_path, report, &err)) {
-    throw EnvironmentError(err);
-  }
-  if (args.github) {
-    const char* summary = getenv("GITHUB_STEP_SUMMARY");
-    if (summary == nullptr || *summary == '\0') {
-      fmt::print(stderr, "warning: --github given but GITHUB_STEP_SUMMARY is not set\n");
-    } else if (!AppendToFile(summary, RenderMarkdown(report), &err)) {
-      throw EnvironmentError(err);
-    }
-  }
 }
 
 // Refuses combinations of options that cannot make a comparison.
@@ -97,16 +77,31 @@ void CheckCompareArgs(const CompareArgs& args) {
   if (!args.save_baseline.empty() && args.baseline.empty()) {
     throw UsageError("--save-baseline stores the baseline build's counts: it needs --baseline");
   }
+  if (args.shard && args.suite.empty()) {
+    throw UsageError("--shard splits a suite's workloads: it needs --suite FILE");
+  }
 }
 
-// The suite's selected workloads, or the one ad hoc command; the builds must exist.
-void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan) {
-  if (!args.suite.empty()) {
-    const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
-    plan->workloads = suite.workloads;
-    plan->suite_dir = suite.dir;
-  } else {
+// The suite's selected workloads (this shard's share of them), or the one ad
+// hoc command; the builds must exist. The report records the suite, and the
+// shard its place in the whole.
+void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan, CompareReport* report) {
+  if (args.suite.empty()) {
     plan->workloads = AdHocWorkload(args);
+  } else {
+    const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
+    plan->suite_dir = suite.dir;
+    report->settings.suite = args.suite;
+    report->settings.suite_sha256 = suite.sha256;
+    std::vector<std::string> names;
+    for (size_t p = 0; p < suite.workloads.size(); ++p) {
+      names.push_back(suite.workloads[p].name);
+      if (!args.shard || InShard(p, *args.shard)) plan->workloads.push_back(suite.workloads[p]);
+    }
+    if (args.shard) {
+      const std::string& baseline = args.baseline.empty() ? args.baseline_results : args.baseline;
+      report->shard = MakeShardInfo(*args.shard, std::move(names), baseline, args.candidate);
+    }
   }
   for (const auto& exe : {args.baseline, args.candidate}) {
     if (!exe.empty() && RealPath(exe).empty()) {
@@ -115,19 +110,6 @@ void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan) {
   }
   plan->baseline_exe = args.baseline;
   plan->candidate_exe = args.candidate;
-}
-
-// Before any counting: a report that cannot be written stops the run now,
-// and no report of an earlier run survives this one.
-void PrepareReportPaths(const CompareArgs& args) {
-  const std::vector<ReportPath> replaced = {{"--json", args.json_path},
-                                            {"--markdown", args.markdown_path}};
-  std::vector<ReportPath> reports = replaced;
-  reports.push_back({"--save-baseline", args.save_baseline});
-  const char* summary = getenv("GITHUB_STEP_SUMMARY");
-  if (args.github && summary != nullptr) reports.push_back({"$GITHUB_STEP_SUMMARY", summary, true});
-  CheckReportPaths(reports);
-  RemoveStaleReports(replaced);
 }
 
 // How each workload is counted, timed and explained, on this machine with
@@ -156,25 +138,34 @@ void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const Sy
     plan->stored_baseline = LoadBaselineFile(args.baseline_results, &err);
     plan->stored_baseline_path = args.baseline_results;
     // A baseline that cannot be read is missing evidence: invalid, never a pass.
-    if (!plan->stored_baseline) plan->stored_baseline = UnusableBaseline(err);
+    if (!plan->stored_baseline) {
+      plan->stored_baseline = UnusableBaseline(err, IsMissingFile(args.baseline_results));
+    }
   }
 }
 
 // The report's header: what counted, with which settings, on which builds.
-CompareReport ReportHeader(const CompareArgs& args, const Counter& counter,
-                           const BackendChoice& choice, const ComparisonPlan& plan) {
-  CompareReport report;
-  report.workgate_version = WORKGATE_VERSION;
-  report.backend = counter.name();
-  report.backend_reason = choice.reason;
-  report.event = counter.event();
-  report.max_work_added = args.max_work_added / 100.0;
-  report.repeat = plan.repeat;
-  report.timed_samples = plan.timed;
-  report.timed_seed = plan.seed;
-  report.baseline_label = !args.baseline.empty() ? args.baseline : args.baseline_results;
-  report.candidate_label = args.candidate;
-  return report;
+void FillHeader(const CompareArgs& args, const Counter& counter, const BackendChoice& choice,
+                const ComparisonPlan& plan, CompareReport* report) {
+  report->workgate_version = WORKGATE_VERSION;
+  report->backend = counter.name();
+  report->backend_reason = choice.reason;
+  report->event = counter.event();
+  report->max_work_added = args.max_work_added / 100.0;
+  report->repeat = plan.repeat;
+  report->timed_samples = plan.timed;
+  report->timed_seed = plan.seed;
+  report->baseline_label = !args.baseline.empty() ? args.baseline : args.baseline_results;
+  report->candidate_label = args.candidate;
+  report->notes = args.notes;
+  RunSettings& s = report->settings;
+  s.stability = StabilityModeName(plan.stability);
+  s.max_repeat = plan.max_repeat;
+  s.explain = plan.explain_all;
+  s.explain_top = plan.explain_top;
+  s.as_is = args.launch.as_is;
+  s.env = args.launch.env;
+  s.pass_env = args.launch.pass_env;
 }
 
 // Stores the baseline side's counts (--save-baseline).
@@ -189,10 +180,13 @@ void SaveBaseline(const CompareArgs& args, const CompareReport& report) {
 
 int RunCompare(const CompareArgs& args) {
   CheckCompareArgs(args);
-  TextStream({{"--json", &args.json_path}, {"--markdown", &args.markdown_path}});
+  args.reports.Text();  // refuses two reports on standard output, before any work
   ComparisonPlan plan;
-  PlanWorkloads(args, &plan);
-  PrepareReportPaths(args);
+  CompareReport report;
+  PlanWorkloads(args, &plan, &report);
+  // Before any counting: a report that cannot be written stops the run now,
+  // and no report of an earlier run survives this one.
+  args.reports.Prepare({{"--save-baseline", args.save_baseline}});
 
   SystemInfo info = GatherSystemInfo();
   BackendChoice choice = args.counter.Choose(info);
@@ -201,11 +195,15 @@ int RunCompare(const CompareArgs& args) {
   plan.machine.valgrind_path = counter->tool_path();
   PlanCounting(args, choice, info, &plan);
 
-  CompareReport report = ReportHeader(args, *counter, choice, plan);
+  FillHeader(args, *counter, choice, plan, &report);
   Progress progress;
   RunComparison(plan, *counter, &report,
                 [&progress](const std::string& text) { progress.Show(text); });
   progress.Done();
+  if (plan.stored_baseline) {
+    report.stored_baseline =
+        StoredBaselineUseOf(*plan.stored_baseline, plan.stored_baseline_path, report.workloads);
+  }
 
   // Nothing is published once an interruption began: its counts are partial.
   auto publishing = BeginPublishing();
@@ -214,14 +212,7 @@ int RunCompare(const CompareArgs& args) {
     SaveBaseline(args, report);
     if (args.candidate.empty()) return kExitPass;
   }
-  // With --json - or --markdown -, that report has standard output and the
-  // table goes to standard error.
-  FILE* text = TextStream({{"--json", &args.json_path}, {"--markdown", &args.markdown_path}});
-  std::string err;
-  if (!PrintText(RenderTerminal(report, args.color.Colour(text)), text, "the report", &err)) {
-    throw EnvironmentError(err);
-  }
-  WriteReports(args, report);
+  args.reports.Publish(report);
   return report.exit_code;
 }
 
@@ -237,6 +228,17 @@ void RegisterSides(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
   cmd->add_option("--baseline-results", args->baseline_results,
                   "Compare against counts stored with --save-baseline")
       ->type_name("FILE");
+  cmd->add_option_function<std::string>(
+         "--shard",
+         [args](const std::string& v) {
+           ShardSpec spec;
+           std::string err;
+           if (!ParseShard(v, &spec, &err)) throw CLI::ValidationError("--shard", err);
+           args->shard = spec;
+         },
+         "Count only shard I of N of the suite's workloads (those at positions p with "
+         "p % N == I-1); workgate merge joins the parts")
+      ->type_name("I/N");
 }
 
 // How each side is counted and judged.
@@ -273,12 +275,9 @@ void RegisterCounting(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
 
 // Where the verdict goes, and what comes with it.
 void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
-  cmd->add_option("--json", args->json_path, "Write the JSON report to FILE (-: stdout)")
-      ->type_name("FILE");
-  cmd->add_option("--markdown", args->markdown_path,
-                  "Write the Markdown PR comment to FILE (-: stdout)")
-      ->type_name("FILE");
-  cmd->add_flag("--github", args->github, "Also append the Markdown to $GITHUB_STEP_SUMMARY");
+  args->reports.Register(cmd);
+  AddRepeatable(cmd, "--note", &args->notes, "NOTE",
+                "A line for the reports, under the verdict (a CI's word on its baseline)");
   cmd->add_option("--save-baseline", args->save_baseline,
                   "Store the baseline side's counts and fingerprint in FILE")
       ->type_name("FILE");
@@ -292,7 +291,6 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("N")
       ->transform(InRange(kSeedRange))
       ->capture_default_str();
-  args->color.Register(cmd);
 }
 
 }  // namespace
@@ -314,7 +312,9 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
        "workgate compare --baseline base/prog --candidate head/prog --markdown comment.md -- "
        "--size 1000",
        "workgate compare --baseline base/prog --suite bench.toml --save-baseline base.json",
-       "workgate compare --baseline-results base.json --candidate head/prog --suite bench.toml"}));
+       "workgate compare --baseline-results base.json --candidate head/prog --suite bench.toml",
+       "workgate compare --baseline base/prog --candidate head/prog --suite bench.toml "
+       "--shard 2/3 --json part2.json"}));
   cmd->callback([args, run] { *run = [args] { return RunCompare(*args); }; });
 }
 

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   workgate::AddCountCommand(app, &run);
   workgate::AddCompareCommand(app, &run);
   workgate::AddExplainCommand(app, &run);
+  workgate::AddMergeCommand(app, &run);
   workgate::RefuseOptionsAsValues(app);
   try {
     app.parse(argc, argv);

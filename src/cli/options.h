@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "counter/factory.h"
+#include "report/report_paths.h"
 #include "workload/number_range.h"
 #include "workload/run_plan.h"
 
@@ -91,6 +92,27 @@ struct ColorArg {
 
   void Register(CLI::App* cmd);
   bool Colour(FILE* stream) const;
+};
+
+struct CompareReport;
+
+/// Where a comparison's reports go (compare, merge): --json FILE, --markdown
+/// FILE, --github, --color WHEN.
+struct ReportArgs {
+  std::string json_path, markdown_path;
+  bool github = false;
+  ColorArg color;
+
+  void Register(CLI::App* cmd);
+  /// The terminal report's stream (TextStream of --json and --markdown).
+  FILE* Text() const;
+  /// Before any work: every report path, and `more` (--save-baseline), must
+  /// be writable (report/report_paths.h), and reports an earlier run left at
+  /// --json and --markdown are removed.
+  void Prepare(const std::vector<ReportPath>& more) const;
+  /// Prints the terminal report and writes the JSON, the Markdown and the
+  /// step summary. Throws Error(kExitEnvironment) when one cannot be written.
+  void Publish(const CompareReport& report) const;
 };
 
 /// Where the text goes, given the report paths of a command (FILE, or "-"

@@ -3,8 +3,10 @@
 // probe itself is probe/machine_probe.h; this prints it, or its JSON.
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <iterator>
+#include <stdexcept>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -14,10 +16,13 @@
 #include "probe/machine_probe.h"
 #include "report/format.h"
 #include "report/probe_json.h"
+#include "report/probe_row.h"
+#include "report/probe_table.h"
 #include "report/report_output.h"
 #include "report/report_paths.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -103,19 +108,76 @@ void DescribeBackends(const ProbeReport& report, std::string* out) {
   }
 }
 
-int RunProbe(const std::string& json_path, const std::string& events) {
-  FILE* text_out = TextStream({{"--json", &json_path}});
-  CheckReportPaths({{"--json", json_path}});
-  RemoveStaleReports({{"--json", json_path}});
-  const ProbeReport report = ProbeMachine(events, FindCompanion("probes/known_loop"));
-  std::string text;
+struct ProbeArgs {
+  std::string json_path, markdown_path;
+  std::string events = kDefaultPerfEvent;
+  std::string label;
+  std::vector<std::string> merge;
+  CLI::Option* event_option = nullptr;
+  CLI::Option* label_option = nullptr;
+};
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "unknown";
+  return name;
+}
+
+void WriteMarkdown(const std::string& path, const std::vector<ProbeRow>& rows) {
+  std::string err;
+  if (!path.empty() &&
+      !WriteTextFile(path, ProbeTableMarkdown(rows), "the probe's Markdown", &err)) {
+    throw EnvironmentError(err);
+  }
+}
+
+// --merge: the runners' probes as one table; nothing of this machine is probed.
+int RunProbeMerge(const ProbeArgs& args, FILE* text_out) {
+  if (args.event_option->count() > 0 || args.label_option->count() > 0) {
+    throw UsageError("--merge joins probes taken elsewhere: --event and --label do not go with it");
+  }
+  std::vector<ProbeRow> rows;
+  for (const std::string& path : args.merge) {
+    std::string err;
+    std::optional<ProbeRow> row = LoadProbeRow(path, &err);
+    if (!row) throw UsageError(err);
+    rows.push_back(std::move(*row));
+  }
+  std::string err;
+  if (!PrintText(ProbeTableText(rows), text_out, "the probe table", &err)) {
+    throw EnvironmentError(err);
+  }
+  if (!args.json_path.empty() &&
+      !WriteJsonFile(args.json_path, ProbeTableToJson(rows), "the probe table's JSON", &err)) {
+    throw EnvironmentError(err);
+  }
+  WriteMarkdown(args.markdown_path, rows);
+  return kExitPass;
+}
+
+int RunProbe(const ProbeArgs& args) {
+  FILE* text_out = TextStream({{"--json", &args.json_path}, {"--markdown", &args.markdown_path}});
+  const std::vector<ReportPath> reports = {{"--json", args.json_path},
+                                           {"--markdown", args.markdown_path}};
+  CheckReportPaths(reports);
+  RemoveStaleReports(reports);
+  if (!args.merge.empty()) return RunProbeMerge(args, text_out);
+  ProbeReport report = ProbeMachine(args.events, FindCompanion("probes/known_loop"));
+  report.label = args.label.empty() ? HostName() : args.label;
+  std::string text = "runner      " + TerminalSafe(report.label, LineBreaks::kToSpace) + "\n";
   DescribeMachine(report.system, &text);
   DescribeBackends(report, &text);
   std::string err;
   if (!PrintText(text, text_out, "the probe", &err)) throw EnvironmentError(err);
-  if (!json_path.empty() &&
-      !WriteJsonFile(json_path, ProbeToJson(report), "the probe's JSON", &err)) {
+  const nlohmann::json json = ProbeToJson(report);
+  if (!args.json_path.empty() && !WriteJsonFile(args.json_path, json, "the probe's JSON", &err)) {
     throw EnvironmentError(err);
+  }
+  if (!args.markdown_path.empty()) {
+    // The row is read back from the JSON, as --merge reads another runner's.
+    ProbeRow row;
+    if (!ProbeRowFromJson(json, "", &row, &err)) throw std::logic_error("probe JSON: " + err);
+    WriteMarkdown(args.markdown_path, {row});
   }
   return report.exit_code;
 }
@@ -123,21 +185,33 @@ int RunProbe(const std::string& json_path, const std::string& events) {
 }  // namespace
 
 void AddProbeCommand(CLI::App& app, CommandRunner* run) {
-  struct Args {
-    std::string json_path;
-    std::string events = kDefaultPerfEvent;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<ProbeArgs>();
   CLI::App* cmd = app.add_subcommand("probe", "Tell what this machine can count, and why not");
-  cmd->add_option("--json", args->json_path, "Write the probe as JSON to FILE (-: stdout)")
+  cmd->add_option("--json", args->json_path,
+                  "Write the probe (with --merge: the merged table) as JSON to FILE (-: stdout)")
       ->type_name("FILE");
-  cmd->add_option("--event", args->events, "The perf events to check, libpfm4 names")
-      ->type_name("EVENTS")
-      ->capture_default_str();
+  cmd->add_option("--markdown", args->markdown_path,
+                  "Write this machine's row (with --merge: every runner's) as a Markdown table "
+                  "to FILE (-: stdout)")
+      ->type_name("FILE");
+  args->event_option =
+      cmd->add_option("--event", args->events, "The perf events to check, libpfm4 names")
+          ->type_name("EVENTS")
+          ->capture_default_str();
+  args->label_option =
+      cmd->add_option("--label", args->label, "This runner's name in the probe [default: hostname]")
+          ->type_name("NAME");
+  cmd->add_option("--merge", args->merge,
+                  "Print one table of the probe --json FILEs of several runners instead of "
+                  "probing this one")
+      ->type_name("FILE")
+      ->expected(1, -1);
   cmd->footer(HelpFooter({kExitPass, kExitUsage, kExitEnvironment},
                          {"workgate probe", "workgate probe --json - | jq .auto.backend",
-                          "workgate probe --event cycles:u,branches:u --json probe.json"}));
-  cmd->callback([args, run] { *run = [args] { return RunProbe(args->json_path, args->events); }; });
+                          "workgate probe --event cycles:u,branches:u --json probe.json",
+                          "workgate probe --label ubuntu-24.04 --json p1.json --markdown row.md",
+                          "workgate probe --merge p1.json p2.json --markdown runners.md"}));
+  cmd->callback([args, run] { *run = [args] { return RunProbe(*args); }; });
 }
 
 }  // namespace workgate

@@ -1,5 +1,9 @@
 #include "gate/baseline_file.h"
 
+#include <errno.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "gate/fingerprint.h"
@@ -14,16 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr char kFormat[] = "workgate-baseline";
-
-// what() is "[json.exception.parse_error.101] parse error at line 1, ...":
-// the bracketed id means nothing to a user.
-std::string JsonErrorText(const nlohmann::json::exception& e) {
-  std::string what = e.what();
-  if (size_t id_end = what.find("] "); what.rfind("[json.", 0) == 0 && id_end != what.npos) {
-    what.erase(0, id_end + 2);
-  }
-  return what;
-}
 
 bool WorkloadFromJson(const json& j, const std::string& where, StoredWorkload* w,
                       std::string* err) {
@@ -124,15 +118,8 @@ std::optional<BaselineFile> ParseBaselineFile(std::string_view text, const std::
                                               std::string* err) {
   const std::string file_is = "the stored baseline " + path + " ";
   json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    *err = file_is + "is corrupt: not valid JSON: " + JsonErrorText(e);
-    return std::nullopt;
-  } catch (const json::exception& e) {
-    // A number too large for a double ("1e400") is an out_of_range thrown
-    // from inside the parser, not a parse_error.
-    *err = file_is + "is corrupt: " + JsonErrorText(e);
+  if (std::string why; !ParseJsonText(text, &doc, &why)) {
+    *err = file_is + "is corrupt: " + why;
     return std::nullopt;
   }
   if (!doc.is_object() || doc.value("format", json()) != kFormat) {
@@ -182,29 +169,84 @@ std::optional<BaselineFile> ParseBaselineFile(std::string_view text, const std::
   return file;
 }
 
-BaselineFile UnusableBaseline(const std::string& error) {
+BaselineFile UnusableBaseline(const std::string& error, bool missing) {
   BaselineFile file;
   file.error = error;
+  file.missing = missing;
   return file;
+}
+
+bool IsMissingFile(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) != 0 && errno == ENOENT;
+}
+
+std::optional<std::string> StoredBaselineProblem(const BaselineFile& file, const std::string& path,
+                                                 const WorkloadResult& w) {
+  if (!file.error.empty()) return file.error;
+  const StoredWorkload* stored = file.Find(w.name);
+  if (!stored) return "the stored baseline " + path + " has no workload " + w.name;
+  if (auto problem = CompatibilityProblem(stored->fingerprint, w.candidate.fingerprint)) {
+    return "the stored baseline " + path + " is not comparable: " + *problem;
+  }
+  return std::nullopt;
 }
 
 void ApplyStoredBaseline(const BaselineFile& file, const std::string& path, WorkloadResult* w) {
   w->baseline = SideResult();
+  const std::optional<std::string> problem = StoredBaselineProblem(file, path, *w);
+  if (const StoredWorkload* stored = file.error.empty() ? file.Find(w->name) : nullptr) {
+    w->baseline.counts = stored->counts;
+    w->baseline.score = stored->score;
+    w->baseline.fingerprint = stored->fingerprint;
+  }
+  if (problem) w->baseline.error = *problem;
+}
+
+const char* StoredBaselineStatusName(StoredBaselineStatus s) {
+  switch (s) {
+    case StoredBaselineStatus::kUsed:
+      return "used";
+    case StoredBaselineStatus::kMissing:
+      return "missing";
+    case StoredBaselineStatus::kUnreadable:
+      return "unreadable";
+    case StoredBaselineStatus::kIncompatible:
+      return "incompatible";
+  }
+  return "unreadable";
+}
+
+bool ParseStoredBaselineStatus(const std::string& name, StoredBaselineStatus* s) {
+  for (StoredBaselineStatus each :
+       {StoredBaselineStatus::kUsed, StoredBaselineStatus::kMissing,
+        StoredBaselineStatus::kUnreadable, StoredBaselineStatus::kIncompatible}) {
+    if (name == StoredBaselineStatusName(each)) {
+      *s = each;
+      return true;
+    }
+  }
+  return false;
+}
+
+StoredBaselineUse StoredBaselineUseOf(const BaselineFile& file, const std::string& path,
+                                      const std::vector<WorkloadResult>& workloads) {
+  StoredBaselineUse use{path, StoredBaselineStatus::kUsed, ""};
   if (!file.error.empty()) {
-    w->baseline.error = file.error;
-    return;
+    use.status = file.missing ? StoredBaselineStatus::kMissing : StoredBaselineStatus::kUnreadable;
+    use.problem = file.error;
+    return use;
   }
-  const StoredWorkload* stored = file.Find(w->name);
-  if (!stored) {
-    w->baseline.error = "the stored baseline " + path + " has no workload " + w->name;
-    return;
+  size_t unusable = 0;
+  for (const WorkloadResult& w : workloads) {
+    std::optional<std::string> problem = StoredBaselineProblem(file, path, w);
+    if (!problem) continue;
+    if (unusable++ == 0) use.problem = w.name + ": " + *problem;
   }
-  w->baseline.counts = stored->counts;
-  w->baseline.score = stored->score;
-  w->baseline.fingerprint = stored->fingerprint;
-  if (auto problem = CompatibilityProblem(stored->fingerprint, w->candidate.fingerprint)) {
-    w->baseline.error = "the stored baseline " + path + " is not comparable: " + *problem;
-  }
+  if (unusable == 0) return use;
+  use.status = StoredBaselineStatus::kIncompatible;
+  if (unusable > 1) use.problem += fmt::format(" (and {} more workloads)", unusable - 1);
+  return use;
 }
 
 }  // namespace workgate

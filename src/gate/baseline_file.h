@@ -40,6 +40,7 @@ struct BaselineFile {
   /// Non-empty when the file could not be used (UnusableBaseline): why, naming
   /// the file. Every workload compared against it is invalid with this reason.
   std::string error;
+  bool missing = false;  // with `error`: the file does not exist
   int schema_version = kBaselineSchemaVersion;
   std::string workgate_version;
   std::string label;  // the build or path that was measured
@@ -72,8 +73,26 @@ std::optional<BaselineFile> ParseBaselineFile(std::string_view text, const std::
                                               std::string* err);
 
 /// A stand-in for a file LoadBaselineFile refused with `error`: compared
-/// against it, every workload is invalid with that reason.
-BaselineFile UnusableBaseline(const std::string& error);
+/// against it, every workload is invalid with that reason. `missing`: the
+/// file does not exist (IsMissingFile), as opposed to cannot be used.
+BaselineFile UnusableBaseline(const std::string& error, bool missing = false);
+
+/// Whether nothing exists at `path` (not even a dangling link): what tells a
+/// stored baseline that is missing from one that cannot be read.
+bool IsMissingFile(const std::string& path);
+
+/// Why `file` cannot stand for the baseline side of `w`, whose candidate is
+/// measured: the file is unusable, lacks the workload, or its fingerprint is
+/// incompatible with the candidate's (CompatibilityProblem); nullopt when it
+/// can. `path` names the file.
+std::optional<std::string> StoredBaselineProblem(const BaselineFile& file, const std::string& path,
+                                                 const WorkloadResult& w);
+
+/// What became of the stored baseline at `path` in a comparison of
+/// `workloads`: missing or unreadable (its `error`), incompatible with the
+/// first workload it cannot stand for (and how many more), or used.
+StoredBaselineUse StoredBaselineUseOf(const BaselineFile& file, const std::string& path,
+                                      const std::vector<WorkloadResult>& workloads);
 
 /// Fills `w->baseline` from `file` for a workload whose candidate side is
 /// already measured: the stored counts, score and fingerprint; or, when the

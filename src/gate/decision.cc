@@ -28,6 +28,17 @@ const char* VerdictName(Verdict v) {
   return "invalid";
 }
 
+bool ParseVerdict(const std::string& name, Verdict* v) {
+  for (Verdict each : {Verdict::kOk, Verdict::kWorkAdded, Verdict::kWorkRemoved,
+                       Verdict::kInconclusive, Verdict::kInvalid}) {
+    if (name == VerdictName(each)) {
+      *v = each;
+      return true;
+    }
+  }
+  return false;
+}
+
 uint64_t SideResult::min() const {
   return counts.empty() ? 0 : *std::min_element(counts.begin(), counts.end());
 }
@@ -249,6 +260,13 @@ int SuiteExitCode(const std::vector<WorkloadResult>& workloads) {
 }
 
 void DecideSuite(CompareReport* report) {
+  // A shard whose share of a non-empty suite is empty (more shards than
+  // workloads) has nothing to decide: the merged report decides.
+  if (report->workloads.empty() && report->shard && !report->shard->workloads.empty()) {
+    report->verdict = Verdict::kOk;
+    report->exit_code = kExitPass;
+    return;
+  }
   report->verdict = SuiteVerdict(report->workloads);
   report->exit_code = SuiteExitCode(report->workloads);
 }

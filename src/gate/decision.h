@@ -77,7 +77,8 @@ int ExitCodeFor(Verdict v);
 int SuiteExitCode(const std::vector<WorkloadResult>& workloads);
 
 /// Fills verdict and exit_code of `report` from its workloads (which must
-/// already be decided), with the same rules as SuiteVerdict and SuiteExitCode.
+/// already be decided), with the same rules as SuiteVerdict and SuiteExitCode;
+/// except that a shard given no workload of its suite is ok (exit 0).
 void DecideSuite(CompareReport* report);
 
 }  // namespace workgate

@@ -16,6 +16,8 @@ enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid };
 
 /// "ok", "work-added", "work-removed", "inconclusive", "invalid".
 const char* VerdictName(Verdict v);
+/// The inverse of VerdictName; false for any other text.
+bool ParseVerdict(const std::string& name, Verdict* v);
 
 /// What a side was measured with; two sides compare only when the parts that
 /// decide a count agree (see CompatibilityProblem in gate/fingerprint.h).
@@ -138,6 +140,63 @@ struct WorkloadResult {
   std::optional<Explanation> explanation;
 };
 
+/// What became of the stored baseline given with --baseline-results, for a
+/// workflow that falls back to building the merge base when it was not used.
+/// In order of severity: merge keeps the worst of its parts'.
+enum class StoredBaselineStatus {
+  kUsed,          // every workload was compared with it
+  kMissing,       // the file does not exist
+  kUnreadable,    // it exists but cannot be read, is not JSON, or is of another schema
+  kIncompatible,  // a workload is not in it, or its stored fingerprint does not match
+};
+
+/// "used", "missing", "unreadable", "incompatible".
+const char* StoredBaselineStatusName(StoredBaselineStatus s);
+/// The inverse of StoredBaselineStatusName; false for any other text.
+bool ParseStoredBaselineStatus(const std::string& name, StoredBaselineStatus* s);
+
+struct StoredBaselineUse {
+  std::string path;
+  StoredBaselineStatus status = StoredBaselineStatus::kUsed;
+  std::string problem;  // why it was not used; empty when it was
+};
+
+/// The options that decide what a suite's comparison measures, beside the
+/// report's own figures (backend, event, margin, repeat, timed): what
+/// `merge` requires to be the same in every part.
+struct RunSettings {
+  std::string suite;               // as given; empty for an ad hoc command
+  std::string suite_sha256;        // of the suite file as read; empty for an ad hoc command
+  std::string stability = "auto";  // --stability
+  int max_repeat = 10;
+  bool explain = false;  // --explain: every workload, not only work added
+  int explain_top = 10;
+  bool as_is = false;
+  std::vector<std::string> env;  // --env KEY=VALUE, as given
+  std::vector<std::string> pass_env;
+};
+
+/// A part of a sharded comparison (`compare --shard I/N`).
+struct ShardInfo {
+  int index = 1;  // 1-based
+  int count = 1;
+  /// Every selected workload of the whole suite, in suite order: the share
+  /// of shard I is those at positions p with p % count == index - 1
+  /// (workload/shard.h), so merge knows what a missing shard held.
+  std::vector<std::string> workloads;
+  /// SHA-256 of the --baseline build (or of the --baseline-results file) and
+  /// of the --candidate build; "" where it is no readable regular file. The
+  /// parts of one run measured the same builds.
+  std::string baseline_sha256;
+  std::string candidate_sha256;
+};
+
+/// How a merged report was made (`workgate merge`).
+struct MergeInfo {
+  int shards = 0;
+  std::vector<std::string> parts;  // the part files, in shard order
+};
+
 struct CompareReport {
   int schema_version = 1;
   std::string workgate_version;
@@ -152,6 +211,12 @@ struct CompareReport {
   uint64_t timed_seed = 0;  // of the bootstrap intervals: with the samples, they can be redone
   std::string baseline_label;   // path or stored-results file given
   std::string candidate_label;
+  /// --note TEXT: what the caller (a CI workflow) wants said beside the verdict.
+  std::vector<std::string> notes;
+  std::optional<StoredBaselineUse> stored_baseline;  // with --baseline-results only
+  RunSettings settings;
+  std::optional<ShardInfo> shard;   // with --shard only
+  std::optional<MergeInfo> merged;  // written by `workgate merge` only
   std::vector<WorkloadResult> workloads;
 };
 

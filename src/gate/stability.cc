@@ -19,6 +19,18 @@ bool ParseStabilityMode(const std::string& text, StabilityMode* mode) {
   return true;
 }
 
+const char* StabilityModeName(StabilityMode mode) {
+  switch (mode) {
+    case StabilityMode::kAuto:
+      return "auto";
+    case StabilityMode::kAlways:
+      return "always";
+    case StabilityMode::kNever:
+      return "never";
+  }
+  return "auto";
+}
+
 bool NeedsStabilityCheck(const WorkloadResult& w) {
   if (!HasDelta(w) || !w.baseline.error.empty() || !w.candidate.error.empty()) return false;
   // A side counted more than once already shows whether it repeats.

@@ -31,6 +31,7 @@ enum class StabilityMode {
 };
 /// "auto", "always", "never"; false for anything else.
 bool ParseStabilityMode(const std::string& text, StabilityMode* mode);
+const char* StabilityModeName(StabilityMode mode);
 
 /// Sides that differ by less than this many margins get a stability check in
 /// auto mode: a spread of that size could have made the delta, or hidden one.

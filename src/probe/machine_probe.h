@@ -16,6 +16,7 @@
 namespace workgate {
 
 struct ProbeReport {
+  std::string label;  // which runner this is (probe --label; by default the hostname)
   SystemInfo system;
   std::string events;  // the perf events checked
   PerfCheck perf;

@@ -1,5 +1,6 @@
 #include "report/json_report.h"
 
+#include "gate/baseline_file.h"
 #include "gate/decision.h"
 #include "gate/model_json.h"
 #include "report/report_output.h"
@@ -109,6 +110,37 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"explanation", ExplanationToJson(w.explanation)}};
 }
 
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json StoredBaselineToJson(const std::optional<StoredBaselineUse>& use) {
+  if (!use) return nullptr;
+  return json{{"path", use->path},
+              {"status", StoredBaselineStatusName(use->status)},
+              {"problem", OrNull(use->problem)}};
+}
+
+json SettingsToJson(const RunSettings& s) {
+  return json{{"suite", OrNull(s.suite)}, {"suite_sha256", OrNull(s.suite_sha256)},
+              {"stability", s.stability}, {"max_repeat", s.max_repeat},
+              {"explain", s.explain},     {"explain_top", s.explain_top},
+              {"as_is", s.as_is},         {"env", s.env},
+              {"pass_env", s.pass_env}};
+}
+
+json ShardToJson(const std::optional<ShardInfo>& shard) {
+  if (!shard) return nullptr;
+  return json{{"index", shard->index},
+              {"count", shard->count},
+              {"workloads", shard->workloads},
+              {"baseline_sha256", OrNull(shard->baseline_sha256)},
+              {"candidate_sha256", OrNull(shard->candidate_sha256)}};
+}
+
+json MergedToJson(const std::optional<MergeInfo>& merged) {
+  if (!merged) return nullptr;
+  return json{{"shards", merged->shards}, {"parts", merged->parts}};
+}
+
 }  // namespace
 
 json ToJson(const CompareReport& report) {
@@ -127,6 +159,11 @@ json ToJson(const CompareReport& report) {
               {"timed_seed", report.timed_seed},
               {"baseline_label", report.baseline_label},
               {"candidate_label", report.candidate_label},
+              {"notes", report.notes},
+              {"stored_baseline", StoredBaselineToJson(report.stored_baseline)},
+              {"settings", SettingsToJson(report.settings)},
+              {"shard", ShardToJson(report.shard)},
+              {"merged", MergedToJson(report.merged)},
               {"workloads", workloads}};
 }
 

@@ -9,7 +9,14 @@
 // {"schema_version", "workgate_version", "verdict", "exit_code", "backend",
 //  "backend_reason", "event", "max_work_added", "repeat", "timed_samples",
 //  "timed_seed" (of the bootstrap: the samples and it give the interval again),
-//  "baseline_label", "candidate_label",
+//  "baseline_label", "candidate_label", "notes": [--note texts],
+//  "stored_baseline": {"path", "status": "used" | "missing" | "unreadable" |
+//    "incompatible", "problem" | null} | null (without --baseline-results),
+//  "settings": {"suite" | null, "suite_sha256" | null, "stability",
+//    "max_repeat", "explain", "explain_top", "as_is", "env", "pass_env"},
+//  "shard": {"index", "count", "workloads": [every selected workload of the
+//    suite], "baseline_sha256" | null, "candidate_sha256" | null} | null,
+//  "merged": {"shards", "parts": [files]} | null (set by workgate merge),
 //  "workloads": [{"name", "verdict", "reason", "max_work_added", "expected_score",
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
 //    "relative_high",

@@ -191,10 +191,20 @@ std::string Footer(const CompareReport& r) {
   return line + "\n";
 }
 
+// The caller's notes, under the verdict: a workflow's words, which may
+// quote a branch name or a file's problem, so each is a code span.
+std::string CallerNotes(const CompareReport& r) {
+  std::string out;
+  for (const std::string& note : r.notes) {
+    out += "- " + MarkdownCode(note, SpanIn::kParagraph) + "\n";
+  }
+  return out.empty() ? "" : out + "\n";
+}
+
 }  // namespace
 
 std::string RenderMarkdown(const CompareReport& r) {
-  std::string out = Headline(r) + "\n" + Table(r);
+  std::string out = Headline(r) + "\n" + CallerNotes(r) + Table(r);
   const std::string notes = Notes(r);
   if (!notes.empty()) out += "\n" + notes;
   for (const WorkloadResult& w : r.workloads) {
@@ -202,6 +212,7 @@ std::string RenderMarkdown(const CompareReport& r) {
   }
   out += "\n" + BackendParagraph(r);
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
+  if (const std::string shard = ShardSentence(r); !shard.empty()) out += "\n" + shard + "\n";
   out += "\n" + std::string(kBlindSpots) + "\n" + Footer(r);
   return out;
 }

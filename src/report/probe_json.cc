@@ -28,6 +28,7 @@ json ProbeToJson(const ProbeReport& report) {
   for (const Resolution& r : report.resolutions) resolutions.push_back(ResolutionToJson(r));
   const std::string& backend = report.auto_choice.backend;
   return {{"schema_version", kProbeSchemaVersion},
+          {"label", report.label},
           {"system", ToJson(report.system)},
           {"perf",
            {{"event", report.events},

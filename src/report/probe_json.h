@@ -1,8 +1,8 @@
 #pragma once
-// The JSON of `workgate probe --json` (and `--json-file FILE`).
+// The JSON of `workgate probe --json FILE`.
 //
 // Schema version 1 (kProbeSchemaVersion):
-// {"schema_version", "exit_code",
+// {"schema_version", "exit_code", "label" (probe --label; by default the hostname),
 //  "system": {...} (probe/system_info.h ToJson),
 //  "perf": {"event", "ok", "reason" (null when ok), "errno"},
 //  "valgrind": {"found", "path", "version"}, "vgcount": {"built"},

@@ -166,6 +166,22 @@ std::string StatsCell(const WorkloadResult& w) {
                      s.basis.empty() ? "" : " (" + s.basis + ")");
 }
 
+std::string ShardSentence(const CompareReport& report) {
+  if (report.shard) {
+    const ShardInfo& s = *report.shard;
+    return fmt::format(
+        "Shard {} of {}: {} of the suite's {} selected workload{}; workgate merge joins the "
+        "shards' JSON reports.",
+        s.index, s.count, report.workloads.size(), s.workloads.size(),
+        s.workloads.size() == 1 ? "" : "s");
+  }
+  if (report.merged) {
+    return fmt::format("Merged from {} shard{}.", report.merged->shards,
+                       report.merged->shards == 1 ? "" : "s");
+  }
+  return "";
+}
+
 std::string TimedNote(const CompareReport& report) {
   size_t most = 0;
   bool any_stats = false;

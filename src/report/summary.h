@@ -60,6 +60,11 @@ std::string StatsCell(const WorkloadResult& w);
 /// the ratio means (five or more), or that there are too few pairs.
 std::string TimedNote(const CompareReport& report);
 
+/// For a shard: "Shard 2 of 3: 2 of the suite's 5 selected workloads; workgate
+/// merge joins the shards' JSON reports."; for a merged report: "Merged from
+/// 3 shards."; otherwise "".
+std::string ShardSentence(const CompareReport& report);
+
 /// The line on what an instruction count does not see.
 extern const char kBlindSpots[];
 

@@ -155,7 +155,11 @@ std::string BackendLine(const CompareReport& r) {
 }  // namespace
 
 std::string RenderTerminal(const CompareReport& r, bool colour) {
-  std::string out = MainTable(r, colour);
+  std::string out;
+  // The caller's notes lead ("baseline: stored by main@abc1234"), as in the comment.
+  for (const std::string& note : r.notes) out += "note: " + Line(note) + "\n";
+  if (!r.notes.empty()) out += "\n";
+  out += MainTable(r, colour);
   std::string reasons = Reasons(r);
   if (!reasons.empty()) out += "\n" + reasons;
   for (const WorkloadResult& w : r.workloads) {
@@ -163,6 +167,7 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
   }
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
   out += "\n" + BackendLine(r) + kBlindSpots + "\n";
+  if (const std::string shard = ShardSentence(r); !shard.empty()) out += shard + "\n";
   out += fmt::format(
       "\n{} ({})\n",
       Paint(fmt::format("workgate: {}", VerdictLabel(r.verdict)), ColourOf(r.verdict), colour),

@@ -229,4 +229,33 @@ std::string JsonText(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// what() is "[json.exception.parse_error.101] parse error at line 1, ...":
+// the bracketed id means nothing to a user.
+std::string JsonErrorText(const nlohmann::json::exception& e) {
+  std::string what = e.what();
+  if (size_t id_end = what.find("] "); what.rfind("[json.", 0) == 0 && id_end != what.npos) {
+    what.erase(0, id_end + 2);
+  }
+  return what;
+}
+
+}  // namespace
+
+bool ParseJsonText(std::string_view text, nlohmann::json* doc, std::string* err) {
+  try {
+    *doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    *err = "not valid JSON: " + JsonErrorText(e);
+    return false;
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double ("1e400") is an out_of_range thrown
+    // from inside the parser, not a parse_error.
+    *err = JsonErrorText(e);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace workgate

@@ -94,4 +94,10 @@ std::string TerminalSafe(std::string_view text, LineBreaks breaks);
 /// JSON file and stream workgate writes goes through this.
 std::string JsonText(const nlohmann::json& j);
 
+/// Parses `text` as one JSON document into `*doc`. False with `*err` when it
+/// is not JSON ("not valid JSON: parse error at line 1, column 4: ...") or
+/// holds a number no double can hold ("number overflow parsing '1e400'"),
+/// without nlohmann's bracketed exception id.
+bool ParseJsonText(std::string_view text, nlohmann::json* doc, std::string* err);
+
 }  // namespace workgate

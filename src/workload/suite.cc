@@ -5,6 +5,7 @@
 #include <set>
 
 #include "util/input_file.h"
+#include "util/sha256.h"
 #include "workload/number_range.h"
 #include "workload/score.h"
 #include "workload/workload.h"
@@ -217,6 +218,7 @@ bool LoadSuite(const std::string& path, Suite* suite, std::string* err) {
   std::string text;
   if (!ReadInputFile(path, "the suite", kMaxSuiteBytes, &text, err)) return false;
   if (!ParseSuite(text, path, suite, err)) return false;
+  suite->sha256 = Sha256Hex(text);
   std::error_code ec;
   suite->dir = std::filesystem::canonical(path, ec).parent_path().string();
   return true;

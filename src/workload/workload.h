@@ -42,6 +42,7 @@ struct Workload {
 struct Suite {
   std::string path;  // as given
   std::string dir;   // absolute folder of the file: {suite_dir}
+  std::string sha256;  // of the file's text as LoadSuite read it
   std::vector<Workload> workloads;
 };
 

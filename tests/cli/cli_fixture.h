@@ -55,4 +55,24 @@ class CountingCliTest : public CliTest {
   }
 };
 
+/// probes/known_work's two builds: b retires exactly 1,000,000 instructions more.
+inline const std::string kKnownWorkA = testing::BuildPath("probes/known_work_a");
+inline const std::string kKnownWorkB = testing::BuildPath("probes/known_work_b");
+
+/// Comparisons of kKnownWorkA against kKnownWorkB on the six workloads of
+/// tests/cli/testdata/known_work_suite.toml (work added, passing under a
+/// wide margin, invalid).
+class KnownWorkSuiteTest : public CountingCliTest {
+ protected:
+  /// compare with `extra`, exact counts, no timed runs.
+  LaunchResult Compare(std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "compare",   "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+        kKnownWorkB, "--suite",   kSuite,        "--timed",    "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Run(args);
+  }
+  const std::string kSuite = testing::SourcePath("tests/cli/testdata/known_work_suite.toml");
+};
+
 }  // namespace workgate

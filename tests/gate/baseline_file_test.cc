@@ -257,5 +257,61 @@ TEST_F(BaselineFileTest, ApplyStoredBaseline) {
       << moved.baseline.error;
 }
 
+TEST_F(BaselineFileTest, SaysWhatBecameOfTheStoredBaseline) {
+  std::string err;
+  // Missing: nothing at the path.
+  const std::string none = dir_ + "/none.json";
+  ASSERT_FALSE(LoadBaselineFile(none, &err));
+  ASSERT_TRUE(IsMissingFile(none));
+  StoredBaselineUse use =
+      StoredBaselineUseOf(UnusableBaseline(err, IsMissingFile(none)), none, {Workload("w", 100)});
+  EXPECT_EQ(use.status, StoredBaselineStatus::kMissing);
+  EXPECT_EQ(use.problem, err);
+  EXPECT_EQ(use.path, none);
+  // Unreadable: there, but not a baseline.
+  const std::string corrupt = Write("corrupt.json", "{ not json");
+  ASSERT_FALSE(LoadBaselineFile(corrupt, &err));
+  EXPECT_FALSE(IsMissingFile(corrupt));
+  use = StoredBaselineUseOf(UnusableBaseline(err, IsMissingFile(corrupt)), corrupt, {});
+  EXPECT_EQ(use.status, StoredBaselineStatus::kUnreadable);
+  EXPECT_NE(use.problem.find("is corrupt: not valid JSON"), std::string::npos) << use.problem;
+  // A directory is there too: unreadable, not missing.
+  EXPECT_FALSE(IsMissingFile(dir_));
+
+  WorkloadResult a = Workload("a", 100), b = Workload("b", 200);
+  std::optional<BaselineFile> file =
+      BaselineFromResults({a, b}, /*candidate_side=*/true, "0.1.0", "build", &err);
+  ASSERT_TRUE(file) << err;
+  use = StoredBaselineUseOf(*file, "b.json", {a, b});
+  EXPECT_EQ(use.status, StoredBaselineStatus::kUsed);
+  EXPECT_EQ(use.problem, "");
+  EXPECT_STREQ(StoredBaselineStatusName(use.status), "used");
+  // A workload it lacks, or one measured differently: incompatible, first named.
+  WorkloadResult c = Workload("c", 300);
+  WorkloadResult moved = Workload("b", 200);
+  moved.candidate.fingerprint.valgrind_version = "3.20.0";
+  use = StoredBaselineUseOf(*file, "b.json", {a, c, moved});
+  EXPECT_EQ(use.status, StoredBaselineStatus::kIncompatible);
+  EXPECT_EQ(use.problem.rfind("c: the stored baseline b.json has no workload c", 0), 0u)
+      << use.problem;
+  EXPECT_NE(use.problem.find("(and 1 more workloads)"), std::string::npos) << use.problem;
+  EXPECT_EQ(StoredBaselineProblem(*file, "b.json", moved)
+                ->find("the stored baseline b.json is "
+                       "not comparable: "),
+            0u);
+}
+
+TEST(StoredBaselineStatusTest, NamesReadBack) {
+  for (StoredBaselineStatus s :
+       {StoredBaselineStatus::kUsed, StoredBaselineStatus::kMissing,
+        StoredBaselineStatus::kUnreadable, StoredBaselineStatus::kIncompatible}) {
+    StoredBaselineStatus read = StoredBaselineStatus::kUsed;
+    ASSERT_TRUE(ParseStoredBaselineStatus(StoredBaselineStatusName(s), &read));
+    EXPECT_EQ(read, s);
+  }
+  StoredBaselineStatus read;
+  EXPECT_FALSE(ParseStoredBaselineStatus("fine", &read));
+}
+
 }  // namespace
 }  // namespace workgate

@@ -187,9 +187,9 @@ class MarkdownHostileTest : public ::testing::Test {
   }
   // Only the elements and attributes workgate writes itself.
   void ExpectOnlyOwnMarkup(const Html& html, const std::string& label) {
-    static const std::set<std::string> allowed = {"h3", "p",       "table",   "thead", "tbody",
-                                                  "tr", "th",      "td",      "code",  "strong",
-                                                  "em", "details", "summary", "br"};
+    static const std::set<std::string> allowed = {
+        "h3",   "p",      "table", "thead",   "tbody",   "tr", "th", "td",
+        "code", "strong", "em",    "details", "summary", "br", "ul", "li"};
     for (const auto& [name, count] : html.elements) {
       EXPECT_TRUE(allowed.count(name)) << label << ": rendered a <" << name << "> element";
     }
@@ -202,8 +202,9 @@ class MarkdownHostileTest : public ::testing::Test {
 };
 
 TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
-  // HostileReport's shape: the main table, one explanation's table and the
-  // timed table; two explanations and the timed scores in <details>.
+  // HostileReport's shape: the caller's note, the main table, one
+  // explanation's table and the timed table; two explanations and the timed
+  // scores in <details>.
   const int tables = 3, details = 3;
   for (const Hostile& h : Battery()) {
     const std::string md = RenderMarkdown(HostileReport(h.raw));
@@ -214,11 +215,11 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
     EXPECT_EQ(html.elements.count("table") ? html.elements.at("table") : 0, tables) << h.label;
     EXPECT_EQ(html.elements.count("details") ? html.elements.at("details") : 0, details) << h.label;
-    // Twelve places show the text whole in a code element: the workload name
-    // (table, summary, timed table), the asserted score, the function and the
-    // object, the object and the path of a file without symbols, the reason,
-    // the explanation's error, the two labels. (The clone names are shown
-    // shortened.)
+    // Thirteen places show the text whole in a code element: the caller's
+    // note, the workload name (table, summary, timed table), the asserted
+    // score, the function and the object, the object and the path of a file
+    // without symbols, the reason, the explanation's error, the two labels.
+    // (The clone names are shown shortened.)
     // A printed score longer than 64 characters is quoted shortened in the
     // reason (workload/score.h ShortScore), so it is seen there in part.
     const bool quoted_whole = h.raw.size() <= 64;
@@ -233,10 +234,10 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     }
     // The summary's <code> element holds any text whole; a text that no
     // code span can hold is shown as several, with its backticks between.
-    EXPECT_EQ(whole, h.one_span ? 12 : 1) << h.label << "\n" << md;
+    EXPECT_EQ(whole, h.one_span ? 13 : 1) << h.label << "\n" << md;
     EXPECT_TRUE(in_reason || !h.one_span) << h.label << ": the printed score is not in its reason";
-    // The reader sees the text twelve times, and in the printed score's reason.
-    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), quoted_whole ? 13u : 12u) << h.label << "\n"
+    // The reader sees the text thirteen times, and in the printed score's reason.
+    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), quoted_whole ? 14u : 13u) << h.label << "\n"
                                                                                 << md;
   }
 }

@@ -160,11 +160,12 @@ inline CompareReport PerfReport() {
 /// timed, with `h` as its asserted score, function, object, clone names, and
 /// object and path of a file without symbols; one with `h` as its reason; one
 /// whose printed score is `h`; one whose explanation failed with `h`), and `h`
-/// as both labels.
+/// as both labels and as the caller's note.
 inline CompareReport HostileReport(const std::string& h) {
   CompareReport r = testing_report::CallgrindReport();
   r.baseline_label = h;
   r.candidate_label = h;
+  r.notes = {h};
   // Work added, explained, timed: its name shows in the table, the
   // explanation's summary and the timed table.
   WorkloadResult named = Counted(h, {1000}, {2000});

@@ -1,0 +1,65 @@
+// The reports of a comparison, shared by `compare` and `merge`: the same
+// options, checked the same way before any work, written the same way.
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include "cli/options.h"
+#include "gate/model.h"
+#include "report/json_report.h"
+#include "report/markdown_report.h"
+#include "report/report_output.h"
+#include "report/report_paths.h"
+#include "report/terminal_report.h"
+#include "util/error.h"
+
+namespace workgate {
+
+void ReportArgs::Register(CLI::App* cmd) {
+  cmd->add_option("--json", json_path, "Write the JSON report to FILE (-: stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--markdown", markdown_path, "Write the Markdown PR comment to FILE (-: stdout)")
+      ->type_name("FILE");
+  cmd->add_flag("--github", github, "Also append the Markdown to $GITHUB_STEP_SUMMARY");
+  color.Register(cmd);
+}
+
+FILE* ReportArgs::Text() const {
+  return TextStream({{"--json", &json_path}, {"--markdown", &markdown_path}});
+}
+
+void ReportArgs::Prepare(const std::vector<ReportPath>& more) const {
+  const std::vector<ReportPath> replaced = {{"--json", json_path}, {"--markdown", markdown_path}};
+  std::vector<ReportPath> reports = replaced;
+  reports.insert(reports.end(), more.begin(), more.end());
+  const char* summary = getenv("GITHUB_STEP_SUMMARY");
+  if (github && summary != nullptr) reports.push_back({"$GITHUB_STEP_SUMMARY", summary, true});
+  CheckReportPaths(reports);
+  RemoveStaleReports(replaced);
+}
+
+void ReportArgs::Publish(const CompareReport& report) const {
+  // With --json - or --markdown -, that report has standard output and the
+  // table goes to standard error.
+  FILE* text = Text();
+  std::string err;
+  if (!PrintText(RenderTerminal(report, color.Colour(text)), text, "the report", &err)) {
+    throw EnvironmentError(err);
+  }
+  if (!json_path.empty() && !WriteJsonReport(json_path, report, &err)) {
+    throw EnvironmentError(err);
+  }
+  if (!markdown_path.empty() && !WriteMarkdownReport(markdown_path, report, &err)) {
+    throw EnvironmentError(err);
+  }
+  if (github) {
+    const char* summary = getenv("GITHUB_STEP_SUMMARY");
+    if (summary == nullptr || *summary == '\0') {
+      fmt::print(stderr, "warning: --github given but GITHUB_STEP_SUMMARY is not set\n");
+    } else if (!AppendToFile(summary, RenderMarkdown(report), &err)) {
+      throw EnvironmentError(err);
+    }
+  }
+}
+
+}  // namespace workgate

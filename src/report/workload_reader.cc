@@ -1,0 +1,218 @@
+#include "report/workload_reader.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gate/decision.h"
+#include "gate/model_json.h"
+#include "report/json_fields.h"
+#include "report/report_reader.h"
+
+namespace workgate {
+namespace {
+
+using nlohmann::json;
+
+// Self costs in an explanation: far above any profile callgrind can take
+// (4.5e15 instructions), and low enough that the renderers' sums of a
+// thousand rows cannot overflow.
+constexpr int64_t kMaxCost = int64_t{1} << 52;
+constexpr int64_t kMaxCostDelta = int64_t{1} << 62;
+
+// Exactly the writer's fields (FingerprintToJson), each of its type.
+bool ReadFingerprint(const json& j, const std::string& where, Fingerprint* fp, std::string* err) {
+  const json written = FingerprintToJson(Fingerprint());
+  JsonFields f(j, where, err);
+  for (const auto& item : written.items()) f.Any(item.key().c_str());
+  return f.Done() && FingerprintFromJson(j, where, fp, err);
+}
+
+bool ReadTimedSamples(const json& list, const std::string& where, std::vector<TimedSample>* out,
+                      std::string* err) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    JsonFields f(list[i], ItemPath(where, i), err);
+    TimedSample t;
+    if (!(f.NumberOrNull("score", &t.score) && f.Number("wall_seconds", &t.wall_seconds) &&
+          f.Done())) {
+      return false;
+    }
+    out->push_back(t);
+  }
+  return true;
+}
+
+bool ReadSide(const json& j, const std::string& where, SideResult* side, std::string* err) {
+  JsonFields f(j, where, err);
+  std::optional<uint64_t> instructions, min, max;
+  const json* counts = f.Array("counts", kMaxListItems);
+  if (counts && !CountsFromJson(*counts, f.Path("counts"), &side->counts, err)) return false;
+  const json* timed = f.Array("timed", kMaxListItems);
+  const json* fp = f.Object("fingerprint", false);
+  if (!(f.UintOrNull("instructions", &instructions) && f.UintOrNull("min", &min) &&
+        f.UintOrNull("max", &max) && f.StringOrNull("score", &side->score) &&
+        f.StringOrNull("error", &side->error) && f.Strings("notes", kMaxListItems, &side->notes) &&
+        f.Done() && ReadTimedSamples(*timed, f.Path("timed"), &side->timed, err) &&
+        ReadFingerprint(*fp, f.Path("fingerprint"), &side->fingerprint, err))) {
+    return false;
+  }
+  const bool counted = !side->counts.empty();
+  auto agrees = [counted](const std::optional<uint64_t>& v, uint64_t want) {
+    return counted ? v == want : !v.has_value();
+  };
+  if (!agrees(instructions, side->min()) || !agrees(min, side->min()) ||
+      !agrees(max, side->max())) {
+    return f.Fail("", "has an instructions, min or max that is not its counts' minimum or maximum");
+  }
+  return true;
+}
+
+// A row of self costs: `first`/`second` are the JSON names of its two costs.
+bool ReadCostRow(JsonFields* f, const char* first, const char* second, FunctionDelta* row) {
+  int64_t delta = 0;
+  if (!(f->String("function", &row->function) && f->String("object", &row->object) &&
+        f->Int(first, 0, kMaxCost, &row->baseline) &&
+        f->Int(second, 0, kMaxCost, &row->candidate) &&
+        f->Int("delta", -kMaxCost, kMaxCost, &delta))) {
+    return false;
+  }
+  if (delta != row->delta()) return f->Fail("delta", fmt::format("is not {} - {}", second, first));
+  return true;
+}
+
+bool ReadStability(const json& j, const std::string& where, Stability* st, std::string* err) {
+  JsonFields f(j, where, err);
+  std::optional<double> confidence;
+  const json* functions = f.Array("functions", kMaxListItems);
+  if (!(f.Bool("checked", &st->checked) && f.Bool("unstable", &st->unstable) &&
+        f.StringOrNull("trigger", &st->trigger) && f.Uint("spread", &st->spread) &&
+        f.Number("spread_ppm", &st->spread_ppm) && f.NumberOrNull("confidence", &confidence) &&
+        f.StringOrNull("functions_side", &st->functions_side) && f.Done())) {
+    return false;
+  }
+  if (confidence.has_value() != st->unstable) {
+    return f.Fail("confidence", "must be a number for an unstable workload, else null");
+  }
+  st->confidence = confidence.value_or(0);
+  for (size_t i = 0; i < functions->size(); ++i) {
+    JsonFields row(functions->at(i), ItemPath(f.Path("functions"), i), err);
+    FunctionDelta d;
+    if (!(ReadCostRow(&row, "first", "second", &d) && row.Done())) return false;
+    st->functions.push_back(std::move(d));
+  }
+  return true;
+}
+
+bool ReadTimedStats(const json* j, const std::string& where, std::optional<TimedStats>* out,
+                    std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  TimedStats s;
+  double confidence = 0;
+  if (!(f.String("basis", &s.basis) && f.Number("median_ratio", &s.median_ratio) &&
+        f.Number("ci_low", &s.ci_low) && f.Number("ci_high", &s.ci_high) &&
+        f.Number("confidence", &confidence) && f.Bool("excludes_one", &s.excludes_one) &&
+        f.Done())) {
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+bool ReadStrippedFile(const json& j, const std::string& where, StrippedFile* file,
+                      std::string* err) {
+  JsonFields f(j, where, err);
+  if (!(f.String("path", &file->path) && f.String("side", &file->side) &&
+        f.StringOrNull("build_id", &file->build_id) &&
+        f.StringOrNull("debug_file", &file->debug_file) &&
+        f.Bool("debug_file_exists", &file->debug_file_exists) && f.Done())) {
+    return false;
+  }
+  if (file->side != "baseline" && file->side != "candidate" && file->side != "both") {
+    return f.Fail("side", "must be baseline, candidate or both");
+  }
+  return true;
+}
+
+bool ReadMissingSymbols(const json& list, const std::string& where,
+                        std::vector<MissingSymbols>* out, std::string* err) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    JsonFields f(list[i], ItemPath(where, i), err);
+    MissingSymbols m;
+    const json* files = f.Array("files", kMaxListItems);
+    if (!(f.String("object", &m.object) &&
+          f.Int("delta", -kMaxCostDelta, kMaxCostDelta, &m.delta) && f.Done())) {
+      return false;
+    }
+    m.files.resize(files->size());
+    for (size_t k = 0; k < files->size(); ++k) {
+      if (!ReadStrippedFile(files->at(k), ItemPath(f.Path("files"), k), &m.files[k], err)) {
+        return false;
+      }
+    }
+    out->push_back(std::move(m));
+  }
+  return true;
+}
+
+bool ReadExplanation(const json* j, const std::string& where, std::optional<Explanation>* out,
+                     std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  Explanation e;
+  const json* rows = f.Array("rows", kMaxListItems);
+  const json* missing = f.Array("missing_symbols", kMaxListItems);
+  if (!(f.Int("total_delta", -kMaxCostDelta, kMaxCostDelta, &e.total_delta) &&
+        f.StringOrNull("error", &e.error) && f.Done() &&
+        ReadMissingSymbols(*missing, f.Path("missing_symbols"), &e.missing_symbols, err))) {
+    return false;
+  }
+  for (size_t i = 0; i < rows->size(); ++i) {
+    JsonFields row(rows->at(i), ItemPath(f.Path("rows"), i), err);
+    FunctionDelta d;
+    if (!(ReadCostRow(&row, "baseline", "candidate", &d) &&
+          row.Strings("clones", kMaxListItems, &d.clones) && row.Done())) {
+      return false;
+    }
+    e.rows.push_back(std::move(d));
+  }
+  *out = std::move(e);
+  return true;
+}
+
+}  // namespace
+
+bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, std::string* err) {
+  JsonFields f(j, where, err);
+  std::string verdict;
+  double margin = 0;
+  std::optional<int64_t> delta;
+  std::optional<double> relative, low, high;
+  const json* base = f.Object("baseline", false);
+  const json* cand = f.Object("candidate", false);
+  const json* stability = f.Object("stability", false);
+  const json* timed = f.Object("timed", true);
+  const json* explanation = f.Object("explanation", true);
+  if (!(f.String("name", &w->name) && f.String("verdict", &verdict) &&
+        f.String("reason", &w->reason) && f.Number("max_work_added", &margin) &&
+        f.StringOrNull("expected_score", &w->expected_score) && f.IntOrNull("delta", &delta) &&
+        f.NumberOrNull("relative", &relative) && f.NumberOrNull("relative_low", &low) &&
+        f.NumberOrNull("relative_high", &high) && f.Done())) {
+    return false;
+  }
+  if (w->name.empty()) return f.Fail("name", "must not be empty");
+  if (!ParseVerdict(verdict, &w->verdict)) return f.Fail("verdict", "is not a verdict");
+  if (!(margin >= 0 && margin <= 1000)) return f.Fail("max_work_added", "must be in [0, 1000]");
+  w->max_work_added = margin / 100;  // written in percent
+  w->delta = delta.value_or(0);
+  w->relative = relative.value_or(0);
+  w->relative_low = low.value_or(0);
+  w->relative_high = high.value_or(0);
+  return ReadSide(*base, f.Path("baseline"), &w->baseline, err) &&
+         ReadSide(*cand, f.Path("candidate"), &w->candidate, err) &&
+         ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
+         ReadTimedStats(timed, f.Path("timed"), &w->timed_stats, err) &&
+         ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err);
+}
+
+}  // namespace workgate

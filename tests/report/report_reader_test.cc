@@ -1,0 +1,134 @@
+#include "report/report_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "report/json_report.h"
+#include "report/sample_report.h"
+#include "test_paths.h"
+#include "util/text.h"
+
+namespace workgate {
+namespace {
+
+using nlohmann::json;
+
+// A report with every optional part of the header set.
+CompareReport Sharded() {
+  CompareReport r = testing_report::CallgrindReport();
+  r.notes = {"baseline: stored by main@abc1234"};
+  r.stored_baseline = StoredBaselineUse{"base.json", StoredBaselineStatus::kIncompatible, "why"};
+  r.settings.suite = "suite.toml";
+  r.settings.suite_sha256 = std::string(64, 's');
+  r.settings.env = {"A=1"};
+  r.shard = ShardInfo{1, 1, {}, std::string(64, 'a'), ""};
+  for (const WorkloadResult& w : r.workloads) r.shard->workloads.push_back(w.name);
+  return r;
+}
+
+TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
+  CompareReport merged = testing_report::PerfReport();
+  merged.merged = MergeInfo{3, {"a.json", "b.json", "c.json"}};
+  for (const CompareReport& r :
+       {testing_report::CallgrindReport(), testing_report::StrippedReport(),
+        testing_report::PerfReport(), Sharded(), merged}) {
+    const std::string text = JsonText(ToJson(r));
+    std::string err;
+    std::optional<CompareReport> read = ParseCompareReport(text, "r.json", &err);
+    ASSERT_TRUE(read) << err;
+    EXPECT_EQ(ToJson(*read), ToJson(r));
+  }
+}
+
+// The message the reader refuses `edit` of Sharded()'s JSON with.
+std::string Refusal(const std::function<void(json*)>& edit) {
+  json doc = ToJson(Sharded());
+  edit(&doc);
+  std::string err;
+  EXPECT_FALSE(ParseCompareReport(doc.dump(), "p.json", &err)) << doc.dump(1).substr(0, 400);
+  return err;
+}
+
+TEST(ReportReaderTest, RefusesWhatNoWorkgateWrites) {
+  const std::pair<std::string, std::function<void(json*)>> cases[] = {
+      {"workloads[0].verdict is not a verdict",
+       [](json* j) { (*j)["workloads"][0]["verdict"] = "passed"; }},
+      {"surprise is not a field workgate writes", [](json* j) { (*j)["surprise"] = 1; }},
+      {"exit_code is missing", [](json* j) { j->erase("exit_code"); }},
+      {"workloads[1].baseline.counts must be a list of non-negative integers",
+       [](json* j) { (*j)["workloads"][1]["baseline"]["counts"][0] = -5; }},
+      {"workloads[0].candidate.counts[0] is 9223372036854775808, above the largest count",
+       [](json* j) { (*j)["workloads"][0]["candidate"]["counts"][0] = 9223372036854775808u; }},
+      {"workloads[0].baseline has an instructions, min or max that is not its counts' minimum",
+       [](json* j) { (*j)["workloads"][0]["baseline"]["min"] = 1; }},
+      {"workloads[0].baseline.counts has 1001 items, more than the 1000 workgate writes",
+       [](json* j) { (*j)["workloads"][0]["baseline"]["counts"] = std::vector<int>(1001, 5); }},
+      {"workloads[0].explanation.rows[0].delta is not candidate - baseline",
+       [](json* j) { (*j)["workloads"][0]["explanation"]["rows"][0]["delta"] = 7; }},
+      {"workloads[0].explanation.rows[0].baseline must be an integer in [0, 4503599627370496]",
+       [](json* j) {
+         (*j)["workloads"][0]["explanation"]["rows"][0]["baseline"] = 9223372036854775807;
+       }},
+      {"workloads[0].baseline.fingerprint.kernel is missing",
+       [](json* j) { (*j)["workloads"][0]["baseline"]["fingerprint"].erase("kernel"); }},
+      {"workloads[0].baseline.fingerprint.argv must be a list of strings",
+       [](json* j) { (*j)["workloads"][0]["baseline"]["fingerprint"]["argv"] = {1}; }},
+      {"shard.index must be an integer in [1, 1]", [](json* j) { (*j)["shard"]["index"] = 2; }},
+      {"shard.count must be an integer in [1, 1000]", [](json* j) { (*j)["shard"]["count"] = 0; }},
+      {"settings.stability must be auto, always or never",
+       [](json* j) { (*j)["settings"]["stability"] = "sometimes"; }},
+      {"stored_baseline.problem must be null exactly when the status is used",
+       [](json* j) { (*j)["stored_baseline"]["status"] = "used"; }},
+      {"timed_seed must be an integer in [0, 4294967295]",
+       [](json* j) { (*j)["timed_seed"] = -1; }},
+      {"workloads[0].stability.confidence must be a number for an unstable workload, else null",
+       [](json* j) { (*j)["workloads"][0]["stability"]["unstable"] = true; }},
+      {"workloads[0].name must not be empty", [](json* j) { (*j)["workloads"][0]["name"] = ""; }},
+  };
+  for (const auto& [message, edit] : cases) {
+    const std::string err = Refusal(edit);
+    EXPECT_EQ(err.rfind("the report p.json is corrupt: " + message, 0), 0u) << err;
+  }
+}
+
+TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
+  std::string err;
+  EXPECT_FALSE(ParseCompareReport("{ not json", "x.json", &err));
+  EXPECT_EQ(err.rfind("the report x.json is corrupt: not valid JSON: parse error at line 1", 0), 0u)
+      << err;
+  EXPECT_FALSE(ParseCompareReport("[1e400]", "x.json", &err));
+  EXPECT_EQ(err.rfind("the report x.json is corrupt: ", 0), 0u) << err;
+  // A probe, a stored baseline: JSON, but no compare report.
+  EXPECT_FALSE(ParseCompareReport(R"({"schema_version": 1, "perf": {}})", "probe.json", &err));
+  EXPECT_EQ(err.rfind("the report probe.json is not a workgate compare report", 0), 0u) << err;
+  json doc = ToJson(Sharded());
+  doc["schema_version"] = 2;
+  EXPECT_FALSE(ParseCompareReport(doc.dump(), "v2.json", &err));
+  EXPECT_EQ(err, "the report v2.json has schema_version 2; this workgate reads version 1");
+  EXPECT_FALSE(LoadCompareReport("/nonexistent/part.json", &err));
+  EXPECT_EQ(err, "the report /nonexistent/part.json does not exist");
+}
+
+TEST(ReportReaderTest, ReadsAPartWorkgateWrote) {
+  // compare --shard 1/3 of tests/cli/testdata/known_work.toml, known_work_a
+  // against known_work_b, counted with vgcount (also a seed of compare_report_fuzz).
+  std::string err;
+  std::optional<CompareReport> part =
+      LoadCompareReport(testing::SourcePath("tests/report/testdata/part_1_of_3.json"), &err);
+  ASSERT_TRUE(part) << err;
+  ASSERT_TRUE(part->shard);
+  EXPECT_EQ(part->shard->index, 1);
+  EXPECT_EQ(part->shard->count, 3);
+  EXPECT_EQ(part->shard->workloads,
+            (std::vector<std::string>{"work", "work-other-size", "wrong-score"}));
+  ASSERT_EQ(part->workloads.size(), 1u);
+  EXPECT_EQ(part->workloads[0].delta, 1000000);
+  EXPECT_EQ(part->workloads[0].verdict, Verdict::kWorkAdded);
+  EXPECT_EQ(part->notes, std::vector<std::string>{"baseline: stored by main@abc1234"});
+  EXPECT_EQ(part->exit_code, kExitWorkAdded);
+}
+
+}  // namespace
+}  // namespace workgate
