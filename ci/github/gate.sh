@@ -76,7 +76,7 @@ lines() {
   local line
   _lines=()
   while IFS= read -r line; do
-    [[ -n "$line" ]] && _lines+=("$line")
+    if [[ -n "$line" ]]; then _lines+=("$line"); fi
   done <<<"${!1:-}"
 }
 build() {  # build SIDE COMMAND: run a build command; its failure fails the gate

@@ -38,7 +38,7 @@ case "${1:-}" in
     shift
     if [[ $# -eq 0 && -n "${WG_MERGE:-}" ]]; then
       mapfile -t lines <<<"$WG_MERGE"
-      for l in "${lines[@]}"; do [[ -n "$l" ]] && set -- "$@" "$l"; done
+      for l in "${lines[@]}"; do if [[ -n "$l" ]]; then set -- "$@" "$l"; fi; done
     fi
     files=()
     for p in "$@"; do
