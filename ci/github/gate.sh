@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# The gate of the workgate GitHub Action (ci/github/action.yml), usable
+# outside GitHub: probes the machine, builds the sides it is told to build,
+# runs `workgate compare` (or `workgate merge` on shard reports), writes the
+# reports, the step summary and the step outputs, and exits by the policy:
+# 0 passes; 1 (work added), 3 (invalid), 2 (usage) and 5 (environment) fail;
+# 4 (inconclusive) fails unless WG_INCONCLUSIVE=pass. A failing run exits
+# with workgate's own code, or with a build command's.
+#
+# Usage: gate.sh                 compare, configured by the variables below
+#        gate.sh merge [PART...] join `compare --shard` reports (default: WG_MERGE)
+#
+# Inputs (environment; the action maps its inputs to them, so no input is
+# ever expanded into a script):
+#   WORKGATE              the workgate executable (default: workgate on PATH)
+#   WG_SUITE              the suite file (compare)
+#   WG_BASELINE           the baseline build; WG_BASELINE_BUILD a bash command
+#                         that makes it, run only when it is needed
+#   WG_CANDIDATE          the candidate build; WG_CANDIDATE_BUILD likewise
+#   WG_BASELINE_RESULTS   a file stored by --save-baseline: used when it is
+#                         there and workgate reports it "used"; otherwise the
+#                         baseline build is made and counted, and a --note
+#                         says which happened
+#   WG_SAVE_BASELINE      store the baseline side's counts in this file
+#   WG_MAX_WORK_ADDED     --max-work-added PCT;  WG_BACKEND  --backend
+#   WG_SHARD              --shard I/N
+#   WG_NOTES              lines, each a --note
+#   WG_ARGS               lines, each one more argument to compare (no
+#                         splitting, no expansion)
+#   WG_INCONCLUSIVE       fail (default) or pass: what exit 4 does
+#   WG_FAIL               true (default) or false: false reports and exits 0
+#                         whatever the verdict (a shard, whose join decides)
+#   WG_MERGE              merge: lines, each a report or a directory whose
+#                         report.json files (at any depth) are the parts
+#   WG_OUT                the report directory (default workgate-report):
+#                         report.json, report.md, probe.json, pr-number
+#   GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_EVENT_PATH  where set
+# Outputs (GITHUB_OUTPUT): exit-code, verdict, result (pass|fail),
+#   baseline-source (stored|built|given|none), report-dir.
+set -euo pipefail
+
+wg="${WORKGATE:-workgate}"
+out="${WG_OUT:-workgate-report}"
+inconclusive="${WG_INCONCLUSIVE:-fail}"
+fail="${WG_FAIL:-true}"
+mode="compare"
+if [[ "${1:-}" == "merge" ]]; then
+  mode="merge"
+  shift
+fi
+
+die() {  # die CODE MESSAGE: a failure of the gate's own set-up
+  echo "gate.sh: $2" >&2
+  echo "::error title=workgate::$2"
+  summary_line "**workgate: the gate did not run**: $2"
+  output exit-code "$1"
+  output result fail
+  exit "$1"
+}
+output() {
+  if [[ -n "${GITHUB_OUTPUT:-}" ]]; then printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"; fi
+}
+summary_line() {
+  if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then printf '%s\n\n' "$1" >>"$GITHUB_STEP_SUMMARY"; fi
+}
+# has_option SUBCOMMAND OPTION: whether this workgate's SUBCOMMAND --help names OPTION.
+has_option() {
+  "$wg" "$1" --help 2>/dev/null | grep -qE -- "(^|[ ,])$2([ ,=]|$)"
+}
+require_option() {  # require_option SUBCOMMAND OPTION WHY
+  has_option "$1" "$2" ||
+    die 2 "this workgate has no \`$1 $2\` (needed for $3): use a workgate built from a commit that has it"
+}
+# lines VAR: the non-empty lines of the variable's value, one array element each.
+lines() {
+  local line
+  _lines=()
+  while IFS= read -r line; do
+    if [[ -n "$line" ]]; then _lines+=("$line"); fi
+  done <<<"${!1:-}"
+}
+build() {  # build SIDE COMMAND: run a build command; its failure fails the gate
+  echo "::group::build the $1: $2"
+  local code=0
+  bash -euo pipefail -c "$2" || code=$?
+  echo "::endgroup::"
+  if [[ $code -ne 0 ]]; then
+    die "$code" "the $1 build command failed (exit $code)"
+  fi
+}
+
+case "$inconclusive" in
+  fail | pass) ;;
+  *) die 2 "WG_INCONCLUSIVE must be fail or pass, not '$inconclusive'" ;;
+esac
+case "$fail" in
+  true | false) ;;
+  *) die 2 "WG_FAIL must be true or false, not '$fail'" ;;
+esac
+command -v "$wg" >/dev/null || die 5 "workgate not found (WORKGATE='$wg')"
+command -v jq >/dev/null || die 5 "jq not found: the gate reads the JSON report with it"
+mkdir -p "$out"
+json="$out/report.json"
+md="$out/report.md"
+rm -f "$json" "$md"
+output report-dir "$out"
+
+# The pull request this run gates, for the workflow that posts the comment
+# (which checks it against the run's own head commit before trusting it).
+if [[ -n "${GITHUB_EVENT_PATH:-}" && -f "$GITHUB_EVENT_PATH" ]]; then
+  pr=$(jq -r '.pull_request.number // empty' "$GITHUB_EVENT_PATH")
+  if [[ "$pr" =~ ^[1-9][0-9]{0,9}$ ]]; then printf '%s\n' "$pr" >"$out/pr-number"; fi
+fi
+
+echo "::group::workgate probe"
+"$wg" probe --json "$out/probe.json" || echo "gate.sh: workgate probe exited $?; compare says why it cannot count" >&2
+echo "::endgroup::"
+
+baseline_source="none"
+code=0
+if [[ "$mode" == "merge" ]]; then
+  if [[ $# -eq 0 ]]; then
+    lines WG_MERGE
+    set -- "${_lines[@]}"
+  fi
+  parts=()
+  for p in "$@"; do
+    if [[ -d "$p" ]]; then
+      while IFS= read -r -d '' f; do parts+=("$f"); done < <(find "$p" -name report.json -type f -print0 | LC_ALL=C sort -z)
+    else
+      parts+=("$p")
+    fi
+  done
+  [[ ${#parts[@]} -gt 0 ]] || die 2 "merge found no shard reports in: $*"
+  "$wg" --help 2>/dev/null | grep -qE '^ +merge ' ||
+    die 2 "this workgate has no \`workgate merge\` (needed to join shard reports): use a workgate built from a commit that has it"
+  "$wg" merge "${parts[@]}" --json "$json" --markdown "$md" || code=$?
+else
+  [[ -n "${WG_SUITE:-}" ]] || die 2 "WG_SUITE (the suite input) is required"
+  [[ -n "${WG_CANDIDATE:-}" || -n "${WG_SAVE_BASELINE:-}" ]] ||
+    die 2 "WG_CANDIDATE (the candidate input) is required, unless a baseline is only stored"
+  args=(--suite "$WG_SUITE" --json "$json" --markdown "$md")
+  [[ -n "${WG_CANDIDATE:-}" ]] && args+=(--candidate "$WG_CANDIDATE")
+  [[ -n "${WG_MAX_WORK_ADDED:-}" ]] && args+=(--max-work-added "$WG_MAX_WORK_ADDED")
+  [[ -n "${WG_BACKEND:-}" ]] && args+=(--backend "$WG_BACKEND")
+  [[ -n "${WG_SAVE_BASELINE:-}" ]] && args+=(--save-baseline "$WG_SAVE_BASELINE")
+  if [[ -n "${WG_SHARD:-}" ]]; then
+    require_option compare --shard "the shard input"
+    args+=(--shard "$WG_SHARD")
+  fi
+  lines WG_ARGS
+  args+=("${_lines[@]}")
+  lines WG_NOTES
+  notes=("${_lines[@]}")
+  if [[ ${#notes[@]} -gt 0 || -n "${WG_BASELINE_RESULTS:-}" ]]; then
+    require_option compare --note "notes and the stored-baseline fallback"
+  fi
+  note_args=()
+  for n in "${notes[@]}"; do note_args+=(--note "$n"); done
+  have_baseline=false
+  [[ -n "${WG_BASELINE:-}" ]] && have_baseline=true
+
+  if [[ -n "${WG_CANDIDATE_BUILD:-}" ]]; then build candidate "$WG_CANDIDATE_BUILD"; fi
+
+  stored="${WG_BASELINE_RESULTS:-}"
+  fallback_note=""
+  if [[ -n "$stored" ]]; then
+    if [[ -f "$stored" || "$have_baseline" == false ]]; then
+      # Without a baseline to build, a missing file is compared all the
+      # same: workgate's report says the evidence is missing (invalid).
+      "$wg" compare "${args[@]}" --baseline-results "$stored" "${note_args[@]}" \
+        --note "Compared with the stored baseline $stored." || code=$?
+      status="absent"
+      problem=""
+      if [[ -f "$json" ]]; then
+        status=$(jq -r '.stored_baseline.status // "absent"' "$json")
+        # One line: it goes into the log and a note.
+        problem=$(jq -r '.stored_baseline.problem // "" | gsub("[[:cntrl:]]"; " ")' "$json")
+      fi
+      if [[ "$status" == "used" ]]; then
+        baseline_source="stored"
+      elif [[ "$status" == "absent" && -f "$json" ]]; then
+        die 2 "this workgate's report has no stored_baseline status: use a workgate built from a commit that has it"
+      elif [[ "$have_baseline" == true ]]; then
+        fallback_note="The stored baseline $stored was not used ($status${problem:+: $problem}); the baseline build was counted in this job instead."
+      fi
+    else
+      fallback_note="No stored baseline at $stored (missing artifact or cache entry); the baseline build was counted in this job instead."
+    fi
+  fi
+  if [[ -z "$stored" || -n "$fallback_note" ]]; then
+    [[ "$have_baseline" == true ]] || die 2 "WG_BASELINE (the baseline input) or a usable stored baseline is required"
+    if [[ -n "${WG_BASELINE_BUILD:-}" ]]; then build baseline "$WG_BASELINE_BUILD"; fi
+    if [[ -n "$fallback_note" ]]; then
+      echo "gate.sh: $fallback_note" >&2
+      note_args+=(--note "$fallback_note")
+      baseline_source="built"
+    else
+      baseline_source="given"
+    fi
+    code=0
+    "$wg" compare "${args[@]}" --baseline "$WG_BASELINE" "${note_args[@]}" || code=$?
+  fi
+fi
+
+verdict="none"
+if [[ -f "$json" ]]; then
+  verdict=$(jq -r '.verdict // "none"' "$json")
+  case "$verdict" in
+    ok | work-added | work-removed | inconclusive | invalid) ;;
+    *) verdict="unknown" ;;
+  esac
+fi
+if [[ -f "$md" ]]; then
+  if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then cat "$md" >>"$GITHUB_STEP_SUMMARY"; fi
+else
+  summary_line "**workgate exited $code and wrote no report**; its log says why."
+fi
+
+result="fail"
+if [[ $code -eq 0 ]]; then
+  result="pass"
+elif [[ $code -eq 4 && "$inconclusive" == "pass" ]]; then
+  result="pass"
+  echo "::warning title=workgate::inconclusive (exit 4): the counts could not decide; passing because inconclusive is set to pass"
+fi
+output exit-code "$code"
+output verdict "$verdict"
+output result "$result"
+output baseline-source "$baseline_source"
+echo "gate.sh: workgate exited $code (verdict $verdict, baseline $baseline_source): $result" >&2
+if [[ "$result" == "fail" ]]; then
+  echo "::error title=workgate::the gate failed: workgate exited $code ($verdict)"
+  if [[ "$fail" == true ]]; then exit "$code"; fi
+fi
+exit 0
