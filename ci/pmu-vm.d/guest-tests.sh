@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # The emulated machine's side of ci/pmu-vm-tests (busybox sh, run by /init
 # as root in /work). Runs each step once and leaves, for step NAME,
 # NAME.out, NAME.err and NAME.rc (and NAME.json where the step writes one)
@@ -20,6 +21,7 @@ step() {
 }
 
 # as_user CMD...: runs CMD as the unprivileged user (uid 1000).
+# shellcheck disable=SC2317  # called through `step`'s eval
 as_user() {
   su -s /bin/sh -c "$*" user
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by ci/pmu-vm and ci/pmu-vm-tests (sourced, not run): fetches Debian's
 # arm64 kernel and static busybox into .pmu-vm/, stages and packs an
 # initramfs, boots it in qemu-system-aarch64 with an emulated PMU and reads
@@ -39,7 +40,7 @@ vm_fetch() {
     (cd "$VM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "$image:arm64") ||
       vm_die "apt-get download $image:arm64 failed"
     local deb tmp
-    deb=$(ls "$VM_DIR/debs/${image}_"*_arm64.deb | head -n1)
+    deb=$(find "$VM_DIR/debs" -maxdepth 1 -name "${image}_*_arm64.deb" | sort | head -n1)
     tmp=$(mktemp -d)
     dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*'
     mv "$tmp"/boot/vmlinuz-* "$VM_DIR/vmlinuz.part" && rm -rf "$tmp"
@@ -51,7 +52,7 @@ vm_fetch() {
     (cd "$VM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root busybox-static:arm64) ||
       vm_die "apt-get download busybox-static:arm64 failed"
     local deb tmp
-    deb=$(ls "$VM_DIR"/debs/busybox-static_*_arm64.deb | head -n1)
+    deb=$(find "$VM_DIR/debs" -maxdepth 1 -name 'busybox-static_*_arm64.deb' | sort | head -n1)
     tmp=$(mktemp -d)
     dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./bin/busybox
     mv "$tmp/bin/busybox" "$VM_DIR/busybox" && rm -rf "$tmp"
