@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -15,7 +17,10 @@
 
 #include "counter/valgrind_counter.h"
 #include "measure/measure.h"
+#include "explain/callgrind_profile.h"
 #include "test_paths.h"
+#include "util/paths.h"
+#include "vgcount/profile_match.h"
 #include "test_requirements.h"
 #include "workload/workload.h"
 
@@ -80,6 +85,31 @@ class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
     return c.valid() ? static_cast<int64_t>(c.counts().at(0)) : -1;
   }
 
+  // The per-function profile of one run of `build` under `tool`, the run
+  // environment the same for both tools: the same private directory, and
+  // vgcount's VALGRIND_LIB given to callgrind's run too. `*total` is the
+  // count the run gave.
+  Profile Profiled(ValgrindCounter::Tool tool, const std::string& build, int64_t* total) {
+    ValgrindCounter counter(tool);
+    WorkDir dir("bundled-profile");
+    Workload w = *workload_;
+    w.env["VALGRIND_LIB"] = BuildPath("valgrind-lib");
+    TempDir keep("bundled-profile-" + counter.name());
+    CountedWorkload c = CountWorkload(counter, w, suite_.dir, dir, BuildPath(build), 1,
+                                      LaunchOptions{}, keep.path() + "/kept");
+    EXPECT_TRUE(c.valid()) << counter.name() << " on " << build << ": " << c.error;
+    *total = c.valid() ? static_cast<int64_t>(c.counts().at(0)) : -1;
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(keep.path() + "/kept", ec)) {
+      files.push_back(entry.path());
+    }
+    Profile profile;
+    std::string err;
+    EXPECT_TRUE(LoadProfiles(files, &profile, &err)) << err;
+    return profile;
+  }
+
   Suite suite_;
   std::optional<Workload> workload_;
 };
@@ -105,6 +135,38 @@ TEST_P(BundledWorkloadTest, VgcountDeltaEqualsCallgrindsAndTotalsAgree) {
     EXPECT_GE(ours_base, theirs_base);
     EXPECT_LE(ours_base - theirs_base, kMaxWholeProgramDifference) << ours_base << " vs "
                                                                    << theirs_base;
+  }
+}
+
+// vgcount's profile from its counting run, function by function against
+// callgrind's of the same run environment: equal but for the process's last
+// block, which callgrind never counts (tests/vgcount/profile_match.h), and
+// adding up to vgcount's count.
+TEST_P(BundledWorkloadTest, VgcountProfileEqualsCallgrindsFunctionByFunction) {
+  for (const std::string& build : {GetParam().baseline, GetParam().candidate}) {
+    int64_t ours = 0, theirs = 0;
+    const Profile vgcount = Profiled(ValgrindCounter::Tool::kVgcount, build, &ours);
+    const Profile callgrind = Profiled(ValgrindCounter::Tool::kCallgrind, build, &theirs);
+    EXPECT_EQ(static_cast<int64_t>(vgcount.total), ours) << build;
+    EXPECT_EQ(static_cast<int64_t>(callgrind.total), theirs) << build;
+    // Real profiles: several functions (a region holds few), the program's
+    // own among them.
+    EXPECT_GT(vgcount.self.size(), workload_->region ? 5u : 20u) << build;
+    const std::string program = std::filesystem::path(BuildPath(build)).filename();
+    EXPECT_TRUE(std::any_of(vgcount.self.begin(), vgcount.self.end(),
+                            [&](const auto& f) { return f.first.object == program && f.second > 0; }))
+        << build << ": no function of " << program;
+    for (const testing::ProfileGap& gap : testing::UnexplainedGaps(vgcount, callgrind, 1)) {
+      ADD_FAILURE() << build << ": " << gap.function.name << " in " << gap.function.object
+                    << ": vgcount " << gap.vgcount << ", callgrind " << gap.callgrind;
+    }
+    if (workload_->region) {
+      // Inside a region neither tool sees the last block: equal everywhere.
+      EXPECT_TRUE(testing::ProfileGaps(vgcount, callgrind).empty()) << build;
+    } else {
+      // Outside one, exactly the last block's function differs.
+      EXPECT_EQ(testing::ProfileGaps(vgcount, callgrind).size(), 1u) << build;
+    }
   }
 }
 

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "explain/callgrind_profile.h"
 #include "test_requirements.h"
+#include "vgcount/profile_match.h"
 
 namespace workgate {
 namespace {
@@ -112,6 +114,24 @@ class VgcountTest : public ::testing::Test {
     std::optional<int64_t> n = Field(ReadFile(out), "totals");
     EXPECT_TRUE(n.has_value()) << ReadFile(out);
     return n.value_or(-1);
+  }
+
+  // vgcount's profile of `command` (one process) from the run that counted
+  // `*total`, and callgrind's profile of the same command: both read by
+  // workgate's callgrind reader.
+  void Profiles(const std::string& command, const std::string& extra, Profile* vgcount,
+                Profile* callgrind, int64_t* total) {
+    const fs::path out = dir_ / "vgcount.out", profile = dir_ / "vgcount.profile",
+                   cg = dir_ / "callgrind.out";
+    Valgrind("-q --tool=vgcount --vgcount-out-file=" + Quote(out.string()) +
+                 " --vgcount-profile-file=" + Quote(profile.string()) + " " + extra,
+             command);
+    Valgrind("-q --tool=callgrind --callgrind-out-file=" + Quote(cg.string()) + " " + extra, command);
+    *total = Field(ReadFile(out), "instructions").value_or(-1);
+    std::string err;
+    EXPECT_TRUE(LoadCallgrindFile(profile.string(), vgcount, &err)) << err;
+    EXPECT_TRUE(LoadCallgrindFile(cg.string(), callgrind, &err)) << err;
+    EXPECT_EQ(static_cast<int64_t>(vgcount->total), *total);
   }
 
   // The report files vgcount wrote under dir_ with --vgcount-out-file=vgc.%p.
@@ -248,6 +268,69 @@ TEST_F(VgcountTest, ThreadedTotalAgreesWithCallgrind) {
   // kernel, so pthread_join and thread exit take the futex path or not: runs
   // of either tool move by about 100 instructions (measured: 917404..917506).
   EXPECT_LE(std::llabs(ours - theirs), 1000) << ours << " vs " << theirs;
+}
+
+TEST_F(VgcountTest, AProfileIsWrittenOnlyWhenAskedForAndAddsUpToTheCount) {
+  const std::string command = Quote(kKnownLoop.string()) + " 100000";
+  Vgcount(command);
+  EXPECT_FALSE(fs::exists(dir_ / "vgcount.profile.1"));
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  const std::string text = ReadFile(dir_ / "vgcount.profile");
+  EXPECT_EQ(Field(text, "totals"), total);
+  EXPECT_EQ(Field(text, "summary"), total);
+  EXPECT_NE(text.find("\nevents: Ir\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("cmd: " + kKnownLoop.string() + " 100000\n"), std::string::npos);
+  // The loop is main's: two instructions an iteration, and a little more.
+  const FunctionId main_fn{"main", "known_loop"};
+  ASSERT_TRUE(vgcount.self.count(main_fn)) << text.substr(0, 2000);
+  EXPECT_GE(vgcount.self.at(main_fn), 200000u);
+  EXPECT_LE(vgcount.self.at(main_fn), 200000u + 5000u);
+  EXPECT_EQ(vgcount.self.at(main_fn), callgrind.self.at(main_fn));
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+}
+
+TEST_F(VgcountTest, ProfileOfRegionsInFourThreadsEqualsCallgrinds) {
+  const std::string command = Quote(kThreadProbe.string()) + " --region 4 300000";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "--collect-atstart=no", &vgcount, &callgrind, &total);
+  EXPECT_GE(total, 4 * 600000);
+  for (const testing::ProfileGap& gap : testing::ProfileGaps(vgcount, callgrind)) {
+    ADD_FAILURE() << gap.function.name << " in " << gap.function.object << ": vgcount "
+                  << gap.vgcount << ", callgrind " << gap.callgrind;
+  }
+}
+
+TEST_F(VgcountTest, ProfileOfASignalInsideARegionEqualsCallgrinds) {
+  const std::string command = Quote(kThreadProbe.string()) + " --signal-in-region 100000";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "--collect-atstart=no", &vgcount, &callgrind, &total);
+  EXPECT_GE(total, 2 * 200000);
+  EXPECT_TRUE(testing::ProfileGaps(vgcount, callgrind).empty());
+}
+
+TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
+  // Callgrind loses the block a handler returns through (the C library's
+  // sigreturn trampoline, two instructions), whose cost it would add when
+  // the next block starts, after the signal frame is gone; vgcount charges
+  // it to the handler. Three signals: six instructions, and the last block.
+  const std::string command = Quote(kThreadProbe.string()) + " --signal 100000";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  const std::vector<testing::ProfileGap> gaps = testing::ProfileGaps(vgcount, callgrind);
+  ASSERT_EQ(gaps.size(), 2u) << (gaps.empty() ? "" : gaps[0].function.name);
+  const FunctionId handler{"loop_handler", "vgcount_thread_probe"};
+  const auto& trampoline = gaps[0].function == handler ? gaps[0] : gaps[1];
+  const auto& last_block = gaps[0].function == handler ? gaps[1] : gaps[0];
+  EXPECT_EQ(trampoline.function, handler);
+  EXPECT_EQ(trampoline.difference(), 3 * 2);
+  EXPECT_GT(last_block.difference(), 0);
+  EXPECT_LE(last_block.difference(), testing::kMaxLastBlockInstructions);
+  EXPECT_GE(vgcount.self.at({"loop_handler", "vgcount_thread_probe"}), 3u * 2 * 100000);
 }
 
 }  // namespace

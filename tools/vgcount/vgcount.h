@@ -1,13 +1,38 @@
 /* vgcount: a Valgrind tool that counts executed guest instructions the way
- * callgrind counts Ir, at close to the cost of --tool=none.
+ * callgrind counts Ir, at close to the cost of --tool=none, and, when asked,
+ * records where they went (per-function self cost) in the same run.
  *
- * The tool is three parts:
+ * The tool is four parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
- *                         to date at every superblock exit (no helper calls);
- *   vgcount_account.c     turns those raw counters into the collected total:
- *                         callgrind's per-thread collect state, its
- *                         TOGGLE_COLLECT / ZERO_STATS requests, signals, fork;
- *   vgcount_main.c        tool registration, options, the output file.
+ *                         to date at every superblock exit (no helper calls),
+ *                         and, when profiling, hands the instructions counted
+ *                         since the last hand-over to the function whose
+ *                         context they ran in;
+ *   vgcount_account.c     callgrind's per-thread collect state, its
+ *                         TOGGLE_COLLECT / ZERO_STATS requests, signals, fork:
+ *                         when counted instructions are collected, and into
+ *                         which function;
+ *   vgcount_profile.c     the functions, named as callgrind names them, and
+ *                         the profile written in callgrind's format;
+ *   vgcount_main.c        tool registration, options, the report file.
+ *
+ * Per thread, vgcount keeps eight words in the first shadow guest state
+ * (the area beside the guest registers that Valgrind reserves for tools; on
+ * Linux the core only zeroes it, copies it to a new thread and saves and
+ * restores it around a signal handler):
+ *   VGC_SHADOW_RAW      instructions the thread executed, whatever the
+ *                       collect state (generated code, at every exit);
+ *   VGC_SHADOW_SEEN     the raw figure up to which they were handed over;
+ *   VGC_SHADOW_CONTEXT  the VgcFunction they go to (callgrind's context);
+ *   VGC_SHADOW_SLOT     the byte offset in that VgcFunction of the counter
+ *                       they go to: ir[0] while the thread collects, ir[1]
+ *                       while not;
+ *   VGC_SHADOW_CALLED   1 from a call until the next block that decides a
+ *                       context (vgcount_instrument.c), else 0;
+ *   VGC_SHADOW_CONTEXT_OBJECT  the object_id of the context's function;
+ *   VGC_SHADOW_STACK    the thread's return stack, for calls made from code
+ *                       without a symbol (vgcount_instrument.c);
+ *   VGC_SHADOW_DEPTH    the number of entries pushed on it.
  */
 #ifndef WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
 #define WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
@@ -15,13 +40,38 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 
-/// The raw counter of thread `tid`: guest instructions it has executed,
-/// whatever the collect state, kept by generated code in the thread's shadow
-/// state. Read it only between blocks. A new thread starts from its
-/// creator's figure (Valgrind copies the shadow state at clone), and the
-/// return from a signal handler puts back the figure of the moment the
-/// signal came (Valgrind restores the shadow state from the signal frame).
-ULong vgc_thread_instructions(ThreadId tid);
+#define VGC_SHADOW_RAW 0
+#define VGC_SHADOW_SEEN 8
+#define VGC_SHADOW_CONTEXT 16
+#define VGC_SHADOW_SLOT 24
+#define VGC_SHADOW_CALLED 32
+#define VGC_SHADOW_CONTEXT_OBJECT 40
+#define VGC_SHADOW_STACK 48
+#define VGC_SHADOW_DEPTH 56
+
+/// Entries of a thread's return stack (vgcount_instrument.c): a power of 2,
+/// each VGC_RETURN_ENTRY_BYTES long.
+#define VGC_RETURN_STACK_ENTRIES 256
+#define VGC_RETURN_ENTRY_BYTES 32
+
+/// A function, or without profiling the whole program as one. ir[0] holds
+/// its collected instructions, ir[1] those executed while not collecting
+/// (thrown away); generated code adds to the one at the thread's slot word.
+typedef struct VgcFunction {
+  // VgHashNode's layout: the table's chain and key come first.
+  struct VgcFunction* chain;
+  UWord key;  // hash of object and name
+  ULong ir[2];
+  const HChar* object;
+  UWord object_id;  // the same for every function of one object, from 1
+  const HChar* name;
+  UInt id;                   // its number in the written file, 1-based
+  struct VgcFunction* next;  // every function, newest first
+} VgcFunction;
+
+/// Reads and writes one word of thread `tid`'s shadow state.
+ULong vgc_shadow_get(ThreadId tid, Int offset);
+void vgc_shadow_set(ThreadId tid, Int offset, ULong value);
 
 /// Instructions of the superblock that ended in the client request now being
 /// served: generated code stores it just before such a block's final exit.
@@ -44,10 +94,44 @@ void vgc_account_toggle_collect(ThreadId tid);
 /// Discards everything collected so far (CALLGRIND_ZERO_STATS).
 void vgc_account_zero(ThreadId tid);
 
-/// Closes the running interval and returns the collected instruction total.
+/// Hands every live thread's last instructions over and returns the
+/// collected total: the sum of every function's ir[0].
 ULong vgc_account_finish(void);
 
 /// Number of guest threads this process has had (1 + threads created).
 ULong vgc_account_threads(void);
+
+/// Turns on per-function recording; call in post_clo_init, before the first
+/// block is made. Without it every instruction goes to one function.
+void vgc_profile_enable(void);
+Bool vgc_profile_enabled(void);
+
+/// The function a new thread's instructions go to until its first block
+/// that sets a context (and the only one without profiling).
+VgcFunction* vgc_profile_start_function(void);
+
+/// The function of code at guest address `addr`, named as callgrind names
+/// it; `is_entry` says whether `addr` is where a named function starts,
+/// `is_plt` whether it lies in a PLT section.
+VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt);
+
+/// Every function, newest first; vgc_functions_zero sets all counters to 0.
+VgcFunction* vgc_functions(void);
+void vgc_functions_zero(void);
+
+/// Writes the per-function self costs in callgrind's file format to the
+/// expansion of `path_template` (%p, %q{VAR}), with `cmd` as its command
+/// line and `total` on its summary: and totals: lines. False when it cannot
+/// be written (Valgrind's message says why).
+Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total);
+
+/// Opens (creating or truncating) the expansion of `path_template` (%p,
+/// %q{VAR}) given by `option`, for writing; sets `*path` (VG_(free) it).
+/// -1, with Valgrind's message naming the file and `*path` NULL, when it
+/// cannot.
+Int vgc_open_output(const HChar* option, const HChar* path_template, HChar** path);
+
+/// Writes all `length` bytes of `text` to `fd`; False on a failed write.
+Bool vgc_write_all(Int fd, const HChar* text, SizeT length);
 
 #endif  // WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_

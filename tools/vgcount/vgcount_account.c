@@ -1,11 +1,16 @@
-/* vgcount_account.c: from the raw per-thread counters to the collected total.
+/* vgcount_account.c: from the raw per-thread counters to collected costs.
  *
  * Generated code keeps one raw counter per thread whatever happens. Which
  * instructions are "collected" is decided here, at the only moments the
  * answer can change, all of which fall between superblocks: a client
  * request, signal delivery and return, thread exit, fork, the end. At each
- * one the thread's running interval [seen, raw) is credited to the total if
- * the thread was collecting, and `seen` moves up to the boundary.
+ * one the thread's running interval [seen, raw) is handed over to the
+ * thread's context function (vgcount.h), into its collected counter if the
+ * thread was collecting, and `seen` moves up to the boundary. When
+ * profiling, context blocks hand over too (vgcount_instrument.c), always
+ * under the state set here, which they read from the thread's shadow slot
+ * word; without profiling the one function is the whole program. The total
+ * is the sum of every function's collected counter.
  *
  * The collect state follows callgrind 3.19 (callgrind/threads.c), which keeps
  * it per thread, not per process: every thread starts with
@@ -45,21 +50,21 @@ typedef struct {
   // signal handler.
   Bool collect[VGC_MAX_SIGNAL_DEPTH + 1];
   Int depth;     // signal handlers entered and not yet returned from
-  Bool tracked;  // `seen` holds a figure of this thread's counter
-  ULong seen;    // the raw counter at the end of the last closed interval
+  Bool tracked;  // its shadow `seen` holds a figure of its own counter
 } ThreadCollect;
 
 static ThreadCollect* threads = NULL;  // VG_N_THREADS entries, by ThreadId
+static void** stacks = NULL;           // VG_N_THREADS return stacks, by ThreadId
 static Bool collect_atstart = True;
-static ULong collected = 0;
 static ULong threads_seen = 0;  // the core announces the main thread too
 
 static void ResetThread(ThreadId tid) {
   threads[tid].collect[0] = collect_atstart;
   threads[tid].depth = 0;
   threads[tid].tracked = False;
-  threads[tid].seen = 0;
 }
+
+static ULong Raw(ThreadId tid) { return vgc_shadow_get(tid, VGC_SHADOW_RAW); }
 
 static Bool* CollectSlot(ThreadId tid) {
   ThreadCollect* t = &threads[tid];
@@ -67,26 +72,52 @@ static Bool* CollectSlot(ThreadId tid) {
   return &t->collect[level];
 }
 
+// Makes the thread's shadow slot word say its present collect state, for
+// the context blocks.
+static void ApplySlot(ThreadId tid) {
+  vgc_shadow_set(tid, VGC_SHADOW_SLOT,
+                 offsetof(VgcFunction, ir) + (*CollectSlot(tid) ? 0 : sizeof(ULong)));
+}
+
 // Starts following thread `tid` from its counter's present figure, if not
-// yet followed.
+// yet followed. A new thread's shadow state is a copy of its creator's, so
+// its `seen` is the creator's, and its context the creator's (callgrind's
+// too: a new thread starts in the function that made the clone call); the
+// very first thread starts with a zeroed one and gets the start function.
 static void Track(ThreadId tid) {
   ThreadCollect* t = &threads[tid];
   if (t->tracked) return;
-  t->seen = vgc_thread_instructions(tid);
+  vgc_shadow_set(tid, VGC_SHADOW_SEEN, Raw(tid));
+  // A thread's return stack is its own (a new one's shadow names its
+  // creator's), made when its slot is first used and kept for the next
+  // thread in that slot.
+  if (stacks[tid] == NULL) {
+    stacks[tid] = VG_(calloc)("vgcount.return_stack", VGC_RETURN_STACK_ENTRIES,
+                              VGC_RETURN_ENTRY_BYTES);
+  }
+  vgc_shadow_set(tid, VGC_SHADOW_STACK, (ULong)(HWord)stacks[tid]);
+  vgc_shadow_set(tid, VGC_SHADOW_DEPTH, 0);
+  if (vgc_shadow_get(tid, VGC_SHADOW_CONTEXT) == 0) {
+    VgcFunction* start = vgc_profile_start_function();
+    vgc_shadow_set(tid, VGC_SHADOW_CONTEXT, (ULong)(HWord)start);
+    vgc_shadow_set(tid, VGC_SHADOW_CONTEXT_OBJECT, start->object_id);
+  }
+  ApplySlot(tid);
   t->tracked = True;
 }
 
-// Credits thread `tid`'s running interval, up to raw figure `boundary`, to
-// the total if the thread is collecting.
+// Hands thread `tid`'s running interval, up to raw figure `boundary`, to its
+// context function: collected if the thread is collecting.
 static void CloseIntervalAt(ThreadId tid, ULong boundary) {
   Track(tid);
-  ThreadCollect* t = &threads[tid];
-  if (boundary <= t->seen) return;
-  if (*CollectSlot(tid)) collected += boundary - t->seen;
-  t->seen = boundary;
+  const ULong seen = vgc_shadow_get(tid, VGC_SHADOW_SEEN);
+  if (boundary <= seen) return;
+  VgcFunction* f = (VgcFunction*)(HWord)vgc_shadow_get(tid, VGC_SHADOW_CONTEXT);
+  f->ir[*CollectSlot(tid) ? 0 : 1] += boundary - seen;
+  vgc_shadow_set(tid, VGC_SHADOW_SEEN, boundary);
 }
 
-static void CloseInterval(ThreadId tid) { CloseIntervalAt(tid, vgc_thread_instructions(tid)); }
+static void CloseInterval(ThreadId tid) { CloseIntervalAt(tid, Raw(tid)); }
 
 static void OnStartClientCode(ThreadId tid, ULong blocks_dispatched) {
   (void)blocks_dispatched;
@@ -110,6 +141,7 @@ static void OnPreDeliverSignal(ThreadId tid, Int signal_number, Bool alt_stack) 
   CloseInterval(tid);
   threads[tid].depth++;
   *CollectSlot(tid) = collect_atstart;
+  ApplySlot(tid);
 }
 
 // The handler's last interval: closed here because the sigreturn that
@@ -139,11 +171,12 @@ static void OnPostSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt a
 static void OnPostDeliverSignal(ThreadId tid, Int signal_number) {
   (void)signal_number;
   // The counter now holds the figure saved when the signal came, which the
-  // interrupted code goes on from; the handler's work was credited at the
-  // sigreturn.
-  threads[tid].seen = vgc_thread_instructions(tid);
+  // interrupted code goes on from, and the context is the interrupted one;
+  // the handler's work was handed over at the sigreturn.
+  vgc_shadow_set(tid, VGC_SHADOW_SEEN, Raw(tid));
   threads[tid].tracked = True;
   if (threads[tid].depth > 0) threads[tid].depth--;
+  ApplySlot(tid);
 }
 
 // In a forked child only the forking thread lives on, and the parent's
@@ -154,15 +187,16 @@ static void OnForkChild(ThreadId tid) {
   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
     if (t != tid) ResetThread(t);
   }
-  threads[tid].seen = vgc_thread_instructions(tid);
+  vgc_shadow_set(tid, VGC_SHADOW_SEEN, Raw(tid));
   threads[tid].tracked = True;
-  collected = 0;
+  vgc_functions_zero();
   threads_seen = 1;
 }
 
 void vgc_account_init(Bool atstart) {
   collect_atstart = atstart;
   threads = VG_(malloc)("vgcount.threads", VG_N_THREADS * sizeof(ThreadCollect));
+  stacks = VG_(calloc)("vgcount.stacks", VG_N_THREADS, sizeof(void*));
   for (ThreadId t = 0; t < VG_N_THREADS; t++) ResetThread(t);
 }
 
@@ -178,20 +212,21 @@ void vgc_account_track_events(void) {
 
 void vgc_account_toggle_collect(ThreadId tid) {
   // The request's own block goes with the new state (see the top comment).
-  CloseIntervalAt(tid, vgc_thread_instructions(tid) - vgc_clreq_block_instructions);
+  CloseIntervalAt(tid, Raw(tid) - vgc_clreq_block_instructions);
   Bool* slot = CollectSlot(tid);
   *slot = !*slot;
+  ApplySlot(tid);
 }
 
 void vgc_account_zero(ThreadId tid) {
   // Callgrind adds the request's block after zeroing, like any block after
   // the request: so it stays in the new figure when collecting.
-  CloseIntervalAt(tid, vgc_thread_instructions(tid) - vgc_clreq_block_instructions);
-  collected = 0;
+  CloseIntervalAt(tid, Raw(tid) - vgc_clreq_block_instructions);
+  vgc_functions_zero();
   // Other threads' work so far goes too, though their intervals are open.
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
     if (t != tid && threads[t].tracked && VG_(is_valid_tid)(t)) {
-      threads[t].seen = vgc_thread_instructions(t);
+      vgc_shadow_set(t, VGC_SHADOW_SEEN, Raw(t));
     }
   }
 }
@@ -201,7 +236,9 @@ ULong vgc_account_finish(void) {
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
     if (threads[t].tracked && VG_(is_valid_tid)(t)) CloseInterval(t);
   }
-  return collected;
+  ULong total = 0;
+  for (const VgcFunction* f = vgc_functions(); f != NULL; f = f->next) total += f->ir[0];
+  return total;
 }
 
 ULong vgc_account_threads(void) { return threads_seen; }

@@ -21,13 +21,62 @@
  * Chasing (VEX following a branch into its target and folding both into one
  * superblock) is switched off in vgcount_main.c, as callgrind does: with it,
  * VEX may fold a not-taken branch arm into the block, whose IMarks would then
- * be counted although they never ran.
+ * be counted although they never ran, and a block could span two functions.
+ *
+ * Profiling (--vgcount-profile-file) charges instructions to functions the
+ * way callgrind 3.19 does (callgrind/bbcc.c, setup_bbcc): a function's self
+ * cost is what ran while it was callgrind's context, the top of its call
+ * stack, which is not always the function whose address ran. The thread's
+ * CONTEXT word (vgcount.h) plays that part. Instructions are counted as
+ * without profiling and handed over in bulk, raw - seen into the context's
+ * counter, only where the context changes; every other block costs what it
+ * costs without profiling. Where the context changes:
+ *
+ *   - a block where a named function starts (a call, or a jump callgrind
+ *     takes for a tail call): it becomes the context (HandOver);
+ *   - a block where a call returns, the call's next instruction: in a named
+ *     function it names its own context (HandOver). Such an address is known
+ *     exactly once a block ending in a call to it was translated; a return
+ *     site translated before that (the join of an `if` that skipped the
+ *     call) is recognised by the call instruction that ends right before it
+ *     (ReturnSiteByCode);
+ *   - a call into code without a symbol, which has no entries: callgrind
+ *     names such a context by the block it was called at. A direct call's
+ *     target is known when the calling block is translated, and the calling
+ *     block hands over at its end; an indirect call asks IndirectCall, a
+ *     helper that looks its target up once. A jump into such code from the
+ *     same object (a tail call into a static function of a stripped
+ *     program) leaves the context as it was, as callgrind does;
+ *   - a return into code without a symbol: callgrind gives back the context
+ *     the call was made in, which may be a named function that jumped into
+ *     that code. A call made from code without a symbol therefore pushes its
+ *     context and the stack pointer the return will leave on the thread's
+ *     return stack (a ring of VGC_RETURN_STACK_ENTRIES), and a return site
+ *     in such code takes the top entry back when the stack pointer matches,
+ *     which a jump to the same address does not make it do
+ *     (HandOverAtUnnamedReturn);
+ *   - code in no object Valgrind knows (trampolines): a block there takes
+ *     the context when it was reached by a call or from an object
+ *     (HandOverIfCalled), since callgrind takes a jump between objects for a
+ *     call; the thread's CALLED word says a call was the last exit;
+ *   - the process's first block;
+ *   - never a block in a PLT section: callgrind skips PLT stubs
+ *     (--skip-plt=yes, its default) and charges them to the caller, which
+ *     is the context still when the stub jumps on to the callee.
+ *
+ * A block inside a function that was entered by a jump into its middle from
+ * another function (glibc's mempcpy ends in memcpy's body) is therefore
+ * charged to the jumping function, as callgrind charges it.
  */
 #include "vgcount.h"
 
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
 
 #if defined(VG_BIGENDIAN)
 #define VGC_HOST_ENDNESS Iend_BE
@@ -37,25 +86,12 @@
 #error "vgcount: unknown host endianness"
 #endif
 
-// The counter's place in the first shadow guest state: its first 8 bytes,
-// which shadow the event-check fields that no tool uses.
-#define VGC_COUNTER_SHADOW_OFFSET 0
-
-ULong vgc_clreq_block_instructions = 0;
-
-ULong vgc_thread_instructions(ThreadId tid) {
-  ULong value = 0;
-  VG_(get_shadow_regs_area)(tid, (UChar*)&value, 1, VGC_COUNTER_SHADOW_OFFSET, sizeof(value));
-  return value;
-}
-
 // A host address as an IR constant of the host word type.
 static IRExpr* HostAddress(const void* address, IRType host_word_type) {
   if (host_word_type == Ity_I64) return IRExpr_Const(IRConst_U64((ULong)(HWord)address));
   tl_assert(host_word_type == Ity_I32);
   return IRExpr_Const(IRConst_U32((UInt)(HWord)address));
 }
-
 // Appends `counter = base + amount`, the counter being at guest state
 // offset `offset`. Flat IR: the sum goes through a temp.
 static void StoreCounter(IRSB* sb, Int offset, IRTemp base, ULong amount) {
@@ -63,6 +99,348 @@ static void StoreCounter(IRSB* sb, Int offset, IRTemp base, ULong amount) {
   addStmtToIRSB(sb, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(base),
                                                    IRExpr_Const(IRConst_U64(amount)))));
   addStmtToIRSB(sb, IRStmt_Put(offset, IRExpr_RdTmp(sum)));
+}
+
+ULong vgc_clreq_block_instructions = 0;
+
+ULong vgc_shadow_get(ThreadId tid, Int offset) {
+  ULong value = 0;
+  VG_(get_shadow_regs_area)(tid, (UChar*)&value, 1, offset, sizeof(value));
+  return value;
+}
+
+void vgc_shadow_set(ThreadId tid, Int offset, ULong value) {
+  VG_(set_shadow_regs_area)(tid, 1, offset, sizeof(value), (const UChar*)&value);
+}
+
+// The return address of every call translated so far (keys only).
+static VgHashTable* return_sites = NULL;
+static Bool first_block_made = False;
+
+static void NoteAddress(VgHashTable** table, Addr addr) {
+  if (*table == NULL) *table = VG_(HT_construct)("vgcount.addresses");
+  if (VG_(HT_lookup)(*table, (UWord)addr) != NULL) return;
+  VgHashNode* node = VG_(malloc)("vgcount.address", sizeof(VgHashNode));
+  node->key = (UWord)addr;
+  VG_(HT_add_node)(*table, node);
+}
+
+static Bool Noted(const VgHashTable* table, Addr addr) {
+  return table != NULL && VG_(HT_lookup)(table, (UWord)addr) != NULL;
+}
+
+// Whether the client's bytes [addr - len, addr) can be read.
+static Bool Readable(Addr addr, SizeT len) {
+  return addr > len && VG_(am_is_valid_for_client)(addr - len, len, VKI_PROT_READ);
+}
+
+// Whether the instruction that ends right before `addr` is a call: the
+// return sites that were translated before any call to them.
+static Bool ReturnSiteByCode(Addr addr) {
+#if defined(VGA_amd64)
+  // call rel32 (E8), and call r/m64 (FF /2) in the encodings compilers
+  // emit: register, [reg], [reg+disp8], [reg+disp32], [rip+disp32], with or
+  // without a SIB byte, with or without a REX prefix (one byte more, which
+  // only moves the start).
+  if (!Readable(addr, 8)) return False;
+  const UChar* end = (const UChar*)addr;
+  if (end[-5] == 0xE8) return True;
+  for (Int len = 2; len <= 7; len++) {
+    const UChar* op = end - len;
+    if (op[0] != 0xFF) continue;
+    const UChar modrm = op[1];
+    if (((modrm >> 3) & 7) != 2) continue;  // /2: call
+    const Int mod = modrm >> 6, rm = modrm & 7;
+    Int size = 2;                                   // FF, ModRM
+    if (mod != 3 && rm == 4) size += 1;             // SIB
+    if (mod == 1) size += 1;                        // disp8
+    if (mod == 2 || (mod == 0 && rm == 5)) size += 4;  // disp32, rip+disp32
+    if (mod == 0 && rm == 4 && (op[2] & 7) == 5) size += 4;  // SIB, no base
+    if (size == len) return True;
+  }
+  return False;
+#elif defined(VGA_arm64)
+  // BL imm26 and BLR Xn: fixed-width, aligned instructions.
+  if ((addr & 3) != 0 || !Readable(addr, 4)) return False;
+  const UInt insn = *(const UInt*)(addr - 4);
+  return (insn & 0xFC000000u) == 0x94000000u || (insn & 0xFFFFFC1Fu) == 0xD63F0000u;
+#else
+  (void)addr;
+  return False;
+#endif
+}
+
+typedef enum {
+  kNoContext,        // the block runs in whatever context it finds
+  kContext,          // the block's function becomes the context
+  kIfEnteredByCall,   // ... when reached by a call or from another object
+  kReturnIntoUnnamed    // a call from code without a symbol returns here
+} ContextKind;
+
+// Whether a block at `addr` is a context block and of which function (see
+// the top comment).
+static ContextKind ContextOf(Addr addr, VgcFunction** own) {
+  Bool is_entry = False, is_plt = False;
+  *own = vgc_function_of(addr, &is_entry, &is_plt);
+  const Bool first = !first_block_made;
+  first_block_made = True;
+  if (is_plt) return kNoContext;
+  if (is_entry || first) return kContext;
+  const HChar* name = NULL;
+  const Bool named = VG_(get_fnname)(VG_(current_DiEpoch)(), addr, &name);
+  if (Noted(return_sites, addr) || ReturnSiteByCode(addr)) {
+    return named ? kContext : kReturnIntoUnnamed;
+  }
+  if (named) return kNoContext;
+  // Code in no object Valgrind knows (trampolines): a jump from an object
+  // is callgrind's call. Elsewhere the calls into code without a symbol
+  // name the context themselves (CallsIntoUnnamed).
+  return VG_(find_DebugInfo)(VG_(current_DiEpoch)(), addr) == NULL ? kIfEnteredByCall
+                                                                   : kNoContext;
+}
+
+// The function of a call's target when it is code without a symbol in a
+// known object (its context starts at the call), else NULL.
+static VgcFunction* UnnamedCallTarget(Addr target) {
+  Bool is_entry = False, is_plt = False;
+  VgcFunction* f = vgc_function_of(target, &is_entry, &is_plt);
+  const HChar* name = NULL;
+  if (is_plt || VG_(get_fnname)(VG_(current_DiEpoch)(), target, &name)) return NULL;
+  return f;
+}
+
+// Appends `temp = GET:I64(offset)`.
+static IRTemp Get(IRSB* sb, Int offset) {
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Get(offset, Ity_I64)));
+  return t;
+}
+
+// Appends `temp = a op b`.
+static IRTemp Binop(IRSB* sb, IROp op, IRExpr* a, IRExpr* b) {
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(op, a, b)));
+  return t;
+}
+
+// Appends context->ir[slot] += raw - seen; seen = raw, and returns the
+// context (a temp).
+static IRTemp HandOverToContext(IRSB* sb, Int shadow, IRTemp raw) {
+  IRTemp seen = Get(sb, shadow + VGC_SHADOW_SEEN);
+  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
+  IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
+  IRTemp delta = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(seen));
+  IRTemp counter = Binop(sb, Iop_Add64, IRExpr_RdTmp(context), IRExpr_RdTmp(slot));
+  IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
+                                                     IRExpr_RdTmp(counter))));
+  IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), IRExpr_RdTmp(delta));
+  addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(counter), IRExpr_RdTmp(after)));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SEEN, IRExpr_RdTmp(raw)));
+  return context;
+}
+
+// A context block's hand-over, inline: context->ir[slot] += raw - seen;
+// seen = raw; context = `own`; CALLED = 0. `shadow` is the first shadow
+// state's offset. Unconditional: a block where a named function starts or a
+// call returns usually changes the context, and a test would cost about
+// what it saves.
+static void HandOver(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own) {
+  HandOverToContext(sb, shadow, raw);
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT,
+                               IRExpr_Const(IRConst_U64((ULong)(HWord)own))));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT_OBJECT,
+                               IRExpr_Const(IRConst_U64(own->object_id))));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
+}
+
+static VgcFunction* UnnamedCallTarget(Addr target);
+
+// Functions of code without a symbol that indirect calls were seen to
+// reach, by address; NULL for a target that names its context itself (a
+// named function's entry) or never takes one (a PLT stub).
+typedef struct CallTarget {
+  struct CallTarget* chain;
+  UWord key;
+  VgcFunction* unnamed;
+} CallTarget;
+
+static VgHashTable* indirect_targets = NULL;
+
+// At the end of a block that makes an indirect call to `target`: when the
+// target is code without a symbol, its context starts here (callgrind's
+// call), after the calling block's own instructions are handed over to the
+// caller. Each target is looked up once.
+static VG_REGPARM(2) void IndirectCall(ULong raw, HWord target) {
+  if (indirect_targets == NULL) indirect_targets = VG_(HT_construct)("vgcount.indirect_targets");
+  CallTarget* t = VG_(HT_lookup)(indirect_targets, (UWord)target);
+  if (t == NULL) {
+    t = VG_(malloc)("vgcount.indirect_target", sizeof(CallTarget));
+    t->key = (UWord)target;
+    t->unnamed = UnnamedCallTarget((Addr)target);
+    VG_(HT_add_node)(indirect_targets, t);
+  }
+  if (t->unnamed == NULL) return;
+  const ThreadId tid = VG_(get_running_tid)();
+  VgcFunction* context = (VgcFunction*)(HWord)vgc_shadow_get(tid, VGC_SHADOW_CONTEXT);
+  const ULong slot = vgc_shadow_get(tid, VGC_SHADOW_SLOT);
+  *(ULong*)((HChar*)context + slot) += raw - vgc_shadow_get(tid, VGC_SHADOW_SEEN);
+  vgc_shadow_set(tid, VGC_SHADOW_SEEN, raw);
+  vgc_shadow_set(tid, VGC_SHADOW_CONTEXT, (ULong)(HWord)t->unnamed);
+  vgc_shadow_set(tid, VGC_SHADOW_CONTEXT_OBJECT, t->unnamed->object_id);
+}
+
+// Appends the IndirectCall of a block whose final exit is a call to `next`;
+// `raw` is the counter after the block's own instructions.
+static void AddIndirectCall(IRSB* sb, Int shadow, IRExpr* raw, IRExpr* next) {
+  IRDirty* d = unsafeIRDirty_0_N(2, "vgcount_indirect_call", VG_(fnptr_to_fnentry)(&IndirectCall),
+                                 mkIRExprVec_2(raw, next));
+  // It reads and writes the shadow words after the raw counter.
+  d->nFxState = 1;
+  d->fxState[0].fx = Ifx_Modify;
+  d->fxState[0].offset = shadow + VGC_SHADOW_SEEN;
+  d->fxState[0].size = VGC_SHADOW_CONTEXT_OBJECT + 8 - VGC_SHADOW_SEEN;
+  d->fxState[0].nRepeats = 0;
+  d->fxState[0].repeatLen = 0;
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+
+// The address of return-stack entry `depth` (taken modulo the ring's size).
+static IRTemp StackEntry(IRSB* sb, Int shadow, IRExpr* depth) {
+  IRTemp base = Get(sb, shadow + VGC_SHADOW_STACK);
+  IRTemp index = Binop(sb, Iop_And64, depth, IRExpr_Const(IRConst_U64(VGC_RETURN_STACK_ENTRIES - 1)));
+  IRTemp offset = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(offset, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(index),
+                                                      IRExpr_Const(IRConst_U8(5)))));
+  return Binop(sb, Iop_Add64, IRExpr_RdTmp(base), IRExpr_RdTmp(offset));
+}
+
+// The stack pointer the guest will have when the call that ends this block
+// returns: on amd64 the call pushed its return address, which the return
+// pops; an arm64 call leaves the stack pointer alone.
+static IRTemp StackPointerAfterReturn(IRSB* sb, const VexGuestLayout* layout) {
+  IRTemp sp = Get(sb, layout->offset_SP);
+#if defined(VGA_amd64)
+  return Binop(sb, Iop_Add64, IRExpr_RdTmp(sp), IRExpr_Const(IRConst_U64(8)));
+#else
+  return sp;
+#endif
+}
+
+// At the end of a block of code without a symbol that ends in a call: push
+// (context, its object, the stack pointer after the return).
+static void PushReturn(IRSB* sb, Int shadow, const VexGuestLayout* layout) {
+  IRTemp depth = Get(sb, shadow + VGC_SHADOW_DEPTH);
+  IRTemp entry = StackEntry(sb, shadow, IRExpr_RdTmp(depth));
+  const Int fields[2] = {VGC_SHADOW_CONTEXT, VGC_SHADOW_CONTEXT_OBJECT};
+  for (Int i = 0; i < 2; i++) {
+    IRTemp value = Get(sb, shadow + fields[i]);
+    IRTemp at = Binop(sb, Iop_Add64, IRExpr_RdTmp(entry), IRExpr_Const(IRConst_U64(8 * i)));
+    addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(at), IRExpr_RdTmp(value)));
+  }
+  IRTemp sp = StackPointerAfterReturn(sb, layout);
+  IRTemp at = Binop(sb, Iop_Add64, IRExpr_RdTmp(entry), IRExpr_Const(IRConst_U64(16)));
+  addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(at), IRExpr_RdTmp(sp)));
+  IRTemp deeper = Binop(sb, Iop_Add64, IRExpr_RdTmp(depth), IRExpr_Const(IRConst_U64(1)));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_DEPTH, IRExpr_RdTmp(deeper)));
+}
+
+// A return site in code without a symbol: hand over to the present context
+// (the callee's, whose last instructions these are), then take the top
+// entry's context back if this is the return it was pushed for.
+static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw, const VexGuestLayout* layout) {
+  IRTemp object = Get(sb, shadow + VGC_SHADOW_CONTEXT_OBJECT);
+  IRTemp context = HandOverToContext(sb, shadow, raw);
+
+  IRTemp depth = Get(sb, shadow + VGC_SHADOW_DEPTH);
+  IRTemp top = Binop(sb, Iop_Sub64, IRExpr_RdTmp(depth), IRExpr_Const(IRConst_U64(1)));
+  IRTemp entry = StackEntry(sb, shadow, IRExpr_RdTmp(top));
+  IRTemp loaded[3];
+  for (Int i = 0; i < 3; i++) {
+    IRTemp at = Binop(sb, Iop_Add64, IRExpr_RdTmp(entry), IRExpr_Const(IRConst_U64(8 * i)));
+    loaded[i] = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(loaded[i], IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
+                                                          IRExpr_RdTmp(at))));
+  }
+  // A match: the entry's stack pointer is the present one, on a stack that
+  // is not empty.
+  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp differs = Binop(sb, Iop_Xor64, IRExpr_RdTmp(loaded[2]), IRExpr_RdTmp(sp));
+  IRTemp is_empty = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(is_empty, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(depth),
+                                                       IRExpr_Const(IRConst_U64(0)))));
+  IRTemp empty = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(empty, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(is_empty))));
+  IRTemp either = Binop(sb, Iop_Or64, IRExpr_RdTmp(differs), IRExpr_RdTmp(empty));
+  IRTemp match = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(match, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(either),
+                                                    IRExpr_Const(IRConst_U64(0)))));
+  const struct {
+    Int offset;
+    IRTemp if_match;
+    IRTemp otherwise;
+  } words[] = {
+      {VGC_SHADOW_CONTEXT, loaded[0], context},
+      {VGC_SHADOW_CONTEXT_OBJECT, loaded[1], object},
+      {VGC_SHADOW_DEPTH, top, depth},
+  };
+  for (Int i = 0; i < 3; i++) {
+    IRTemp value = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(value, IRExpr_ITE(IRExpr_RdTmp(match), IRExpr_RdTmp(words[i].if_match),
+                                                     IRExpr_RdTmp(words[i].otherwise))));
+    addStmtToIRSB(sb, IRStmt_Put(shadow + words[i].offset, IRExpr_RdTmp(value)));
+  }
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
+}
+
+// Where an untaken inline hand-over adds its delta.
+static ULong scratch_counter = 0;
+
+// A block of code in no object Valgrind knows: it takes the context only
+// when CALLED is set or the context is another object's (callgrind takes a
+// jump between objects for a call). Inline, into a scratch counter when not
+// taken.
+static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own) {
+  IRTemp called = Get(sb, shadow + VGC_SHADOW_CALLED);
+  IRTemp object = Get(sb, shadow + VGC_SHADOW_CONTEXT_OBJECT);
+  IRTemp other_object =
+      Binop(sb, Iop_Xor64, IRExpr_RdTmp(object), IRExpr_Const(IRConst_U64(own->object_id)));
+  IRTemp either = Binop(sb, Iop_Or64, IRExpr_RdTmp(called), IRExpr_RdTmp(other_object));
+  IRTemp take = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(take, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(either),
+                                                   IRExpr_Const(IRConst_U64(0)))));
+  {
+    IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
+    IRTemp seen = Get(sb, shadow + VGC_SHADOW_SEEN);
+    IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
+    IRTemp delta = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(seen));
+    IRTemp taken = Binop(sb, Iop_Add64, IRExpr_RdTmp(context), IRExpr_RdTmp(slot));
+    IRTemp counter = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(counter, IRExpr_ITE(IRExpr_RdTmp(take), IRExpr_RdTmp(taken),
+                                                       HostAddress(&scratch_counter, Ity_I64))));
+    IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
+                                                       IRExpr_RdTmp(counter))));
+    IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), IRExpr_RdTmp(delta));
+    addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(counter), IRExpr_RdTmp(after)));
+    const struct {
+      Int offset;
+      IRExpr* if_taken;
+      IRTemp otherwise;
+    } words[] = {
+        {VGC_SHADOW_SEEN, IRExpr_RdTmp(raw), seen},
+        {VGC_SHADOW_CONTEXT, IRExpr_Const(IRConst_U64((ULong)(HWord)own)), context},
+        {VGC_SHADOW_CONTEXT_OBJECT, IRExpr_Const(IRConst_U64(own->object_id)), object},
+    };
+    for (Int i = 0; i < 3; i++) {
+      IRTemp value = newIRTemp(sb->tyenv, Ity_I64);
+      addStmtToIRSB(sb, IRStmt_WrTmp(value, IRExpr_ITE(IRExpr_RdTmp(take), words[i].if_taken,
+                                                       IRExpr_RdTmp(words[i].otherwise))));
+      addStmtToIRSB(sb, IRStmt_Put(shadow + words[i].offset, IRExpr_RdTmp(value)));
+    }
+    addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
+  }
 }
 
 IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* layout,
@@ -75,7 +453,12 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
 
   // The first shadow state follows the guest state, so its offsets are the
   // guest state's size on.
-  const Int counter_offset = layout->total_sizeB + VGC_COUNTER_SHADOW_OFFSET;
+  const Int shadow = layout->total_sizeB;
+  const Int counter_offset = shadow + VGC_SHADOW_RAW;
+  const Bool profiling = vgc_profile_enabled();
+  Addr last_insn_end = 0;  // where the block's last instruction ends
+  Bool block_unnamed = False;  // profiling: the block is code without a symbol
+  const HChar* name = NULL;
   IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);
   IRTemp base = IRTemp_INVALID;  // the counter as the block found it
   ULong total = 0;               // IMarks met since the block's start
@@ -87,8 +470,18 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       if (base == IRTemp_INVALID) {
         base = newIRTemp(sb_out->tyenv, Ity_I64);
         addStmtToIRSB(sb_out, IRStmt_WrTmp(base, IRExpr_Get(counter_offset, Ity_I64)));
+        if (profiling) {
+          VgcFunction* own = NULL;
+          ContextKind kind = ContextOf((Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta), &own);
+          if (kind == kContext) HandOver(sb_out, shadow, base, own);
+          if (kind == kReturnIntoUnnamed) HandOverAtUnnamedReturn(sb_out, shadow, base, layout);
+          block_unnamed = !VG_(get_fnname)(VG_(current_DiEpoch)(),
+                                           (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta), &name);
+          if (kind == kIfEnteredByCall) HandOverIfCalled(sb_out, shadow, base, own);
+        }
       }
       total++;
+      last_insn_end = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.len);
     } else if (st->tag == Ist_Exit && total > stored_total) {
       // An exit before the first IMark (a preamble check) leaves nothing
       // executed, and one right after another stores the same figure: both
@@ -99,6 +492,19 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     addStmtToIRSB(sb_out, st);
   }
   if (total > stored_total) StoreCounter(sb_out, counter_offset, base, total);
+  if (profiling && sb_in->jumpkind == Ijk_Call) {
+    if (block_unnamed) PushReturn(sb_out, shadow, layout);
+    // The raw counter now includes this block (the last StoreCounter), which
+    // is the caller's.
+    if (sb_in->next->tag != Iex_Const) {
+      AddIndirectCall(sb_out, shadow, IRExpr_RdTmp(Get(sb_out, counter_offset)), sb_in->next);
+    } else if (sb_in->next->Iex.Const.con->tag == Ico_U64) {
+      VgcFunction* target = UnnamedCallTarget((Addr)sb_in->next->Iex.Const.con->Ico.U64);
+      if (target != NULL) HandOver(sb_out, shadow, Get(sb_out, counter_offset), target);
+    }
+    addStmtToIRSB(sb_out, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(1))));
+    if (last_insn_end != 0) NoteAddress(&return_sites, last_insn_end);
+  }
 
   // The client-request handler runs after this block and needs its length to
   // place the region boundary where callgrind places it (vgcount_account.c).

@@ -1,10 +1,12 @@
 /* vgcount_main.c: tool registration, options, client requests, the report.
  *
  *   valgrind --tool=vgcount [--vgcount-out-file=vgcount.out.%p]
+ *                           [--vgcount-profile-file=vgcount.profile.%p]
  *                           [--collect-atstart=yes|no] prog args...
  *
- * At exit it writes the output file (format in tools/vgcount/README.md) and,
- * unless -q, prints "==PID== vgcount instructions: N" on stderr.
+ * At exit it writes the output file (format in tools/vgcount/README.md),
+ * the per-function profile when asked for one, and, unless -q, prints
+ * "==PID== vgcount instructions: N" on stderr.
  */
 #include "vgcount.h"
 
@@ -21,10 +23,12 @@
 #include "pub_tool_xarray.h"
 
 static const HChar* clo_out_file = "vgcount.out.%p";
+static const HChar* clo_profile_file = NULL;
 static Bool clo_collect_atstart = True;
 
 static Bool ProcessCommandLineOption(const HChar* arg) {
   if VG_STR_CLO (arg, "--vgcount-out-file", clo_out_file) {
+  } else if VG_STR_CLO (arg, "--vgcount-profile-file", clo_profile_file) {
   } else if VG_BOOL_CLO (arg, "--collect-atstart", clo_collect_atstart) {
   } else {
     return False;
@@ -36,6 +40,8 @@ static void PrintUsage(void) {
   VG_(printf)(
       "    --vgcount-out-file=<f>    write the count to <f> [vgcount.out.%%p];\n"
       "                              %%p is the pid, %%q{VAR} an env variable\n"
+      "    --vgcount-profile-file=<f> also write the self cost of every function\n"
+      "                              to <f>, in callgrind's format [none]\n"
       "    --collect-atstart=no|yes  count from the start; CALLGRIND_TOGGLE_COLLECT\n"
       "                              flips it per thread, as callgrind does [yes]\n");
 }
@@ -61,53 +67,43 @@ static Bool HandleClientRequest(ThreadId tid, UWord* args, UWord* ret) {
   return True;
 }
 
-static void WriteAll(Int fd, const HChar* text) {
-  SizeT left = VG_(strlen)(text);
-  while (left > 0) {
-    Int written = VG_(write)(fd, text, (Int)left);
-    if (written <= 0) return;
-    text += written;
-    left -= (SizeT)written;
-  }
-}
-
-// One argument of the command line; a newline inside it would end the
-// record early, so it is written as a space.
-static void WriteArgument(Int fd, const HChar* arg) {
-  HChar chunk[256];
-  Int used = 0;
-  for (const HChar* p = arg; *p != '\0'; p++) {
-    chunk[used++] = (*p == '\n') ? ' ' : *p;
-    if (used == (Int)sizeof(chunk) - 1) {
-      chunk[used] = '\0';
-      WriteAll(fd, chunk);
-      used = 0;
+// Appends `text` to the growing string `*s` of `*used` bytes in `*size`.
+static void Append(HChar** s, SizeT* used, SizeT* size, const HChar* text, Bool newline_as_space) {
+  for (const HChar* p = text; *p != '\0'; p++) {
+    if (*used + 2 > *size) {
+      *size = *size * 2 + 64;
+      *s = VG_(realloc)("vgcount.cmd", *s, *size);
     }
+    (*s)[(*used)++] = (newline_as_space && *p == '\n') ? ' ' : *p;
   }
-  chunk[used] = '\0';
-  WriteAll(fd, chunk);
+  (*s)[*used] = '\0';
 }
 
-static void WriteReport(ULong instructions) {
-  HChar* path = VG_(expand_file_name)("--vgcount-out-file", clo_out_file);
-  SysRes opened = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY,
-                            VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IROTH);
-  if (sr_isError(opened)) {
-    // Even under -q: a missing report must not go unexplained.
-    VG_(message)(Vg_UserMsg, "vgcount: cannot write %s\n", path);
-    VG_(free)(path);
-    return;
+// The client's command line on one line: a newline inside an argument would
+// end the record early, so it is written as a space.
+static HChar* CommandLine(void) {
+  SizeT used = 0, size = 256;
+  HChar* s = VG_(malloc)("vgcount.cmd", size);
+  s[0] = '\0';
+  Append(&s, &used, &size, VG_(args_the_exename) != NULL ? VG_(args_the_exename) : "", True);
+  for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+    Append(&s, &used, &size, " ", False);
+    Append(&s, &used, &size, *(HChar**)VG_(indexXA)(VG_(args_for_client), i), True);
   }
-  Int fd = (Int)sr_Res(opened);
+  return s;
+}
+
+static void WriteAll(Int fd, const HChar* text) { vgc_write_all(fd, text, VG_(strlen)(text)); }
+
+static void WriteReport(const HChar* cmd, ULong instructions) {
+  HChar* path = NULL;
+  const Int fd = vgc_open_output("--vgcount-out-file", clo_out_file, &path);
+  if (fd < 0) return;
   HChar line[128];
   VG_(snprintf)(line, sizeof(line), "version: 1\npid: %d\nppid: %d\ncmd: ", VG_(getpid)(),
                 VG_(getppid)());
   WriteAll(fd, line);
-  WriteArgument(fd, VG_(args_the_exename) != NULL ? VG_(args_the_exename) : "");
-  for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
-    WriteAll(fd, " ");
-    WriteArgument(fd, *(HChar**)VG_(indexXA)(VG_(args_for_client), i));
-  }
+  WriteAll(fd, cmd);
   VG_(snprintf)(line, sizeof(line), "\ninstructions: %llu\nthreads: %llu\n", instructions,
                 vgc_account_threads());
   WriteAll(fd, line);
@@ -117,8 +113,13 @@ static void WriteReport(ULong instructions) {
 
 static void Finish(Int exit_code) {
   (void)exit_code;
-  ULong instructions = vgc_account_finish();
-  WriteReport(instructions);
+  const ULong instructions = vgc_account_finish();
+  HChar* cmd = CommandLine();
+  // The profile first: a report without its profile is a failed run to
+  // workgate, a profile without its report is no count at all.
+  if (clo_profile_file != NULL) vgc_profile_write(clo_profile_file, cmd, instructions);
+  WriteReport(cmd, instructions);
+  VG_(free)(cmd);
   if (VG_(clo_verbosity) > 0) VG_(umsg)("vgcount instructions: %llu\n", instructions);
 }
 
@@ -131,6 +132,7 @@ static void PostCommandLineInit(void) {
     }
     VG_(clo_vex_control).guest_chase = False;
   }
+  if (clo_profile_file != NULL) vgc_profile_enable();
   vgc_account_init(clo_collect_atstart);
 }
 

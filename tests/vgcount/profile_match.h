@@ -1,0 +1,88 @@
+#pragma once
+// Comparing vgcount's per-function profile with callgrind's for the same
+// run, function by function, for the tests and for ci/profile-exactness
+// (through tests/vgcount/compare_profiles.cc).
+//
+// Functions are matched by (name, object basename) as workgate's callgrind
+// reader gives them (callgrind's recursion levels summed). Code without a
+// symbol is one row per object: callgrind names such code by the block its
+// context was entered at, vgcount by the block it returned to when the
+// caller's own code has no symbol, and the two agree on the object but not
+// always on the block (tools/vgcount/README.md).
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "explain/callgrind_profile.h"
+
+namespace workgate::testing {
+
+/// One function whose two figures differ.
+struct ProfileGap {
+  FunctionId function;
+  int64_t vgcount = 0;
+  int64_t callgrind = 0;
+  int64_t difference() const { return vgcount - callgrind; }
+};
+
+/// `profile`'s self costs with every function named by address
+/// ("0x0000000000001370", "0x...1370 [PLT]") summed into "(code without a
+/// symbol)" of its object.
+inline std::map<FunctionId, uint64_t> FoldUnnamed(const Profile& profile) {
+  std::map<FunctionId, uint64_t> folded;
+  for (const auto& [id, cost] : profile.self) {
+    FunctionId key = id;
+    if (key.name.rfind("0x", 0) == 0) key.name = "(code without a symbol)";
+    folded[key] += cost;
+  }
+  return folded;
+}
+
+/// Every function whose folded self cost differs, largest difference first.
+inline std::vector<ProfileGap> ProfileGaps(const Profile& vgcount, const Profile& callgrind) {
+  const auto ours = FoldUnnamed(vgcount), theirs = FoldUnnamed(callgrind);
+  std::map<FunctionId, ProfileGap> gaps;
+  for (const auto& [id, cost] : ours) gaps[id].vgcount = static_cast<int64_t>(cost);
+  for (const auto& [id, cost] : theirs) gaps[id].callgrind = static_cast<int64_t>(cost);
+  std::vector<ProfileGap> out;
+  for (auto& [id, gap] : gaps) {
+    gap.function = id;
+    if (gap.difference() != 0) out.push_back(gap);
+  }
+  std::sort(out.begin(), out.end(), [](const ProfileGap& a, const ProfileGap& b) {
+    const int64_t x = a.difference() < 0 ? -a.difference() : a.difference();
+    const int64_t y = b.difference() < 0 ? -b.difference() : b.difference();
+    return x != y ? x > y : a.function < b.function;
+  });
+  return out;
+}
+
+/// Callgrind adds a block's cost when the thread's next block starts, so it
+/// never counts a thread's last block; vgcount does. VEX blocks are at most
+/// 50 instructions (--vex-guest-max-insns default).
+inline constexpr int64_t kMaxLastBlockInstructions = 50;
+
+/// The gaps left once each of `threads` last blocks (at most
+/// kMaxLastBlockInstructions more on vgcount's side, in one function each)
+/// is allowed for: empty when the profiles agree as documented.
+inline std::vector<ProfileGap> UnexplainedGaps(const Profile& vgcount, const Profile& callgrind,
+                                               int threads) {
+  std::vector<ProfileGap> left;
+  int last_blocks = 0;
+  for (const ProfileGap& gap : ProfileGaps(vgcount, callgrind)) {
+    const bool last_block = gap.difference() > 0 &&
+                            gap.difference() <= kMaxLastBlockInstructions * threads &&
+                            last_blocks < threads;
+    if (last_block) {
+      ++last_blocks;
+      continue;
+    }
+    left.push_back(gap);
+  }
+  return left;
+}
+
+}  // namespace workgate::testing
