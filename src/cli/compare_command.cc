@@ -44,7 +44,7 @@ struct CompareArgs {
   ClockArg clock;
   ReportArgs reports;
   std::string save_baseline, baseline_results;
-  bool explain = false;
+  ExplainMode explain = ExplainMode::kWorkAdded;
   int explain_top = 10;
   uint64_t seed = 20261129;
   std::vector<std::string> notes;
@@ -127,7 +127,7 @@ void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const Sy
   plan->jobs = args.jobs > 0 ? args.jobs : static_cast<int>(std::thread::hardware_concurrency());
   plan->timed = args.timed;
   plan->max_work_added_percent = args.max_work_added;
-  plan->explain_all = args.explain;
+  plan->explain = args.explain;
   plan->explain_top = args.explain_top;
   plan->seed = args.seed;
   plan->launch = args.launch.ToOptions();
@@ -161,7 +161,7 @@ void FillHeader(const CompareArgs& args, const Counter& counter, const BackendCh
   RunSettings& s = report->settings;
   s.stability = StabilityModeName(plan.stability);
   s.max_repeat = plan.max_repeat;
-  s.explain = plan.explain_all;
+  s.explain = ExplainModeName(plan.explain);
   s.explain_top = plan.explain_top;
   s.as_is = args.launch.as_is;
   s.env = args.launch.env;
@@ -281,8 +281,10 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
   cmd->add_option("--save-baseline", args->save_baseline,
                   "Store the baseline side's counts and fingerprint in FILE")
       ->type_name("FILE");
-  cmd->add_flag("--explain", args->explain,
-                "Explain every workload's delta per function, not only work added");
+  AddChoice(cmd, "--explain", {"never", "work-added", "always"}, "work-added",
+            "Which workloads' deltas are explained per function: none, those that add work, or "
+            "every valid one",
+            [args](const std::string& v) { return ParseExplainMode(v, &args->explain); });
   cmd->add_option("--explain-top", args->explain_top, "Rows per explanation")
       ->type_name("N")
       ->transform(InRange(kTopRange))

@@ -38,7 +38,8 @@ int RunExplain(const ExplainArgs& args) {
     if (RealPath(exe).empty()) throw Error(kExitInvalid, exe + " does not exist");
   }
   if (FindValgrind().path.empty()) {
-    throw EnvironmentError("explanations need callgrind: " + FindValgrind().missing);
+    throw EnvironmentError("explanations need Valgrind (vgcount or callgrind): " +
+                           FindValgrind().missing);
   }
   ComparisonPlan plan;
   plan.suite_dir = suite.dir;
@@ -52,7 +53,9 @@ int RunExplain(const ExplainArgs& args) {
   for (const auto& w : suite.workloads) {
     WorkloadResult r;
     r.name = w.name;
-    r.explanation = ExplainWorkload(plan, w, [&](const std::string& t) { progress.Show(t); });
+    WorkDir dir(w.name);
+    r.explanation = ExplainWorkload(plan, "", w, dir, FirstProfiles{},
+                                    [&](const std::string& t) { progress.Show(t); });
     progress.Done();
     if (!r.explanation->error.empty()) {
       fmt::print(out, "{}: no explanation: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
@@ -75,7 +78,7 @@ int RunExplain(const ExplainArgs& args) {
 void AddExplainCommand(CLI::App& app, CommandRunner* run) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "explain", "Show where a work delta went, per function (callgrind, self cost)");
+      "explain", "Show where a work delta went, per function (self cost, profiled by vgcount or callgrind)");
   args->launch.Register(cmd);
   cmd->add_option("--baseline", args->baseline, "The baseline build")->type_name("EXE")->required();
   cmd->add_option("--candidate", args->candidate, "The candidate build")

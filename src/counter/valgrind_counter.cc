@@ -205,13 +205,17 @@ std::string QuotedValgrindErrors(const std::vector<fs::path>& logs) {
 }
 
 // The files a run left in its private directory: the per-process outputs
-// ("PREFIX<pid>" or "PREFIX<pid>.<dump>") and Valgrind's logs, each sorted.
+// ("PREFIX<pid>" or "PREFIX<pid>.<dump>"), vgcount's per-process profiles
+// and Valgrind's logs, each sorted.
 struct RunFiles {
   std::vector<fs::path> outputs;
+  std::vector<fs::path> profiles;
   std::vector<fs::path> logs;
 };
 
 constexpr const char* kLogPrefix = "valgrind.log.";
+// vgcount's per-function profile of each process, in callgrind's format.
+constexpr const char* kVgcountProfilePrefix = "vgcount.profile.";
 
 // The pid in a file's name: PREFIX<pid>, or PREFIX<pid>.<n> for a dump.
 bool PidInName(const fs::path& file, const std::string& prefix, long long* pid, std::string* err) {
@@ -235,9 +239,11 @@ RunFiles ListRunFiles(const std::string& dir, const std::string& prefix) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string file = entry.path().filename().string();
     if (file.rfind(prefix, 0) == 0) files.outputs.push_back(entry.path());
+    if (file.rfind(kVgcountProfilePrefix, 0) == 0) files.profiles.push_back(entry.path());
     if (file.rfind(kLogPrefix, 0) == 0) files.logs.push_back(entry.path());
   }
   std::sort(files.outputs.begin(), files.outputs.end());
+  std::sort(files.profiles.begin(), files.profiles.end());
   std::sort(files.logs.begin(), files.logs.end());
   return files;
 }
@@ -289,6 +295,11 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     run_spec.argv.push_back("--dump-before=fork");
   } else {
     run_spec.argv.push_back("--vgcount-out-file=" + dir + "/" + prefix + "%p");
+    // The per-function profile comes from the same run, at a few percent of
+    // its cost (tools/vgcount/README.md), when someone keeps it.
+    if (!options.keep_profiles_dir.empty()) {
+      run_spec.argv.push_back("--vgcount-profile-file=" + dir + "/" + kVgcountProfilePrefix + "%p");
+    }
     run_spec.env["VALGRIND_LIB"] = vgcount_lib_;
   }
   if (options.region) run_spec.argv.push_back("--collect-atstart=no");
@@ -387,11 +398,48 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   for (uint64_t total : run.per_process) sum += total;
   run.processes = static_cast<int>(run.per_process.size());
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
-  if (!options.keep_profiles_dir.empty() &&
-      !KeepProfiles(files.outputs, options.keep_profiles_dir, &err)) {
-    return fail(err);
+  if (!options.keep_profiles_dir.empty()) {
+    // Callgrind's outputs are its profiles; vgcount writes one beside each
+    // count, which must add up to that count.
+    const bool vgcount = tool_ == Tool::kVgcount;
+    if (vgcount && !ProfilesMatchCounts(files.profiles, tree, &err)) return fail(err);
+    if (!KeepProfiles(vgcount ? files.profiles : files.outputs, options.keep_profiles_dir, &err)) {
+      return fail(err);
+    }
   }
   return run;
+}
+
+bool ValgrindCounter::ProfilesMatchCounts(const std::vector<fs::path>& profiles,
+                                          const TracedTree& tree, std::string* err) const {
+  std::map<long long, uint64_t> profiled;
+  long long pid = 0;
+  for (const auto& profile : profiles) {
+    const std::string file = profile.filename().string();
+    std::ifstream in(profile, std::ios::binary);
+    uint64_t total = 0;
+    if (!PidInName(profile, kVgcountProfilePrefix, &pid, err)) return false;
+    if (!in) {
+      *err = file + ": cannot be opened";
+      return false;
+    }
+    if (!ParseCallgrindTotal(in, file, &total, err)) return false;
+    profiled[pid] = total;
+  }
+  for (const auto& [id, process] : tree) {
+    if (!process.instructions) continue;
+    const auto found = profiled.find(id);
+    if (found == profiled.end()) {
+      *err = fmt::format("vgcount wrote no profile of process {}", id);
+      return false;
+    }
+    if (found->second != *process.instructions) {
+      *err = fmt::format("vgcount's profile of process {} adds up to {}, its count is {}", id,
+                         found->second, *process.instructions);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace workgate

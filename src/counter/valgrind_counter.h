@@ -67,9 +67,12 @@ class ValgrindCounter : public Counter {
   std::string tool_path() const override { return FindValgrind().path; }
   /// Counts `spec` under Valgrind. A failed run's error quotes Valgrind's own
   /// errors from its log, labelled as Valgrind's; the program's stderr stays
-  /// in launch.err, without Valgrind's messages. A profile that cannot be
-  /// copied to options.keep_profiles_dir makes the run invalid, its error
-  /// naming the file. Throws
+  /// in launch.err, without Valgrind's messages. With
+  /// options.keep_profiles_dir, each process's per-function profile goes
+  /// there in callgrind's format: callgrind's own outputs, or vgcount's
+  /// profiles from the same run (which must add up to its counts). A
+  /// profile that cannot be kept makes the run invalid, its error naming the
+  /// file. Throws
   /// Error(kExitEnvironment) when a file system Valgrind writes to is full
   /// and the run failed or left no readable output.
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override;
@@ -90,6 +93,10 @@ class ValgrindCounter : public Counter {
   bool ReadTree(const std::vector<std::filesystem::path>& outputs,
                 const std::vector<std::filesystem::path>& logs, TracedTree* tree,
                 std::string* err) const;
+  /// vgcount: each counted process has a profile (vgcount.profile.<pid>)
+  /// whose total is its count; false with `*err` saying which does not.
+  bool ProfilesMatchCounts(const std::vector<std::filesystem::path>& profiles,
+                           const TracedTree& tree, std::string* err) const;
   /// Throws Error(kExitEnvironment) naming the place when `dir` or the run's
   /// TMPDIR is on a full file system; `what` is the run's error.
   void FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,

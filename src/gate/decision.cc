@@ -28,6 +28,28 @@ const char* VerdictName(Verdict v) {
   return "invalid";
 }
 
+const char* ExplainModeName(ExplainMode mode) {
+  switch (mode) {
+    case ExplainMode::kNever:
+      return "never";
+    case ExplainMode::kWorkAdded:
+      return "work-added";
+    case ExplainMode::kAlways:
+      return "always";
+  }
+  return "work-added";
+}
+
+bool ParseExplainMode(const std::string& name, ExplainMode* mode) {
+  for (ExplainMode each : {ExplainMode::kNever, ExplainMode::kWorkAdded, ExplainMode::kAlways}) {
+    if (name == ExplainModeName(each)) {
+      *mode = each;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool ParseVerdict(const std::string& name, Verdict* v) {
   for (Verdict each : {Verdict::kOk, Verdict::kWorkAdded, Verdict::kWorkRemoved,
                        Verdict::kInconclusive, Verdict::kInvalid}) {

@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, std::string>> RunIdentity(const CompareReport
       {"suite digest", s.suite_sha256},
       {"stability", s.stability},
       {"max_repeat", std::to_string(s.max_repeat)},
-      {"explain", s.explain ? "on" : "off"},
+      {"explain", s.explain},
       {"explain_top", std::to_string(s.explain_top)},
       {"as_is", s.as_is ? "on" : "off"},
       {"env", ListKey(s.env)},

@@ -88,11 +88,30 @@ struct MissingSymbols {
   std::vector<StrippedFile> files;
 };
 
+/// Which workloads `compare` explains (--explain).
+enum class ExplainMode {
+  kNever,      // none: no profile is kept
+  kWorkAdded,  // those whose verdict is work-added (the default)
+  kAlways,     // every valid workload
+};
+
+/// "never", "work-added", "always".
+const char* ExplainModeName(ExplainMode mode);
+/// The inverse of ExplainModeName; false for any other text.
+bool ParseExplainMode(const std::string& name, ExplainMode* mode);
+
 struct Explanation {
   std::vector<FunctionDelta> rows;  // top N by |delta|
-  int64_t total_delta = 0;          // the whole-program delta under callgrind
+  int64_t total_delta = 0;          // the whole-program delta of the profiles
   std::string error;                // non-empty when the explanation failed
   std::vector<MissingSymbols> missing_symbols;  // by |delta|, largest first
+  /// The tool whose per-function profiles were diffed: "vgcount" or
+  /// "callgrind"; empty when the explanation failed before one was chosen.
+  std::string profiler;
+  /// The sides ("baseline", "candidate") whose profile came from a run of
+  /// its own, made for the explanation; empty when both came from the runs
+  /// that counted them.
+  std::vector<std::string> rerun;
 };
 
 /// Context statistics over paired timed samples (N >= 5).
@@ -169,7 +188,7 @@ struct RunSettings {
   std::string suite_sha256;        // of the suite file as read; empty for an ad hoc command
   std::string stability = "auto";  // --stability
   int max_repeat = 10;
-  bool explain = false;  // --explain: every workload, not only work added
+  std::string explain = "work-added";  // --explain, as ExplainModeName names it
   int explain_top = 10;
   bool as_is = false;
   std::vector<std::string> env;  // --env KEY=VALUE, as given

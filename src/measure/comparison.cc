@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <memory>
 
 #include "counter/valgrind_counter.h"
 #include "explain/explain.h"
@@ -93,19 +94,98 @@ std::string Elapsed(std::chrono::steady_clock::time_point since) {
       "{:.1f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
 }
 
+bool WantsExplanation(const ComparisonPlan& plan, const WorkloadResult& r) {
+  if (r.verdict == Verdict::kInvalid || plan.candidate_exe.empty()) return false;
+  return plan.explain == ExplainMode::kAlways ||
+         (plan.explain == ExplainMode::kWorkAdded && r.verdict == Verdict::kWorkAdded);
+}
+
+// The files of one profiled run: those in `dir`, sorted; none when `dir` is
+// empty or missing.
+std::vector<std::string> ProfileFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (dir.empty()) return files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+std::unique_ptr<Counter> ProfilerFor(const std::string& counted_by) {
+  using Tool = ValgrindCounter::Tool;
+  if (counted_by == "vgcount") return std::make_unique<ValgrindCounter>(Tool::kVgcount);
+  if (counted_by == "callgrind") return std::make_unique<ValgrindCounter>(Tool::kCallgrind);
+  // perf keeps no profile: vgcount where it is built, at a fraction of
+  // callgrind's cost, else callgrind.
+  if (!FindVgcountLib().empty()) return std::make_unique<ValgrindCounter>(Tool::kVgcount);
+  return std::make_unique<ValgrindCounter>(Tool::kCallgrind);
+}
+
+Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& counted_by,
+                            const Workload& w, const WorkDir& dir, const FirstProfiles& kept,
+                            const ProgressFn& progress) {
+  Explanation explanation;
+  try {
+    std::unique_ptr<Counter> profiler = ProfilerFor(counted_by);
+    explanation.profiler = profiler->name();
+    std::optional<TempDir> reruns;
+    std::vector<std::string> files[2];
+    const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
+    const std::string* kept_dirs[2] = {&kept.baseline, &kept.candidate};
+    for (int side = 0; side < 2; ++side) {
+      const char* name = side == 0 ? "baseline" : "candidate";
+      // A profile the counting run kept serves as it is: the same tool, the
+      // same run that gave the count.
+      files[side] = profiler->name() == counted_by ? ProfileFiles(*kept_dirs[side])
+                                                   : std::vector<std::string>();
+      if (!files[side].empty()) continue;
+      if (exes[side]->empty()) {
+        throw std::runtime_error(fmt::format(
+            "the {} comes from a stored baseline ({}), which keeps counts and no profile", name,
+            plan.stored_baseline_path));
+      }
+      if (!reruns) reruns.emplace("workgate-explain");
+      progress(fmt::format("{}  {}  explaining ({})", w.name, name, profiler->name()));
+      const std::string keep = reruns->path() + "/" + name;
+      CountedWorkload c =
+          CountWorkload(*profiler, w, plan.suite_dir, dir, *exes[side], 1, plan.launch, keep);
+      if (!c.valid()) {
+        throw std::runtime_error(fmt::format("{} under {}: {}", name, profiler->name(), c.error));
+      }
+      files[side] = ProfileFiles(keep);
+      explanation.rerun.push_back(name);
+    }
+    Explanation diffed = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top,
+                                                 plan.baseline_exe, plan.candidate_exe);
+    diffed.profiler = explanation.profiler;
+    diffed.rerun = explanation.rerun;
+    explanation = std::move(diffed);
+  } catch (const std::exception& e) {
+    explanation.error = e.what();
+  }
+  return explanation;
+}
+
+namespace {
+
 // Counts one workload: the baseline side, then the candidate side, in the
 // same private directory (its path text is part of what the program sees);
 // then settles its stability (measure/stability_runs.h), which may count
-// more. On callgrind the first count of each side keeps its profiles, so a
-// second count that differs can be diffed against it.
+// more, and explains it where asked. On the Valgrind backends the first
+// count of each side keeps its per-function profile, which explains the
+// delta with no run more, and lets a second count that differs be diffed
+// against it.
 void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
               const Workload& w, WorkloadResult* r, const ProgressFn& progress) {
   WorkDir dir(w.name);
   const std::string cwd = plan.launch.as_is ? "" : dir.path();
   auto start = std::chrono::steady_clock::now();
   std::optional<TempDir> profiles;
-  if (counter.name() == "callgrind" && plan.stability != StabilityMode::kNever) {
-    profiles.emplace("workgate-stability");
+  if (IsExactBackend(counter.name()) &&
+      (plan.stability != StabilityMode::kNever || plan.explain != ExplainMode::kNever)) {
+    profiles.emplace("workgate-profiles");
   }
   FirstProfiles first;
   auto keep = [&](const char* side) {
@@ -138,6 +218,9 @@ void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& c
   settle.explain_top = plan.explain_top;
   settle.progress = progress;
   SettleStability(settle, counter, w, dir, first, profiles ? profiles->path() : "", r);
+  if (WantsExplanation(plan, *r)) {
+    r->explanation = ExplainWorkload(plan, counter.name(), w, dir, first, progress);
+  }
 }
 
 // The timed context: one discarded warm-up per side, then `timed` pairs in
@@ -174,32 +257,6 @@ void TimeOne(const ComparisonPlan& plan, const Workload& w, WorkloadResult* r,
 }
 
 }  // namespace
-
-Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
-                            const ProgressFn& progress) {
-  Explanation explanation;
-  try {
-    ValgrindCounter callgrind(ValgrindCounter::Tool::kCallgrind);
-    TempDir profiles("workgate-explain");
-    WorkDir dir(w.name);
-    std::vector<std::string> files[2];
-    const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
-    for (int side = 0; side < 2; ++side) {
-      const char* name = side == 0 ? "baseline" : "candidate";
-      progress(fmt::format("{}  {}  explaining (callgrind)", w.name, name));
-      const std::string keep = profiles.path() + "/" + name;
-      CountedWorkload c =
-          CountWorkload(callgrind, w, plan.suite_dir, dir, *exes[side], 1, plan.launch, keep);
-      if (!c.valid()) throw std::runtime_error(fmt::format("{} under callgrind: {}", name, c.error));
-      for (const auto& entry : fs::directory_iterator(keep)) files[side].push_back(entry.path());
-    }
-    explanation = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, plan.baseline_exe,
-                                          plan.candidate_exe);
-  } catch (const std::exception& e) {
-    explanation.error = e.what();
-  }
-  return explanation;
-}
 
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
                    const ProgressFn& progress) {
@@ -254,16 +311,6 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     }
   }
 
-  // Where the work went: every work-added workload, or all with --explain.
-  if (!plan.baseline_exe.empty() && !plan.candidate_exe.empty()) {
-    for (size_t i = 0; i < plan.workloads.size(); ++i) {
-      WorkloadResult& r = report->workloads[i];
-      if (r.verdict == Verdict::kInvalid) continue;
-      if (plan.explain_all || r.verdict == Verdict::kWorkAdded) {
-        r.explanation = ExplainWorkload(plan, plan.workloads[i], progress);
-      }
-    }
-  }
   DecideSuite(report);
 }
 

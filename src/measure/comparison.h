@@ -6,6 +6,7 @@
 // the CompareReport the gate decides and the renderers show.
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "gate/baseline_file.h"
 #include "gate/model.h"
 #include "gate/stability.h"
+#include "measure/stability_runs.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
 
@@ -34,7 +36,7 @@ struct ComparisonPlan {
   int jobs = 1;
   int timed = 1;
   double max_work_added_percent = 1.0;
-  bool explain_all = false;  // --explain: every workload, not just work-added ones
+  ExplainMode explain = ExplainMode::kWorkAdded;  // --explain
   int explain_top = 10;
   uint64_t seed = 1;
   LaunchOptions launch;
@@ -46,13 +48,24 @@ struct ComparisonPlan {
 /// Called with progress text ("interp/fib  baseline  counting  3.2 s").
 using ProgressFn = std::function<void(const std::string&)>;
 
-/// Runs `w` on both builds under callgrind (whatever backend gated) and
-/// diffs the per-function self costs: where the work went.
-Explanation ExplainWorkload(const ComparisonPlan& plan, const Workload& w,
+/// The tool that profiles for explanations where the backend `counted_by`
+/// counted: the same Valgrind tool ("vgcount", "callgrind"), or otherwise
+/// (perf, which keeps no profile; "" for none) vgcount where it is built and
+/// callgrind where not. Throws EnvironmentError when none can run.
+std::unique_ptr<Counter> ProfilerFor(const std::string& counted_by);
+
+/// Where `w`'s work delta went: the per-function self-cost diff of the two
+/// sides' profiles. A side whose counting run kept a profile of
+/// ProfilerFor(counted_by)'s tool in `kept` serves as it is; any other is
+/// run once more, under that tool, in `dir` (the workload's directory).
+/// The Explanation names the tool and the sides run again; its `error` says
+/// why it failed (a stored baseline has no profile and cannot be run).
+Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& counted_by,
+                            const Workload& w, const WorkDir& dir, const FirstProfiles& kept,
                             const ProgressFn& progress);
 
-/// Fills the report's workloads (decided) and suite verdict. `counter` counts;
-/// explanations use callgrind whatever counted.
+/// Fills the report's workloads (decided, explained where plan.explain
+/// says) and suite verdict. `counter` counts.
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
                    const ProgressFn& progress);
 

@@ -64,4 +64,16 @@ const char kSymbolsAdvice[] =
     "debug file under /usr/lib/debug/.build-id/, where Valgrind looks), or build with -g and "
     "without stripping.";
 
+std::string ProfileSourceSentence(const Explanation& e) {
+  if (e.profiler.empty()) return "";
+  const std::string lead = "Profiles: " + e.profiler + ", ";
+  if (e.rerun.empty()) return lead + "from the runs that counted.";
+  if (e.rerun.size() == 2) return lead + "from a run of each side made for this explanation.";
+  const std::string& rerun = e.rerun[0];
+  const char* other = rerun == "baseline" ? "candidate" : "baseline";
+  return fmt::format("{}from a run of the {} made for this explanation (the {}'s from the run "
+                     "that counted it).",
+                     lead, rerun, other);
+}
+
 }  // namespace workgate

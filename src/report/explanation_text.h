@@ -39,6 +39,12 @@ std::string MissingSymbolsSentence(const MissingSymbols& m, int64_t total_delta,
 std::string StrippedFileSentence(const StrippedFile& f,
                                  const std::function<std::string(const std::string&)>& shown);
 
+/// Where the profiles came from: "Profiles: vgcount, from the runs that
+/// counted." or "Profiles: callgrind, from a run of the baseline made for
+/// this explanation (the candidate's from the run that counted it)." "" when
+/// no profiler was chosen (an explanation that failed early).
+std::string ProfileSourceSentence(const Explanation& e);
+
 /// How to get names for such code.
 extern const char kSymbolsAdvice[];
 

@@ -65,6 +65,8 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
   }
   return json{{"total_delta", e->total_delta},
               {"error", e->error.empty() ? json(nullptr) : json(e->error)},
+              {"profiler", e->profiler.empty() ? json(nullptr) : json(e->profiler)},
+              {"rerun", e->rerun},
               {"rows", rows},
               {"missing_symbols", missing}};
 }

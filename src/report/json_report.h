@@ -22,7 +22,7 @@
 //    "relative_high",
 //    "timed": {"basis", "median_ratio", "ci_low", "ci_high", "confidence",
 //              "excludes_one"} | null,
-//    "explanation": {"total_delta", "error", "rows": [{"function", "object",
+//    "explanation": {"total_delta", "error", "profiler", "rerun", "rows": [{"function", "object",
 //              "clones": [full names, when the row sums clones], "baseline",
 //              "candidate", "delta"}],
 //              "missing_symbols": [{"object", "delta" (of its code without a

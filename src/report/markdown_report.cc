@@ -141,6 +141,8 @@ std::string ExplanationBlock(const WorkloadResult& w) {
     out += fmt::format("| *whole program* | | | {} | {} |\n",
                        FormatSignedCount(e.total_delta, kMinus), share(e.total_delta));
   }
+  const std::string source = ProfileSourceSentence(e);
+  if (!source.empty()) out += "\n" + MarkdownText(source) + "\n";
   return out + MissingSymbolsBlock(e) + "</details>\n";
 }
 

@@ -132,8 +132,10 @@ std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_n
   if (w.explanation && !w.explanation->error.empty()) {
     return shown_name + ": no per-function explanation";
   }
-  return fmt::format("{}: where the {} instructions {} (callgrind, self cost)", shown_name,
-                     FormatShortCount(total), total >= 0 ? "went" : "were saved");
+  const std::string profiler =
+      w.explanation && !w.explanation->profiler.empty() ? w.explanation->profiler : "profiled";
+  return fmt::format("{}: where the {} instructions {} ({}, self cost)", shown_name,
+                     FormatShortCount(total), total >= 0 ? "went" : "were saved", profiler);
 }
 
 bool HasTimedSamples(const CompareReport& report) {

@@ -123,7 +123,9 @@ std::string ExplanationBlock(const WorkloadResult& w) {
     table.AddRow({"(whole program)", "", "", FormatSignedCount(e.total_delta, kMinus),
                   share(e.total_delta)});
   }
-  return out + table.Render(2, false) + MissingSymbolsBlock(e);
+  const std::string source = ProfileSourceSentence(e);
+  return out + table.Render(2, false) + (source.empty() ? "" : "  " + source + "\n") +
+         MissingSymbolsBlock(e);
 }
 
 std::string TimedBlock(const CompareReport& r) {

@@ -163,9 +163,18 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
   const json* rows = f.Array("rows", kMaxListItems);
   const json* missing = f.Array("missing_symbols", kMaxListItems);
   if (!(f.Int("total_delta", -kMaxCostDelta, kMaxCostDelta, &e.total_delta) &&
-        f.StringOrNull("error", &e.error) && f.Done() &&
+        f.StringOrNull("error", &e.error) && f.StringOrNull("profiler", &e.profiler) &&
+        f.Strings("rerun", 2, &e.rerun) && f.Done() &&
         ReadMissingSymbols(*missing, f.Path("missing_symbols"), &e.missing_symbols, err))) {
     return false;
+  }
+  if (!e.profiler.empty() && e.profiler != "vgcount" && e.profiler != "callgrind") {
+    return f.Fail("profiler", "must be vgcount, callgrind or null");
+  }
+  for (const std::string& side : e.rerun) {
+    if (side != "baseline" && side != "candidate") {
+      return f.Fail("rerun", "may name only baseline and candidate");
+    }
   }
   for (size_t i = 0; i < rows->size(); ++i) {
     JsonFields row(rows->at(i), ItemPath(f.Path("rows"), i), err);

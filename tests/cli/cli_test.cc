@@ -326,6 +326,62 @@ TEST_F(CountingCliTest, ExplainFindsTheFunctionThatAddedTheWork) {
   EXPECT_NE(md->find("<details><summary><code>work</code>: where the"), std::string::npos) << *md;
 }
 
+// --explain never | work-added | always, and where the profiles come from:
+// the Valgrind backends explain from the runs that counted, with no run
+// more; the JSON and the reports say which tool profiled and which sides,
+// if any, were run again.
+TEST_F(CountingCliTest, ExplanationsComeFromTheCountingRunsAndExplainSaysWhich) {
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  auto compare = [&](const std::string& backend, const std::string& explain,
+                     const std::string& candidate, const std::string& json) {
+    LaunchResult r =
+        Run({"compare", "--backend", backend, "--baseline", kA, "--candidate", candidate, "--suite",
+             suite, "--workload", "work", "--timed", "0", "--explain", explain, "--json", json});
+    EXPECT_EQ(r.exit_code, candidate == kB ? 1 : 0) << r.out << r.err;
+    // No run was made for an explanation: none was announced.
+    EXPECT_EQ(r.err.find("explaining"), std::string::npos) << r.err;
+    return r;
+  };
+  for (const std::string& backend : {kExactBackend, std::string("callgrind")}) {
+    LaunchResult r = compare(backend, "work-added", kB, "wa.json");
+    auto e = ReadJson("wa.json")["workloads"][0]["explanation"];
+    ASSERT_TRUE(e.is_object()) << backend;
+    EXPECT_EQ(e["profiler"], backend);
+    EXPECT_TRUE(e["rerun"].empty()) << e.dump();
+    EXPECT_EQ(e["rows"][0]["function"], "main");
+    EXPECT_EQ(e["rows"][0]["delta"], 1000000);
+    EXPECT_EQ(e["total_delta"], 1000000);
+    EXPECT_NE(r.out.find("Profiles: " + backend + ", from the runs that counted."),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("(" + backend + ", self cost)"), std::string::npos) << r.out;
+  }
+  // never: no explanation, though work was added.
+  compare(kExactBackend, "never", kB, "never.json");
+  EXPECT_TRUE(ReadJson("never.json")["workloads"][0]["explanation"].is_null());
+  EXPECT_EQ(ReadJson("never.json")["settings"]["explain"], "never");
+  // work-added leaves an ok workload alone; always explains it too (an
+  // A/A comparison: nothing changed, so no row).
+  compare(kExactBackend, "work-added", kA, "ok.json");
+  EXPECT_TRUE(ReadJson("ok.json")["workloads"][0]["explanation"].is_null());
+  compare(kExactBackend, "always", kA, "always.json");
+  auto e = ReadJson("always.json")["workloads"][0]["explanation"];
+  ASSERT_TRUE(e.is_object());
+  EXPECT_EQ(e["total_delta"], 0);
+  EXPECT_TRUE(e["rows"].empty()) << e.dump();
+  EXPECT_EQ(ReadJson("always.json")["settings"]["explain"], "always");
+}
+
+TEST_F(CliTest, ExplainTakesOnlyItsThreeWords) {
+  LaunchResult r = Run({"compare", "--baseline", "/bin/true", "--candidate", "/bin/true",
+                        "--explain", "sometimes"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("never"), std::string::npos) << r.err;
+  // The old flag's form, with a value after it, is not taken for a command.
+  r = Run({"compare", "--baseline", "/bin/true", "--candidate", "/bin/true", "--explain"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+}
+
 TEST_F(CountingCliTest, ScoreMismatchCrashAndMissingBuildAreInvalid) {
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
   LaunchResult mismatch =

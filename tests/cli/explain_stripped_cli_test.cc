@@ -42,7 +42,7 @@ class ExplainStrippedCliTest : public CountingCliTest {
 TEST_F(ExplainStrippedCliTest, StrippedBuildsAreNamedWithTheirBuildIds) {
   const std::string base = Copy("base", true);
   const std::string cand = Copy("cand", true);
-  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", base, "--candidate", cand, "--explain", "--timed",
+  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", base, "--candidate", cand, "--explain", "always", "--timed",
                         "0", "--json", "s.json", "--markdown", "s.md", "--", "{exe}"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   auto e = ReadJson("s.json")["workloads"][0]["explanation"];
@@ -82,7 +82,7 @@ TEST_F(ExplainStrippedCliTest, StrippedBuildsAreNamedWithTheirBuildIds) {
 TEST_F(ExplainStrippedCliTest, BuildsWithSymbolsGetNoHint) {
   LaunchResult r =
       Run({"compare", "--backend", kExactBackend, "--baseline", Copy("base", false), "--candidate", Copy("cand", false),
-           "--explain", "--timed", "0", "--json", "p.json", "--", "{exe}"});
+           "--explain", "always", "--timed", "0", "--json", "p.json", "--", "{exe}"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   auto e = ReadJson("p.json")["workloads"][0]["explanation"];
   EXPECT_TRUE(e["missing_symbols"].empty()) << e.dump();

@@ -83,7 +83,7 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
           "ok.json", 0);
   // Work added and invalid in one report, every workload explained.
   Compare(with(a_to_b,
-               {"--suite", kSuite, "--workload", "work", "--workload", "wrong-score", "--explain"}),
+               {"--suite", kSuite, "--workload", "work", "--workload", "wrong-score", "--explain", "always"}),
           "added.json", 3);
   Compare({"--baseline", kKnownWorkA, "--candidate", kKnownWorkA, "--timed", "5", "--", "100000"},
           "timed.json", 0);

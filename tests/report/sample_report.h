@@ -64,6 +64,7 @@ inline CompareReport CallgrindReport() {
              94'158'110,
              {"value_add", "value_add.constprop.0", "value_add.part.0.cold"}}};
   e.total_delta = 37'358'308;
+  e.profiler = "vgcount";  // from the counting runs
   fib.explanation = e;
 
   WorkloadResult strings = Counted("interp/strings", {388'120'554}, {388'120'554});
@@ -101,6 +102,8 @@ inline CompareReport StrippedReport() {
   e.rows = {{"(code without a symbol)", "lua5.4", 900'000'000, 948'360'000},
             {"__memmove_avx_unaligned_erms", "libc.so.6", 20'000'000, 11'640'000}};
   e.total_delta = 40'000'000;
+  e.profiler = "callgrind";
+  e.rerun = {"baseline", "candidate"};  // the perf backend keeps no profile
   const std::string id = "1061f95d5cf9242924aac24fb75ecdcab7eac0e6";
   e.missing_symbols = {{"lua5.4",
                         48'360'000,
