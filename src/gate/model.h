@@ -158,6 +158,35 @@ struct TimedStats {
   bool aa_effect() const;
 };
 
+/// What `workgate selftest --timed` (measure/timed_selftest.h) found: whether
+/// this machine's timed context tells a workload from itself, and from
+/// itself with a delay of known length.
+enum class SelftestOutcome {
+  kResolves,     // the A/A phase finds no effect, the delayed phase "slower"
+  kMisses,       // the delayed phase is not "slower"
+  kFalseEffect,  // the A/A phase says faster or slower of identical runs
+  kFailed,       // a run failed: nothing to judge
+};
+
+/// "resolves", "misses", "false effect", "failed".
+const char* SelftestOutcomeName(SelftestOutcome outcome);
+
+struct TimedSelftest {
+  std::string workload;         // what ran: "known_loop --spin-ns D N"
+  uint64_t iterations = 0;      // N, the known loop's size
+  int pairs = 0;                // per phase
+  double delay_fraction = 0;    // of the run time: 0.05
+  double run_seconds = 0;       // the baseline's median wall time in the A/A phase
+  double delay_seconds = 0;     // the delay injected in the candidate's runs
+  double expected_ratio = 0;    // (run + delay) / run
+  std::optional<TimedStats> aa;       // the workload against itself
+  std::optional<TimedStats> delayed;  // against itself with the delay
+  /// The delayed phase's interval holds expected_ratio.
+  bool covers_expected = false;
+  SelftestOutcome outcome = SelftestOutcome::kFailed;
+  std::string reason;  // the outcome in words, or the failed run's error
+};
+
 /// How a workload's counts held up between runs of the same build, on an
 /// exact backend (gate/stability.h).
 struct Stability {

@@ -24,7 +24,8 @@ using testing::SourcePath;
 
 const std::string kA = BuildPath("probes/known_work_a");
 const std::string kB = BuildPath("probes/known_work_b");
-const std::vector<std::string> kCommands = {"probe", "count", "compare", "explain", "merge"};
+const std::vector<std::string> kCommands = {"probe",   "count", "compare",
+                                            "explain", "merge", "selftest"};
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

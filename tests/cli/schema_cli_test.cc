@@ -178,11 +178,21 @@ TEST_F(SchemaCliTest, CountProbeAndExplainMatchTheirSchemas) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = Run({"probe", "--label", "here", "--json", "probe.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // With the timed self-test: its result, whatever this machine resolves.
+  r = Run({"probe", "--label", "here", "--selftest-timed", "--json", "selftest.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json selftest = ReadJson("selftest.json")["timed_selftest"];
+  ASSERT_TRUE(selftest.is_object());
+  EXPECT_NE(selftest["outcome"], "failed") << selftest.dump();
+  EXPECT_TRUE(selftest["aa"].is_object()) << selftest.dump();
+  EXPECT_TRUE(selftest["delayed"].is_object()) << selftest.dump();
+  EXPECT_GT(selftest["delay_seconds"].get<double>(), 0);
+  EXPECT_TRUE(ReadJson("probe.json")["timed_selftest"].is_null());
   r = Run({"probe", "--merge", "probe.json", "probe.json", "--json", "probes.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Expect(true, "count.schema.json", {"command.json", "suite.json", "failed.json"});
   Expect(true, "explain.schema.json", {"explain.json"});
-  Expect(true, "probe.schema.json", {"probe.json"});
+  Expect(true, "probe.schema.json", {"probe.json", "selftest.json"});
   Expect(true, "probe-merge.schema.json", {"probes.json"});
 
   ExpectRefused("count.schema.json", ReadJson("command.json"), "bad1.json",
@@ -199,6 +209,12 @@ TEST_F(SchemaCliTest, CountProbeAndExplainMatchTheirSchemas) {
                 [](auto* j) { (*j)["auto"]["backend"] = "fastest"; });
   ExpectRefused("probe.schema.json", ReadJson("probe.json"), "bad6.json",
                 [](auto* j) { j->erase("label"); });
+  ExpectRefused("probe.schema.json", ReadJson("selftest.json"), "bad8.json",
+                [](auto* j) { (*j)["timed_selftest"]["outcome"] = "passed"; });
+  ExpectRefused("probe.schema.json", ReadJson("selftest.json"), "bad9.json",
+                [](auto* j) { (*j)["timed_selftest"]["aa"]["label"] = "quicker"; });
+  ExpectRefused("probe.schema.json", ReadJson("probe.json"), "bad10.json",
+                [](auto* j) { j->erase("timed_selftest"); });
   ExpectRefused("probe-merge.schema.json", ReadJson("probes.json"), "bad7.json",
                 [](auto* j) { (*j)["runners"][0].erase("pmu"); });
 }
