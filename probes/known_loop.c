@@ -10,6 +10,12 @@
  *                           each child then counts its loop and nothing
  *                           else, which gives several exact samples from
  *                           one Valgrind start
+ *   known_loop --spin-ns D N
+ *                           busy-wait until D nanoseconds have passed on
+ *                           CLOCK_MONOTONIC, then run the loop N times: a
+ *                           delay of known length for the timed self-test
+ *                           (workgate selftest --timed), which can overrun
+ *                           its deadline but never end before it
  *   known_loop --crash      die by SIGSEGV, from a real invalid access (a
  *                           signal a process raises itself would be ignored
  *                           when it runs as pid 1 of a PID namespace)
@@ -24,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workgate/region.h"
@@ -41,6 +48,18 @@ static unsigned long parse_count(const char *text) {
   return n;
 }
 
+static long long monotonic_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void spin(unsigned long ns) {
+  const long long deadline = monotonic_ns() + (long long)ns;
+  while (monotonic_ns() < deadline) {
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--crash") == 0) {
     volatile int *volatile nowhere = NULL;
@@ -48,6 +67,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 3 && strcmp(argv[1], "--exit") == 0) return (int)parse_count(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "--spin-ns") == 0) {
+    spin(parse_count(argv[2]));
+    run_loop(parse_count(argv[3]));
+    return 0;
+  }
   const int region = argc >= 3 && strcmp(argv[1], "--region-fork") == 0;
   if (argc >= 3 && (region || strcmp(argv[1], "--fork") == 0)) {
     for (int i = 2; i < argc; ++i) {
@@ -67,7 +91,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc != 2) {
-    fprintf(stderr, "usage: known_loop N | --fork N... | --region-fork N... | --crash | --exit CODE\n");
+    fprintf(stderr,
+            "usage: known_loop N | --fork N... | --region-fork N... | --spin-ns D N | --crash | "
+            "--exit CODE\n");
     return 2;
   }
   run_loop(parse_count(argv[1]));

@@ -289,7 +289,7 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("N")
       ->transform(InRange(kTopRange))
       ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap interval")
+  cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap and sampled sign flips")
       ->type_name("N")
       ->transform(InRange(kSeedRange))
       ->capture_default_str();

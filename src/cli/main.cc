@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   workgate::AddCompareCommand(app, &run);
   workgate::AddExplainCommand(app, &run);
   workgate::AddMergeCommand(app, &run);
+  workgate::AddSelftestCommand(app, &run);
   workgate::RefuseOptionsAsValues(app);
   try {
     app.parse(argc, argv);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "counter/factory.h"
+#include "gate/timed_stats.h"
 #include "report/report_paths.h"
 #include "workload/number_range.h"
 #include "workload/run_plan.h"
@@ -26,6 +27,11 @@ inline constexpr NumberRange kJobsRange{1, 1024, false, /*integer=*/true};
 inline constexpr NumberRange kTimedRange{0, 1000, false, /*integer=*/true};
 inline constexpr NumberRange kTopRange{1, 1000, false, /*integer=*/true};
 inline constexpr NumberRange kSeedRange{0, 4294967295.0, false, /*integer=*/true};
+/// selftest --timed: pairs per phase (fewer cannot reject, gate/timed_stats.h),
+/// the known loop's size, the delay in percent of the run.
+inline constexpr NumberRange kSelftestPairsRange{kMinPairsForLabel, 1000, false, /*integer=*/true};
+inline constexpr NumberRange kIterationsRange{1000, 1e12, false, /*integer=*/true};
+inline constexpr NumberRange kDelayPercentRange{0, 100, /*min_exclusive=*/true};
 
 /// The one check of a numeric option, for CLI11's transform(): the value must
 /// be a decimal number (an integer for an integer range) within `range`, else

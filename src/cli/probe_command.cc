@@ -10,7 +10,9 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/progress.h"
 #include "counter/factory.h"
+#include "measure/timed_selftest.h"
 #include "probe/cpu_identity.h"
 #include "probe/known_loop.h"
 #include "probe/machine_probe.h"
@@ -20,6 +22,7 @@
 #include "report/probe_table.h"
 #include "report/report_output.h"
 #include "report/report_paths.h"
+#include "report/selftest_report.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
@@ -113,6 +116,7 @@ struct ProbeArgs {
   std::string events = kDefaultPerfEvent;
   std::string label;
   std::vector<std::string> merge;
+  bool selftest_timed = false;
   CLI::Option* event_option = nullptr;
   CLI::Option* label_option = nullptr;
 };
@@ -133,8 +137,10 @@ void WriteMarkdown(const std::string& path, const std::vector<ProbeRow>& rows) {
 
 // --merge: the runners' probes as one table; nothing of this machine is probed.
 int RunProbeMerge(const ProbeArgs& args, FILE* text_out) {
-  if (args.event_option->count() > 0 || args.label_option->count() > 0) {
-    throw UsageError("--merge joins probes taken elsewhere: --event and --label do not go with it");
+  if (args.event_option->count() > 0 || args.label_option->count() > 0 || args.selftest_timed) {
+    throw UsageError(
+        "--merge joins probes taken elsewhere: --event, --label and --selftest-timed do not go "
+        "with it");
   }
   std::vector<ProbeRow> rows;
   for (const std::string& path : args.merge) {
@@ -167,9 +173,25 @@ int RunProbe(const ProbeArgs& args) {
   std::string text = "runner      " + TerminalSafe(report.label, LineBreaks::kToSpace) + "\n";
   DescribeMachine(report.system, &text);
   DescribeBackends(report, &text);
+  std::optional<TimedSelftest> selftest;
+  if (args.selftest_timed) {
+    // After the resolutions, alone: a timed run must not share the machine.
+    TimedSelftestPlan plan;
+    plan.known_loop = FindCompanion("probes/known_loop");
+    Progress progress;
+    if (plan.known_loop.empty()) {
+      selftest.emplace();
+      selftest->reason = "probes/known_loop not found beside workgate (looked for " +
+                         CompanionPlaces("probes/known_loop") + ")";
+    } else {
+      selftest = RunTimedSelftest(plan, [&progress](const std::string& t) { progress.Show(t); });
+    }
+    progress.Done();
+    text += SelftestText(*selftest);
+  }
   std::string err;
   if (!PrintText(text, text_out, "the probe", &err)) throw EnvironmentError(err);
-  const nlohmann::json json = ProbeToJson(report);
+  const nlohmann::json json = ProbeToJson(report, selftest);
   if (!args.json_path.empty() && !WriteJsonFile(args.json_path, json, "the probe's JSON", &err)) {
     throw EnvironmentError(err);
   }
@@ -201,6 +223,9 @@ void AddProbeCommand(CLI::App& app, CommandRunner* run) {
   args->label_option =
       cmd->add_option("--label", args->label, "This runner's name in the probe [default: hostname]")
           ->type_name("NAME");
+  cmd->add_flag("--selftest-timed", args->selftest_timed,
+                "Also run the timed self-test (selftest --timed, default settings) and put its "
+                "result in the probe and its JSON");
   cmd->add_option("--merge", args->merge,
                   "Print one table of the probe --json FILEs of several runners instead of "
                   "probing this one")
@@ -210,6 +235,7 @@ void AddProbeCommand(CLI::App& app, CommandRunner* run) {
                          {"workgate probe", "workgate probe --json - | jq .auto.backend",
                           "workgate probe --event cycles:u,branches:u --json probe.json",
                           "workgate probe --label ubuntu-24.04 --json p1.json --markdown row.md",
+                          "workgate probe --selftest-timed --json probe.json",
                           "workgate probe --merge p1.json p2.json --markdown runners.md"}));
   cmd->callback([args, run] { *run = [args] { return RunProbe(*args); }; });
 }

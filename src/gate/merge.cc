@@ -9,6 +9,7 @@
 #include <set>
 
 #include "gate/decision.h"
+#include "gate/timed_context.h"
 #include "util/sha256.h"
 
 namespace workgate {
@@ -193,6 +194,10 @@ void Combine(const std::vector<const ReportPart*>& sorted, CompareReport* merged
     absent.max_work_added = first.max_work_added;
     merged->workloads.push_back(std::move(absent));
   }
+  // The timed context is decided again from the parts' samples, with the
+  // whole suite as Holm's family: what a part said of its share counts for
+  // nothing here (its family was its share).
+  DecideTimedContext(&merged->workloads, merged->timed_seed);
   DecideSuite(merged);
 }
 

@@ -35,7 +35,9 @@ struct ReportPart {
 
 /// Joins `parts` into `*merged`: the lowest shard's header, the notes of all
 /// (each once), the workloads in suite order, decided again as a whole
-/// (DecideSuite), `merged` set and `shard` unset. A shard that no part gives
+/// (DecideSuite), their timed context decided again from their samples with
+/// the whole suite as one family (DecideTimedContext), `merged` set and
+/// `shard` unset. A shard that no part gives
 /// is named in `*missing` ("shard 2/3 is missing") and its workloads are
 /// invalid with that reason. False with `*err`, naming the files, when the
 /// parts cannot be joined: a part is no shard, two give the same shard, they

@@ -41,6 +41,10 @@ struct Fingerprint {
 struct TimedSample {
   std::optional<double> score;  // the score the run printed, if it matched
   double wall_seconds = 0;
+  /// Its place in the comparison's one sequence of timed runs, from 0,
+  /// warm-ups included (measure/timed_runs.h): which side ran first, and how
+  /// far apart, is part of the evidence.
+  int slot = 0;
 };
 
 /// The evidence gathered for one side of one workload.
@@ -114,13 +118,92 @@ struct Explanation {
   std::vector<std::string> rerun;
 };
 
-/// Context statistics over paired timed samples (N >= 5).
-struct TimedStats {
-  double median_ratio = 0;  // candidate / baseline, median of the pairs
-  double ci_low = 0;        // seeded bootstrap 95% interval
+/// One paired comparison of timed runs (gate/timed_stats.h): the two builds,
+/// or the baseline against itself (the A/A control). Ratios are oriented so
+/// that above 1 means the second of the pair is worse.
+struct TimedTest {
+  int pairs = 0;
+  double median_ratio = 0;  // the median of the pairs' ratios
+  double ci_low = 0;        // seeded percentile bootstrap interval of it
   double ci_high = 0;
+  double nominal_confidence = 0;  // the level asked of the bootstrap: 1 - 0.05 / family
+  /// The level the interval can really have: the nominal one, or less with
+  /// too few pairs for it (MostCoverageOfMedian). What reports print.
+  double confidence = 0;
   bool excludes_one = false;
+  double p_value = 1;     // two-sided paired sign-flip permutation test (gate/sign_flip.h)
+  double p_adjusted = 1;  // Holm's, over the family of workloads
+  bool exact = true;      // all 2^pairs sign flips enumerated; false: `draws` sampled
+  uint64_t draws = 0;
+};
+
+/// A timed run left out of the statistics as a stall, with its pair
+/// (gate/timed_context.h gives the rule).
+struct DroppedSample {
+  bool baseline = true;       // whose run it was
+  int sample = 0;             // its index among that side's timed samples, and its pair's
+  double value = 0;           // its figure on the basis: wall seconds, or its score
+  double sibling_median = 0;  // the median of the other samples of its side
+};
+
+/// What the timed context says of a workload, when its two tests agree.
+enum class TimedLabel { kFaster, kSlower, kWithinNoise, kInconclusive };
+
+/// "faster", "slower", "within noise", "inconclusive".
+const char* TimedLabelName(TimedLabel label);
+/// The inverse of TimedLabelName; false for any other text.
+bool ParseTimedLabel(const std::string& name, TimedLabel* label);
+
+/// The timed context of a workload with kMinPairsForInterval or more pairs
+/// (gate/timed_context.h). Context only: it never changes the verdict.
+struct TimedStats {
   std::string basis;  // "score" or "wall time"
+  int family = 0;     // workloads with a comparison in this report: Holm's family
+  /// Absent when too few pairs are left once stalls are dropped.
+  std::optional<TimedTest> comparison;
+  /// The Hodges-Lehmann shift of the pairs' differences, candidate minus
+  /// baseline, in the basis' unit (seconds, or score points). With comparison.
+  std::optional<double> hl_shift;
+  /// The typical ratio between two runs of the baseline, as a fraction
+  /// (0.012: 1.2%); an effect within it is within noise. With comparison.
+  std::optional<double> noise_floor;
+  /// The baseline against itself; absent with too few baseline runs.
+  std::optional<TimedTest> aa_control;
+  std::vector<DroppedSample> dropped;
+  TimedLabel label = TimedLabel::kInconclusive;
+  std::string reason;  // why that label, in words
+  /// The A/A control shows an effect: the timed context of this runner
+  /// cannot be trusted.
+  bool aa_effect() const;
+};
+
+/// What `workgate selftest --timed` (measure/timed_selftest.h) found: whether
+/// this machine's timed context tells a workload from itself, and from
+/// itself with a delay of known length.
+enum class SelftestOutcome {
+  kResolves,     // the A/A phase finds no effect, the delayed phase "slower"
+  kMisses,       // the delayed phase is not "slower"
+  kFalseEffect,  // the A/A phase says faster or slower of identical runs
+  kFailed,       // a run failed: nothing to judge
+};
+
+/// "resolves", "misses", "false effect", "failed".
+const char* SelftestOutcomeName(SelftestOutcome outcome);
+
+struct TimedSelftest {
+  std::string workload;         // what ran: "known_loop --spin-ns D N"
+  uint64_t iterations = 0;      // N, the known loop's size
+  int pairs = 0;                // per phase
+  double delay_fraction = 0;    // of the run time: 0.05
+  double run_seconds = 0;       // the baseline's median wall time in the A/A phase
+  double delay_seconds = 0;     // the delay injected in the candidate's runs
+  double expected_ratio = 0;    // (run + delay) / run
+  std::optional<TimedStats> aa;       // the workload against itself
+  std::optional<TimedStats> delayed;  // against itself with the delay
+  /// The delayed phase's interval holds expected_ratio.
+  bool covers_expected = false;
+  SelftestOutcome outcome = SelftestOutcome::kFailed;
+  std::string reason;  // the outcome in words, or the failed run's error
 };
 
 /// How a workload's counts held up between runs of the same build, on an
@@ -217,7 +300,7 @@ struct MergeInfo {
 };
 
 struct CompareReport {
-  int schema_version = 1;
+  int schema_version = 2;  // 2: timed slots and the two-test timed context (gate/timed_context.h)
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst
   int exit_code = kExitPass;

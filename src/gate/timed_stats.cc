@@ -4,6 +4,8 @@
 #include <cmath>
 #include <random>
 
+#include "gate/sign_flip.h"
+
 namespace workgate {
 namespace {
 
@@ -29,23 +31,7 @@ double Percentile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
 }
 
-bool Usable(double v) { return std::isfinite(v) && v > 0; }
-
 }  // namespace
-
-std::vector<char> AbbaOrder(int pairs) {
-  std::vector<char> order;
-  for (int i = 0; i < pairs; ++i) {
-    if (i % 2 == 0) {
-      order.push_back('A');
-      order.push_back('B');
-    } else {
-      order.push_back('B');
-      order.push_back('A');
-    }
-  }
-  return order;
-}
 
 double Median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -54,47 +40,61 @@ double Median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-std::optional<TimedStats> PairedRatioStats(const std::vector<double>& baseline,
-                                           const std::vector<double>& candidate,
-                                           bool higher_is_better, uint64_t seed) {
-  const size_t n = baseline.size();
-  if (candidate.size() != n || n < static_cast<size_t>(kMinPairsForInterval)) return std::nullopt;
-  std::vector<double> ratios(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!Usable(baseline[i]) || !Usable(candidate[i])) return std::nullopt;
-    ratios[i] = higher_is_better ? baseline[i] / candidate[i] : candidate[i] / baseline[i];
-  }
-
-  TimedStats stats;
-  stats.median_ratio = Median(ratios);
+std::pair<double, double> BootstrapMedianInterval(const std::vector<double>& values, double level,
+                                                  uint64_t seed) {
+  const size_t n = values.size();
+  if (n == 0) return {0, 0};
   std::mt19937_64 rng(seed);
   std::vector<double> medians(kBootstrapResamples);
   std::vector<double> sample(n);
   for (double& m : medians) {
-    for (double& s : sample) s = ratios[UniformIndex(rng, n)];
+    for (double& s : sample) s = values[UniformIndex(rng, n)];
     m = Median(sample);
   }
   std::sort(medians.begin(), medians.end());
-  stats.ci_low = Percentile(medians, 0.025);
-  stats.ci_high = Percentile(medians, 0.975);
-  stats.excludes_one = stats.ci_low > 1 || stats.ci_high < 1;
-  return stats;
+  const double tail = (1 - level) / 2;
+  return {Percentile(medians, tail), Percentile(medians, 1 - tail)};
 }
 
-std::optional<TimedStats> TimedStatsFor(const SideResult& baseline, const SideResult& candidate,
-                                        bool score_higher_is_better, uint64_t seed) {
-  auto all_scored = [](const SideResult& s) {
-    return std::all_of(s.timed.begin(), s.timed.end(),
-                       [](const TimedSample& t) { return t.score.has_value(); });
-  };
-  const bool scores = all_scored(baseline) && all_scored(candidate);
-  std::vector<double> b, c;
-  for (const TimedSample& t : baseline.timed) b.push_back(scores ? *t.score : t.wall_seconds);
-  for (const TimedSample& t : candidate.timed) c.push_back(scores ? *t.score : t.wall_seconds);
-  std::optional<TimedStats> stats =
-      PairedRatioStats(b, c, scores ? score_higher_is_better : false, seed);
-  if (stats) stats->basis = scores ? "score" : "wall time";
-  return stats;
+double MostCoverageOfMedian(size_t n) {
+  if (n == 0) return 0;
+  return 1 - std::ldexp(1.0, 1 - static_cast<int>(std::min<size_t>(n, 1100)));
+}
+
+double HodgesLehmann(const std::vector<double>& d) {
+  std::vector<double> walsh;
+  walsh.reserve(d.size() * (d.size() + 1) / 2);
+  for (size_t i = 0; i < d.size(); ++i) {
+    for (size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
+  }
+  return Median(std::move(walsh));
+}
+
+double OrientedRatio(double first, double second, bool higher_is_better) {
+  return higher_is_better ? first / second : second / first;
+}
+
+TimedTest PairedTest(const std::vector<double>& first, const std::vector<double>& second,
+                     bool higher_is_better, int family, uint64_t seed) {
+  const size_t n = first.size();
+  std::vector<double> ratios(n), logs(n);
+  for (size_t i = 0; i < n; ++i) {
+    ratios[i] = OrientedRatio(first[i], second[i], higher_is_better);
+    logs[i] = std::log(ratios[i]);
+  }
+  TimedTest t;
+  t.pairs = static_cast<int>(n);
+  t.median_ratio = Median(ratios);
+  t.nominal_confidence = 1 - kTimedAlpha / std::max(1, family);
+  t.confidence = std::min(t.nominal_confidence, MostCoverageOfMedian(n));
+  std::tie(t.ci_low, t.ci_high) = BootstrapMedianInterval(ratios, t.nominal_confidence, seed);
+  t.excludes_one = t.ci_low > 1 || t.ci_high < 1;
+  // Another stream than the bootstrap's, from the same seed.
+  const SignFlipResult flip = SignFlipTest(logs, seed ^ 0x9e3779b97f4a7c15u);
+  t.p_value = t.p_adjusted = flip.p_value;
+  t.exact = flip.exact;
+  t.draws = flip.draws;
+  return t;
 }
 
 }  // namespace workgate

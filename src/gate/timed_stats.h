@@ -1,58 +1,77 @@
 #pragma once
-// Statistics for the timed context (never part of the verdict): the order in
-// which timed runs alternate, and a paired ratio with a bootstrap interval.
+// The statistics of one paired comparison of timed runs (context, never the
+// verdict): the median paired ratio with a seeded bootstrap interval at the
+// level it can really have, the exact sign-flip test beside it
+// (gate/sign_flip.h), and the Hodges-Lehmann shift. What is compared with
+// what, stalls, the A/A control and the labels are gate/timed_context.h.
 //
-// Why paired ABBA: on a shared runner the machine drifts during a job (other
-// tenants, thermal state, caches warming). Comparing runs in pairs taken close
-// together removes what the pair shares, and the mirrored order A B B A puts
-// each side's runs symmetrically about the middle, so a drift that is linear
-// over the job cancels; plain A B A B biases the later side by one slot's
-// drift. The independent unit is the pair, so the bootstrap resamples pairs.
+// Why pairs: on a shared runner the machine drifts during a job (other
+// tenants, thermal state, caches warming). Runs taken back to back share most
+// of that, so the ratio within a pair removes it; the independent unit is the
+// pair, so the bootstrap resamples pairs and the test flips pairs.
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "gate/model.h"
 
 namespace workgate {
 
-/// The order of 2 * `pairs` timed runs: 'A' the baseline, 'B' the candidate,
-/// "AB" for even pairs and "BA" for odd ones, giving "ABBAABBA...". Pair i is
-/// runs 2i and 2i+1 and always means (baseline sample i, candidate sample i),
-/// whichever ran first. Run one discarded warm-up per side before these, so
-/// the first slot does not pay for cold caches alone. Empty for pairs <= 0.
-std::vector<char> AbbaOrder(int pairs);
-
-/// Fewest pairs for which PairedRatioStats gives an interval.
+/// Fewest pairs for which a comparison gets an interval and a test.
 inline constexpr int kMinPairsForInterval = 5;
 
-/// Bootstrap resamples PairedRatioStats draws.
+/// Fewest pairs whose exact two-sided sign-flip test can reject at
+/// kTimedAlpha for one workload: its smallest p is 2/2^n, 0.0625 for 5 pairs
+/// and 0.031 for 6. Fewer can give "within noise" or "inconclusive", never
+/// "faster" or "slower"; m workloads under Holm need 2/2^n < 0.05/m.
+inline constexpr int kMinPairsForLabel = 6;
+
+/// Bootstrap resamples an interval draws.
 inline constexpr int kBootstrapResamples = 10000;
 
-/// Median of the per-pair ratios, oriented so that above 1 means the candidate
-/// is worse: candidate/baseline for lower-is-better figures (wall time),
-/// baseline/candidate when `higher_is_better` (a throughput score). With a
-/// percentile bootstrap 95% interval of that median: kBootstrapResamples
-/// resamples of the pairs with replacement, drawn from std::mt19937_64 seeded
-/// with `seed`, so the same input and seed give the same interval on every
-/// platform. excludes_one when the whole interval is above or below 1.
-/// nullopt when the sides differ in length, have fewer than
-/// kMinPairsForInterval pairs, or hold a value that is not positive and finite
-/// (a ratio needs both). `basis` is left empty for the caller.
-std::optional<TimedStats> PairedRatioStats(const std::vector<double>& baseline,
-                                           const std::vector<double>& candidate,
-                                           bool higher_is_better, uint64_t seed);
-
-/// PairedRatioStats over a workload's timed samples: the scores when every
-/// sample on both sides has one (basis "score", oriented by
-/// `score_higher_is_better`), else the wall times (basis "wall time", lower
-/// is better). nullopt when there are too few pairs.
-std::optional<TimedStats> TimedStatsFor(const SideResult& baseline, const SideResult& candidate,
-                                        bool score_higher_is_better, uint64_t seed);
+/// The timed context's significance level, for a whole family of workloads.
+inline constexpr double kTimedAlpha = 0.05;
 
 /// The median of `values` (the mean of the middle two for an even count);
 /// 0 for none.
 double Median(std::vector<double> values);
+
+/// The percentile bootstrap interval of the median of `values` at `level`
+/// (0.95: the 2.5th and 97.5th percentiles of the resampled medians):
+/// kBootstrapResamples resamples with replacement, indices drawn from
+/// std::mt19937_64 seeded with `seed` by a rejection rule written out here
+/// (std::uniform_int_distribution's algorithm is each library's own), so a
+/// seed gives the same interval on every platform. {0, 0} for no values.
+std::pair<double, double> BootstrapMedianInterval(const std::vector<double>& values, double level,
+                                                  uint64_t seed);
+
+/// 1 - 2^(1-n): the coverage of [min, max] as an interval of the median of n
+/// independent values of a continuous distribution (it misses only when all
+/// n fall on one side of the median). Every resampled median lies in
+/// [min, max], so a bootstrap interval of the median cannot cover it more
+/// often than this: 93.75% for 5 pairs, 96.9% for 6, 98.4% for 7.
+double MostCoverageOfMedian(size_t n);
+
+/// The Hodges-Lehmann estimate of the centre of `d`: the median of the n(n+1)/2
+/// Walsh averages (d_i + d_j) / 2, i <= j. Robust like the median (it takes
+/// 29% of the values to move it arbitrarily), nearly as efficient as the mean
+/// on normal data. 0 for none.
+double HodgesLehmann(const std::vector<double>& d);
+
+/// The ratio of a pair oriented so that above 1 means `second` is worse:
+/// second / first for lower-is-better figures (wall time), first / second
+/// when `higher_is_better` (a throughput score).
+double OrientedRatio(double first, double second, bool higher_is_better);
+
+/// One paired comparison of `first` with `second` (pair i is first[i],
+/// second[i]; the same length, at least kMinPairsForInterval, every value
+/// positive and finite): the median of the oriented ratios, its bootstrap
+/// interval at the nominal level 1 - kTimedAlpha / `family` (Bonferroni's
+/// share of the family, the level Holm's first step tests at) and the level
+/// it can really have (the smaller of that and MostCoverageOfMedian), and the
+/// sign-flip test of the ratios' logarithms, with p_adjusted = p_value until
+/// the family's Holm step (gate/timed_context.h) sets it. Seeded by `seed`.
+TimedTest PairedTest(const std::vector<double>& first, const std::vector<double>& second,
+                     bool higher_is_better, int family, uint64_t seed);
 
 }  // namespace workgate

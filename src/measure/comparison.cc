@@ -16,9 +16,10 @@
 #include "explain/explain.h"
 #include "gate/decision.h"
 #include "gate/fingerprint.h"
-#include "gate/timed_stats.h"
+#include "gate/timed_context.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
+#include "measure/timed_runs.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/sha256.h"
@@ -223,37 +224,40 @@ void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& c
   }
 }
 
-// The timed context: one discarded warm-up per side, then `timed` pairs in
-// ABBA order, all on the real clock, one run at a time.
-void TimeOne(const ComparisonPlan& plan, const Workload& w, WorkloadResult* r,
-             const ProgressFn& progress) {
-  const bool have_baseline = !plan.baseline_exe.empty();
-  WorkDir dir(w.name);
-  std::string err;
-  auto run = [&](bool baseline, bool keep) {
-    if (!err.empty()) return;
-    const std::string& exe = baseline ? plan.baseline_exe : plan.candidate_exe;
-    progress(fmt::format("{}  {}  timed run", w.name, baseline ? "baseline" : "candidate"));
-    TimedSample s = TimeWorkload(w, plan.suite_dir, dir, exe, plan.launch, &err);
-    if (!err.empty()) {
-      err = fmt::format("timed {} run: {}", baseline ? "baseline" : "candidate", err);
-      return;
+// The timed context (measure/timed_runs.h): every workload with valid counts
+// in one mirrored sequence, one run at a time, then its statistics as one
+// family (gate/timed_context.h).
+void TimeAll(const ComparisonPlan& plan, CompareReport* report, const ProgressFn& progress) {
+  std::vector<size_t> timed;
+  for (size_t i = 0; i < plan.workloads.size(); ++i) {
+    if (report->workloads[i].verdict != Verdict::kInvalid) timed.push_back(i);
+  }
+  const std::vector<TimedSlot> schedule =
+      TimedSchedule(timed, plan.timed, !plan.baseline_exe.empty());
+  std::optional<WorkDir> dir;  // the workload's own, as its counted runs had
+  size_t dir_of = SIZE_MAX;
+  auto run = [&](const TimedSlot& slot, std::string* err) {
+    const Workload& w = plan.workloads[slot.workload];
+    if (dir_of != slot.workload) {
+      dir.reset();
+      dir.emplace(w.name);
+      dir_of = slot.workload;
     }
-    if (keep) (baseline ? r->baseline : r->candidate).timed.push_back(s);
+    progress(fmt::format("{}  {}  timed run{}", w.name, slot.baseline ? "baseline" : "candidate",
+                         slot.warm_up ? " (warm-up)" : ""));
+    return TimeWorkload(w, plan.suite_dir, *dir, slot.baseline ? plan.baseline_exe
+                                                              : plan.candidate_exe,
+                        plan.launch, err);
   };
-  if (have_baseline) run(true, false);
-  run(false, false);
-  for (char side : AbbaOrder(plan.timed)) {
-    if (side == 'A' && !have_baseline) continue;
-    run(side == 'A', true);
-  }
-  if (!err.empty()) {
+  std::vector<std::string> errors(plan.workloads.size());
+  RunTimedSchedule(schedule, run, &report->workloads, &errors);
+  dir.reset();
+  for (size_t i = 0; i < errors.size(); ++i) {
     // Context only: a failed timed run never changes the verdict, but it is said.
-    r->reason += (r->reason.empty() ? "" : "; ") + err;
-    return;
+    WorkloadResult& r = report->workloads[i];
+    if (!errors[i].empty()) r.reason += (r.reason.empty() ? "" : "; ") + errors[i];
   }
-  r->timed_stats = TimedStatsFor(r->baseline, r->candidate, /*score_higher_is_better=*/true,
-                                 plan.seed);
+  DecideTimedContext(&report->workloads, plan.seed);
 }
 
 }  // namespace
@@ -304,12 +308,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
   for (auto& r : report->workloads) Decide(&r);
 
   // Timed context, alone, after all counting; only where the counts are valid.
-  if (plan.timed > 0 && !plan.candidate_exe.empty()) {
-    for (size_t i = 0; i < plan.workloads.size(); ++i) {
-      if (report->workloads[i].verdict == Verdict::kInvalid) continue;
-      TimeOne(plan, plan.workloads[i], &report->workloads[i], progress);
-    }
-  }
+  if (plan.timed > 0 && !plan.candidate_exe.empty()) TimeAll(plan, report, progress);
 
   DecideSuite(report);
 }

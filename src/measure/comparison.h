@@ -2,7 +2,8 @@
 // Running a comparison: both builds through every workload, counted
 // concurrently (--jobs; a count does not depend on load), each workload's
 // stability settled as it is counted (measure/stability_runs.h), then the timed
-// context runs alone in ABBA order, then explanations where asked. Produces
+// context alone, one run at a time in one mirrored sequence over the whole run
+// (measure/timed_runs.h), then explanations where asked. Produces
 // the CompareReport the gate decides and the renderers show.
 
 #include <functional>
@@ -38,7 +39,7 @@ struct ComparisonPlan {
   double max_work_added_percent = 1.0;
   ExplainMode explain = ExplainMode::kWorkAdded;  // --explain
   int explain_top = 10;
-  uint64_t seed = 1;
+  uint64_t seed = 1;  // of the timed context's bootstrap and sampled sign flips
   LaunchOptions launch;
   /// The machine's part of every fingerprint (CPU model, kernel); the
   /// counter's part and each side's are added here.

@@ -87,6 +87,23 @@ std::string FormatScore(double score) { return fmt::format("{}", score); }
 
 std::string FormatRatio(double ratio) { return fmt::format("{:.3f}", ratio); }
 
+std::string FormatLevel(double fraction) {
+  std::string text = fmt::format("{:.1f}", 100 * fraction);
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+  return text + "%";
+}
+
+std::string FormatPValue(double p) {
+  if (p < 0.001) return "<0.001";
+  return fmt::format("{:.2g}", p);
+}
+
+std::string FormatSignedSeconds(double seconds, Minus minus) {
+  const std::string magnitude = FormatSeconds(std::fabs(seconds));
+  if (seconds == 0) return magnitude;
+  return (seconds > 0 ? "+" : MinusSign(minus)) + magnitude;
+}
+
 size_t DisplayWidth(std::string_view s) {
   size_t width = 0;
   for (unsigned char c : s) {

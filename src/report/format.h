@@ -49,6 +49,16 @@ std::string FormatScore(double score);
 /// A ratio with three decimals: "1.038".
 std::string FormatRatio(double ratio);
 
+/// A confidence level given as a fraction, one decimal where it has one:
+/// 0.95 -> "95%", 0.9375 -> "93.8%", 0.98333 -> "98.3%".
+std::string FormatLevel(double fraction);
+
+/// A p-value with two significant digits ("0.031", "0.5", "1"), or "<0.001".
+std::string FormatPValue(double p);
+
+/// A signed wall time: "+190.0 ms", "−1.25 s", "0.0 ms".
+std::string FormatSignedSeconds(double seconds, Minus minus);
+
 /// Columns `s` takes on a terminal: its UTF-8 code points (every character the
 /// renderers emit is one column wide).
 size_t DisplayWidth(std::string_view s);

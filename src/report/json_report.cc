@@ -4,6 +4,7 @@
 #include "gate/decision.h"
 #include "gate/model_json.h"
 #include "report/report_output.h"
+#include "report/timed_json.h"
 
 namespace workgate {
 namespace {
@@ -15,8 +16,9 @@ json OrNull(const std::optional<std::string>& s) { return s ? json(*s) : json(nu
 json SideToJson(const SideResult& side) {
   json timed = json::array();
   for (const TimedSample& t : side.timed) {
-    timed.push_back(
-        {{"score", t.score ? json(*t.score) : json(nullptr)}, {"wall_seconds", t.wall_seconds}});
+    timed.push_back({{"score", t.score ? json(*t.score) : json(nullptr)},
+                     {"wall_seconds", t.wall_seconds},
+                     {"slot", t.slot}});
   }
   const bool counted = !side.counts.empty();
   return json{{"instructions", counted ? json(side.min()) : json(nullptr)},
@@ -28,13 +30,6 @@ json SideToJson(const SideResult& side) {
               {"notes", side.notes},
               {"timed", timed},
               {"fingerprint", FingerprintToJson(side.fingerprint)}};
-}
-
-json StatsToJson(const std::optional<TimedStats>& stats) {
-  if (!stats) return nullptr;
-  return json{{"basis", stats->basis},   {"median_ratio", stats->median_ratio},
-              {"ci_low", stats->ci_low}, {"ci_high", stats->ci_high},
-              {"confidence", 0.95},      {"excludes_one", stats->excludes_one}};
 }
 
 }  // namespace
@@ -108,7 +103,7 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"relative_low", figure(w.relative_low)},
               {"relative_high", figure(w.relative_high)},
               {"stability", StabilityToJson(w.stability)},
-              {"timed", StatsToJson(w.timed_stats)},
+              {"timed", TimedStatsToJson(w.timed_stats)},
               {"explanation", ExplanationToJson(w.explanation)}};
 }
 

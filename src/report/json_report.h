@@ -1,14 +1,16 @@
 #pragma once
 // The JSON report (`--json FILE`): every figure of a comparison, for machines.
 //
-// Schema version 1 (CompareReport::schema_version). Units: `max_work_added`
+// Schema version 2 (CompareReport::schema_version; 2 added the slots and the
+// two-test timed context). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
 //
 // {"schema_version", "workgate_version", "verdict", "exit_code", "backend",
 //  "backend_reason", "event", "max_work_added", "repeat", "timed_samples",
-//  "timed_seed" (of the bootstrap: the samples and it give the interval again),
+//  "timed_seed" (of the bootstrap and the sampled sign flips: the samples and it
+//  give the timed context again),
 //  "baseline_label", "candidate_label", "notes": [--note texts],
 //  "stored_baseline": {"path", "status": "used" | "missing" | "unreadable" |
 //    "incompatible", "problem" | null} | null (without --baseline-results),
@@ -20,8 +22,7 @@
 //  "workloads": [{"name", "verdict", "reason", "max_work_added", "expected_score",
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
 //    "relative_high",
-//    "timed": {"basis", "median_ratio", "ci_low", "ci_high", "confidence",
-//              "excludes_one"} | null,
+//    "timed": TIMED (report/timed_json.h) | null,
 //    "explanation": {"total_delta", "error", "profiler", "rerun", "rows": [{"function", "object",
 //              "clones": [full names, when the row sums clones], "baseline",
 //              "candidate", "delta"}],
@@ -30,7 +31,9 @@
 //                "debug_file" | null, "debug_file_exists"}]}]} | null}]}
 // SIDE = {"instructions" (the point count: the minimum of the repeats),
 //         "counts": [...], "min", "max", "score", "error",
-//         "timed": [{"score", "wall_seconds"}], "fingerprint": {...}}
+//         "timed": [{"score", "wall_seconds", "slot" (its place in the run's
+//                    sequence of timed runs, measure/timed_runs.h)}],
+//         "fingerprint": {...}}
 
 #include <nlohmann/json.hpp>
 #include <optional>

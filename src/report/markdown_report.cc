@@ -8,6 +8,7 @@
 #include "report/markdown_text.h"
 #include "report/summary.h"
 #include "report/report_output.h"
+#include "report/timed_text.h"
 
 namespace workgate {
 namespace {
@@ -163,20 +164,31 @@ std::string BackendParagraph(const CompareReport& r) {
 }
 
 std::string TimedBlock(const CompareReport& r) {
-  bool any_stats = false;
-  for (const WorkloadResult& w : r.workloads) any_stats = any_stats || w.timed_stats.has_value();
+  const bool stats = HasTimedStats(r);
   std::string out =
       "<details><summary>Timed scores \u2014 context only, not part of the verdict</summary>\n\n";
-  out += any_stats ? "| workload | baseline | candidate | paired ratio, 95% interval |\n"
-                     "|---|---:|---:|---|\n"
-                   : "| workload | baseline | candidate |\n|---|---:|---:|\n";
+  out += stats ? "| workload | baseline | candidate | paired ratio [interval] | timed |\n"
+                 "|---|---:|---:|---|---|\n"
+               : "| workload | baseline | candidate |\n|---|---:|---:|\n";
+  std::string details;
   for (const WorkloadResult& w : r.workloads) {
     if (w.baseline.timed.empty() && w.candidate.timed.empty()) continue;
     out += fmt::format("| {} | {} | {} |", Cell(w.name), TimedCell(w.baseline),
                        TimedCell(w.candidate));
-    out += any_stats ? " " + StatsCell(w) + " |\n" : "\n";
+    out += stats ? fmt::format(" {} | {} |\n", StatsCell(w), TimedLabelCell(w)) : "\n";
+    const std::vector<std::string> lines = TimedDetails(w, kMinus);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      details += i == 0 ? "- " + MarkdownCode(w.name, SpanIn::kParagraph) + " \u2014 " +
+                              MarkdownText(lines[i]) + "\n"
+                        : "  - " + MarkdownText(lines[i]) + "\n";
+    }
   }
-  return out + "\n" + TimedNote(r) + "\n</details>\n";
+  out += details.empty() ? "" : "\n" + details;
+  out += "\n" + TimedNote(r) + "\n";
+  if (const std::string trust = TimedTrustSentence(r); !trust.empty()) {
+    out += "\n**" + MarkdownText(trust) + "**\n";
+  }
+  return out + "</details>\n";
 }
 
 std::string Footer(const CompareReport& r) {

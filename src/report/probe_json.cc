@@ -1,6 +1,7 @@
 #include "report/probe_json.h"
 
 #include "probe/known_loop.h"
+#include "report/selftest_report.h"
 
 namespace workgate {
 namespace {
@@ -23,7 +24,7 @@ json ResolutionToJson(const Resolution& r) {
 
 }  // namespace
 
-json ProbeToJson(const ProbeReport& report) {
+json ProbeToJson(const ProbeReport& report, const std::optional<TimedSelftest>& selftest) {
   json resolutions = json::array();
   for (const Resolution& r : report.resolutions) resolutions.push_back(ResolutionToJson(r));
   const std::string& backend = report.auto_choice.backend;
@@ -45,6 +46,7 @@ json ProbeToJson(const ProbeReport& report) {
           {"auto",
            {{"backend", backend.empty() ? json() : json(backend)},
             {"reason", report.auto_choice.reason}}},
+          {"timed_selftest", selftest ? SelftestToJson(*selftest) : json()},
           {"exit_code", report.exit_code}};
 }
 

@@ -142,7 +142,7 @@ std::optional<CompareReport> ParseCompareReport(std::string_view text, const std
   JsonFields f(doc, "", &why);
   int version = 0;
   const json* workloads = f.Array("workloads", kMaxWorkloads);
-  bool ok = f.Int("schema_version", 1, 1, &version) && ReadHeader(&f, &r, &why) && f.Done();
+  bool ok = f.Int("schema_version", r.schema_version, r.schema_version, &version) && ReadHeader(&f, &r, &why) && f.Done();
   for (size_t i = 0; ok && i < workloads->size(); ++i) {
     r.workloads.emplace_back();
     ok = ReadWorkload(workloads->at(i), ItemPath("workloads", i), &r.workloads.back(), &why);

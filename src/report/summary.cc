@@ -6,7 +6,6 @@
 
 #include "gate/decision.h"
 #include "gate/stability.h"
-#include "gate/timed_stats.h"
 
 namespace workgate {
 
@@ -138,36 +137,6 @@ std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_n
                      FormatShortCount(total), total >= 0 ? "went" : "were saved", profiler);
 }
 
-bool HasTimedSamples(const CompareReport& report) {
-  return std::any_of(report.workloads.begin(), report.workloads.end(), [](const WorkloadResult& w) {
-    return !w.baseline.timed.empty() || !w.candidate.timed.empty();
-  });
-}
-
-std::string TimedCell(const SideResult& side) {
-  if (side.timed.empty()) return "\u2014";
-  std::vector<double> scores, walls;
-  for (const TimedSample& t : side.timed) {
-    if (t.score) scores.push_back(*t.score);
-    walls.push_back(t.wall_seconds);
-  }
-  std::string cell = FormatSeconds(Median(walls));
-  // Scores only when every sample has one: a median over some would mislead.
-  if (scores.size() == side.timed.size()) {
-    cell = "score " + FormatScore(Median(scores)) + " \u00b7 " + cell;
-  }
-  if (side.timed.size() > 1) cell += fmt::format(" (median of {})", side.timed.size());
-  return cell;
-}
-
-std::string StatsCell(const WorkloadResult& w) {
-  if (!w.timed_stats) return "\u2014";
-  const TimedStats& s = *w.timed_stats;
-  return fmt::format("{} [{}, {}], {} 1{}", FormatRatio(s.median_ratio), FormatRatio(s.ci_low),
-                     FormatRatio(s.ci_high), s.excludes_one ? "excludes" : "includes",
-                     s.basis.empty() ? "" : " (" + s.basis + ")");
-}
-
 std::string ShardSentence(const CompareReport& report) {
   if (report.shard) {
     const ShardInfo& s = *report.shard;
@@ -182,31 +151,6 @@ std::string ShardSentence(const CompareReport& report) {
                        report.merged->shards == 1 ? "" : "s");
   }
   return "";
-}
-
-std::string TimedNote(const CompareReport& report) {
-  size_t most = 0;
-  bool any_stats = false;
-  for (const WorkloadResult& w : report.workloads) {
-    most = std::max({most, w.baseline.timed.size(), w.candidate.timed.size()});
-    any_stats = any_stats || w.timed_stats.has_value();
-  }
-  if (most <= 1) {
-    return "One timed run per side on a shared runner; such runs differ by several percent "
-           "with no code change, so no percentage is given.";
-  }
-  if (!any_stats) {
-    return fmt::format(
-        "{} timed runs per side: too few pairs for an interval ({} or more give a paired "
-        "ratio), so no percentage is given.",
-        most, kMinPairsForInterval);
-  }
-  return fmt::format(
-      "{} timed runs per side in ABBA order, after one discarded warm-up run each. The ratio is "
-      "the median over pairs of candidate to baseline, oriented so that above 1 means the "
-      "candidate is slower, with a seeded bootstrap 95% interval; an interval that excludes 1 "
-      "is a hint to look closer, not a verdict.",
-      most);
 }
 
 }  // namespace workgate

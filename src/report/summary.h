@@ -46,20 +46,6 @@ std::string UnstableFunctionsLead(const WorkloadResult& w);
 /// with `shown_name` (w.name as the renderer shows it) in front.
 std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_name);
 
-/// Whether any workload has timed samples.
-bool HasTimedSamples(const CompareReport& report);
-
-/// One side's timed cell: "score 10 · 1.84 s" for one sample, medians with
-/// "(median of 5)" for several, "—" for none.
-std::string TimedCell(const SideResult& side);
-
-/// "1.038 [1.012, 1.061], excludes 1 (wall time)" or "—" without stats.
-std::string StatsCell(const WorkloadResult& w);
-
-/// The paragraph under the timed table: why no percentage (one sample), what
-/// the ratio means (five or more), or that there are too few pairs.
-std::string TimedNote(const CompareReport& report);
-
 /// For a shard: "Shard 2 of 3: 2 of the suite's 5 selected workloads; workgate
 /// merge joins the shards' JSON reports."; for a merged report: "Merged from
 /// 3 shards."; otherwise "".

@@ -7,6 +7,7 @@
 #include "report/format.h"
 #include "report/summary.h"
 #include "report/text_table.h"
+#include "report/timed_text.h"
 #include "util/text.h"
 
 namespace workgate {
@@ -129,18 +130,24 @@ std::string ExplanationBlock(const WorkloadResult& w) {
 }
 
 std::string TimedBlock(const CompareReport& r) {
-  bool any_stats = false;
-  for (const WorkloadResult& w : r.workloads) any_stats = any_stats || w.timed_stats.has_value();
-  TextTable table({Align::kLeft, Align::kRight, Align::kRight, Align::kLeft});
-  table.AddRow(
-      {"workload", "baseline", "candidate", any_stats ? "paired ratio, 95% interval" : ""});
+  const bool stats = HasTimedStats(r);
+  TextTable table({Align::kLeft, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft});
+  table.AddRow({"workload", "baseline", "candidate", stats ? "paired ratio [interval]" : "",
+                stats ? "timed" : ""});
+  std::string details;
   for (const WorkloadResult& w : r.workloads) {
     if (w.baseline.timed.empty() && w.candidate.timed.empty()) continue;
     table.AddRow({Line(w.name), TimedCell(w.baseline), TimedCell(w.candidate),
-                  any_stats ? StatsCell(w) : ""});
+                  stats ? StatsCell(w) : "", stats ? TimedLabelCell(w) : ""});
+    const std::vector<std::string> lines = TimedDetails(w, kMinus);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      details += i == 0 ? "  " + Line(w.name) + ": " + lines[i] + "\n" : "    " + lines[i] + "\n";
+    }
   }
-  return "Timed scores (context only, not part of the verdict):\n" + table.Render(2, false) + "  " +
-         TimedNote(r) + "\n";
+  std::string out = "Timed scores (context only, not part of the verdict):\n" +
+                    table.Render(2, false) + details + "  " + TimedNote(r) + "\n";
+  if (const std::string trust = TimedTrustSentence(r); !trust.empty()) out += "  " + trust + "\n";
+  return out;
 }
 
 std::string BackendLine(const CompareReport& r) {

@@ -8,6 +8,7 @@
 #include "gate/model_json.h"
 #include "report/json_fields.h"
 #include "report/report_reader.h"
+#include "report/timed_json.h"
 
 namespace workgate {
 namespace {
@@ -34,7 +35,7 @@ bool ReadTimedSamples(const json& list, const std::string& where, std::vector<Ti
     JsonFields f(list[i], ItemPath(where, i), err);
     TimedSample t;
     if (!(f.NumberOrNull("score", &t.score) && f.Number("wall_seconds", &t.wall_seconds) &&
-          f.Done())) {
+          f.Int("slot", 0, INT32_MAX, &t.slot) && f.Done())) {
       return false;
     }
     out->push_back(t);
@@ -100,22 +101,6 @@ bool ReadStability(const json& j, const std::string& where, Stability* st, std::
     if (!(ReadCostRow(&row, "first", "second", &d) && row.Done())) return false;
     st->functions.push_back(std::move(d));
   }
-  return true;
-}
-
-bool ReadTimedStats(const json* j, const std::string& where, std::optional<TimedStats>* out,
-                    std::string* err) {
-  if (j == nullptr) return true;
-  JsonFields f(*j, where, err);
-  TimedStats s;
-  double confidence = 0;
-  if (!(f.String("basis", &s.basis) && f.Number("median_ratio", &s.median_ratio) &&
-        f.Number("ci_low", &s.ci_low) && f.Number("ci_high", &s.ci_high) &&
-        f.Number("confidence", &confidence) && f.Bool("excludes_one", &s.excludes_one) &&
-        f.Done())) {
-    return false;
-  }
-  *out = s;
   return true;
 }
 
@@ -220,7 +205,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   return ReadSide(*base, f.Path("baseline"), &w->baseline, err) &&
          ReadSide(*cand, f.Path("candidate"), &w->candidate, err) &&
          ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
-         ReadTimedStats(timed, f.Path("timed"), &w->timed_stats, err) &&
+         TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
          ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err);
 }
 

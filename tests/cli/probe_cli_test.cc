@@ -66,7 +66,9 @@ TEST_F(ProbeCliTest, MergeRefusesWhatIsNoProbeNamingIt) {
   EXPECT_NE(r.err.find("Error: the probe absent.json does not exist"), std::string::npos) << r.err;
   r = Run({"probe", "--merge", "report.json", "--label", "x"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--event and --label do not go with it"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--event, --label and --selftest-timed do not go with it"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

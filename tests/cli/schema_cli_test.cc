@@ -87,6 +87,10 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
           "added.json", 3);
   Compare({"--baseline", kKnownWorkA, "--candidate", kKnownWorkA, "--timed", "5", "--", "100000"},
           "timed.json", 0);
+  // Enough pairs for the A/A control, on two workloads: one Holm family.
+  Compare({"--baseline", kKnownWorkA, "--candidate", kKnownWorkB, "--timed", "10", "--suite",
+           kSuite, "--workload", "work", "--workload", "work-other-size"},
+          "controlled.json", 1);
   // A count that follows the real clock: unstable, its functions named.
   LaunchResult r =
       Run({"compare", "--backend", "callgrind", "--baseline", kJitter, "--candidate", kJitter,
@@ -111,6 +115,12 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
   // The shapes above are really there.
   EXPECT_TRUE(ReadJson("unstable.json")["workloads"][0]["stability"]["unstable"]);
   EXPECT_TRUE(ReadJson("timed.json")["workloads"][0]["timed"].is_object());
+  const nlohmann::json controlled = ReadJson("controlled.json")["workloads"][1]["timed"];
+  ASSERT_TRUE(controlled.is_object());
+  EXPECT_EQ(controlled["family"], 2);
+  // A machine that stalled a run may leave fewer than ten baseline runs.
+  EXPECT_TRUE(controlled["aa_control"].is_object() || !controlled["dropped"].empty())
+      << controlled.dump();
   EXPECT_TRUE(ReadJson("added.json")["workloads"][1]["explanation"].is_null());  // invalid
   EXPECT_TRUE(ReadJson("added.json")["workloads"][0]["explanation"].is_object());
   EXPECT_EQ(ReadJson("used.json")["stored_baseline"]["status"], "used");
@@ -119,8 +129,8 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
   EXPECT_TRUE(ReadJson("part2.json")["shard"].is_object());
   EXPECT_TRUE(ReadJson("merged.json")["merged"].is_object());
   Expect(true, "compare-report.schema.json",
-         {"ok.json", "added.json", "timed.json", "unstable.json", "used.json", "missing.json",
-          "incompatible.json", "part1.json", "part2.json", "merged.json"});
+         {"ok.json", "added.json", "timed.json", "controlled.json", "unstable.json", "used.json",
+          "missing.json", "incompatible.json", "part1.json", "part2.json", "merged.json"});
   Expect(true, "baseline.schema.json", {"base.json"});
 
   // A schema that accepts anything would pass all of the above: these must fail.
@@ -138,6 +148,16 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
                 [](auto* j) { (*j)["workloads"][0]["baseline"]["counts"][0] = -1; });
   ExpectRefused(schema, ReadJson("used.json"), "bad8.json",
                 [](auto* j) { (*j)["stored_baseline"]["status"] = "fine"; });
+  const nlohmann::json timed = ReadJson("controlled.json");
+  ExpectRefused(schema, timed, "bad11.json",
+                [](auto* j) { (*j)["workloads"][0]["timed"]["label"] = "quicker"; });
+  ExpectRefused(schema, timed, "bad12.json",
+                [](auto* j) { (*j)["workloads"][0]["baseline"]["timed"][0]["slot"] = -1; });
+  ExpectRefused(schema, timed, "bad13.json", [](auto* j) {
+    (*j)["workloads"][0]["timed"]["comparison"]["method"] = "guessed";
+  });
+  ExpectRefused(schema, timed, "bad14.json",
+                [](auto* j) { (*j)["workloads"][0]["timed"].erase("noise_floor"); });
   ExpectRefused("baseline.schema.json", ReadJson("base.json"), "bad9.json",
                 [](auto* j) { (*j)["workloads"][0]["counts"] = nlohmann::json::array(); });
   ExpectRefused("baseline.schema.json", ReadJson("base.json"), "bad10.json",
@@ -158,11 +178,21 @@ TEST_F(SchemaCliTest, CountProbeAndExplainMatchTheirSchemas) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = Run({"probe", "--label", "here", "--json", "probe.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // With the timed self-test: its result, whatever this machine resolves.
+  r = Run({"probe", "--label", "here", "--selftest-timed", "--json", "selftest.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json selftest = ReadJson("selftest.json")["timed_selftest"];
+  ASSERT_TRUE(selftest.is_object());
+  EXPECT_NE(selftest["outcome"], "failed") << selftest.dump();
+  EXPECT_TRUE(selftest["aa"].is_object()) << selftest.dump();
+  EXPECT_TRUE(selftest["delayed"].is_object()) << selftest.dump();
+  EXPECT_GT(selftest["delay_seconds"].get<double>(), 0);
+  EXPECT_TRUE(ReadJson("probe.json")["timed_selftest"].is_null());
   r = Run({"probe", "--merge", "probe.json", "probe.json", "--json", "probes.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Expect(true, "count.schema.json", {"command.json", "suite.json", "failed.json"});
   Expect(true, "explain.schema.json", {"explain.json"});
-  Expect(true, "probe.schema.json", {"probe.json"});
+  Expect(true, "probe.schema.json", {"probe.json", "selftest.json"});
   Expect(true, "probe-merge.schema.json", {"probes.json"});
 
   ExpectRefused("count.schema.json", ReadJson("command.json"), "bad1.json",
@@ -179,6 +209,12 @@ TEST_F(SchemaCliTest, CountProbeAndExplainMatchTheirSchemas) {
                 [](auto* j) { (*j)["auto"]["backend"] = "fastest"; });
   ExpectRefused("probe.schema.json", ReadJson("probe.json"), "bad6.json",
                 [](auto* j) { j->erase("label"); });
+  ExpectRefused("probe.schema.json", ReadJson("selftest.json"), "bad8.json",
+                [](auto* j) { (*j)["timed_selftest"]["outcome"] = "passed"; });
+  ExpectRefused("probe.schema.json", ReadJson("selftest.json"), "bad9.json",
+                [](auto* j) { (*j)["timed_selftest"]["aa"]["label"] = "quicker"; });
+  ExpectRefused("probe.schema.json", ReadJson("probe.json"), "bad10.json",
+                [](auto* j) { j->erase("timed_selftest"); });
   ExpectRefused("probe-merge.schema.json", ReadJson("probes.json"), "bad7.json",
                 [](auto* j) { (*j)["runners"][0].erase("pmu"); });
 }

@@ -91,6 +91,37 @@ TEST(MergeTest, JoinsTheShardsInSuiteOrderAndDecidesTheWhole) {
   EXPECT_EQ(merged.settings.suite, "suite.toml");
 }
 
+TEST(MergeTest, TheTimedContextIsDecidedAgainWithTheWholeSuiteAsOneFamily) {
+  // Each part timed its share: twelve pairs, the candidate 10% slower in
+  // every one, so each part alone says p = 2/4096. A part's own figures are
+  // not kept: the merged report decides them again from the samples, with
+  // Holm over all five workloads and intervals at 1 - 0.05/5.
+  std::vector<ReportPart> parts = {Part(1, 2, "a.json"), Part(2, 2, "b.json")};
+  for (ReportPart& part : parts) {
+    for (WorkloadResult& w : part.report.workloads) {
+      for (int i = 0; i < 12; ++i) {
+        w.baseline.timed.push_back({std::nullopt, 2.0 + 0.01 * (i % 3), 2 * i});
+        w.candidate.timed.push_back({std::nullopt, 2.2 + 0.011 * (i % 3), 2 * i + 1});
+      }
+      w.timed_stats = TimedStats{};  // whatever the part said
+      w.timed_stats->family = 99;
+    }
+  }
+  CompareReport merged;
+  std::vector<std::string> missing;
+  std::string err;
+  ASSERT_TRUE(MergeShards(parts, &merged, &missing, &err)) << err;
+  ASSERT_EQ(merged.workloads.size(), 5u);
+  for (const WorkloadResult& w : merged.workloads) {
+    ASSERT_TRUE(w.timed_stats && w.timed_stats->comparison) << w.name;
+    EXPECT_EQ(w.timed_stats->family, 5);
+    EXPECT_DOUBLE_EQ(w.timed_stats->comparison->nominal_confidence, 0.99);
+    EXPECT_DOUBLE_EQ(w.timed_stats->comparison->p_value, 2.0 / 4096);
+    EXPECT_DOUBLE_EQ(w.timed_stats->comparison->p_adjusted, 5 * 2.0 / 4096);
+    EXPECT_EQ(w.timed_stats->label, TimedLabel::kSlower);
+  }
+}
+
 TEST(MergeTest, AMissingShardIsNamedAndItsWorkloadsAreInvalid) {
   CompareReport merged;
   std::vector<std::string> missing;

@@ -15,7 +15,7 @@ using testing_report::PerfReport;
 
 TEST(JsonReportTest, TopLevelFields) {
   json j = ToJson(CallgrindReport());
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["workgate_version"], "0.1.0");
   EXPECT_EQ(j["verdict"], "invalid");
   EXPECT_EQ(j["exit_code"], 3);
@@ -39,6 +39,7 @@ TEST(JsonReportTest, WorkloadFields) {
   EXPECT_TRUE(fib["baseline"]["score"].is_null());
   EXPECT_TRUE(fib["timed"].is_null());
   EXPECT_EQ(fib["baseline"]["timed"][0]["wall_seconds"], 1.84);
+  EXPECT_EQ(fib["baseline"]["timed"][0]["slot"], 0);
   EXPECT_EQ(fib["explanation"]["total_delta"], 37'358'308);
   EXPECT_EQ(fib["explanation"]["rows"][0]["function"], "vm_dispatch");
   EXPECT_EQ(fib["explanation"]["rows"][0]["delta"], 31'200'218);
@@ -108,10 +109,30 @@ TEST(JsonReportTest, SpreadsAndTimedStats) {
   EXPECT_LT(w["relative_low"].get<double>(), 0.01);
   EXPECT_GT(w["relative_high"].get<double>(), 0.01);
   ASSERT_TRUE(w["timed"].is_object());
-  EXPECT_EQ(w["timed"]["basis"], "wall time");
-  EXPECT_EQ(w["timed"]["confidence"], 0.95);
-  EXPECT_TRUE(w["timed"]["excludes_one"].get<bool>());
-  EXPECT_GT(w["timed"]["ci_low"].get<double>(), 1.0);
+  const json& timed = w["timed"];
+  EXPECT_EQ(timed["basis"], "wall time");
+  EXPECT_EQ(timed["label"], "slower");
+  EXPECT_EQ(timed["family"], 2);
+  const json& c = timed["comparison"];
+  EXPECT_EQ(c["pairs"], 11);  // one of twelve dropped as a stall
+  EXPECT_DOUBLE_EQ(c["confidence"].get<double>(), 0.975);  // two workloads
+  EXPECT_EQ(c["confidence"], c["nominal_confidence"]);
+  EXPECT_TRUE(c["excludes_one"].get<bool>());
+  EXPECT_GT(c["ci_low"].get<double>(), 1.0);
+  EXPECT_EQ(c["method"], "exact");
+  EXPECT_EQ(c["draws"], 2048);
+  EXPECT_GE(c["p_adjusted"].get<double>(), c["p_value"].get<double>());
+  EXPECT_GT(timed["hl_shift"].get<double>(), 0.1);  // seconds, the candidate slower
+  EXPECT_TRUE(timed["noise_floor"].is_number());
+  EXPECT_TRUE(timed["aa_control"].is_object());
+  ASSERT_EQ(timed["dropped"].size(), 1u);
+  EXPECT_EQ(timed["dropped"][0],
+            json({{"side", "candidate"}, {"sample", 7}, {"value", 5.9}, {"sibling_median", 2.21}}));
+  // Each sample's place in the run's order: pairs alternate across the run.
+  EXPECT_EQ(w["baseline"]["timed"][0]["slot"], 2);
+  EXPECT_EQ(w["candidate"]["timed"][0]["slot"], 3);
+  EXPECT_EQ(w["candidate"]["timed"][1]["slot"], 4);
+  EXPECT_EQ(j["workloads"][1]["baseline"]["timed"][0]["slot"], 28);
 }
 
 TEST(JsonReportTest, WritesParseableJsonAtomically) {

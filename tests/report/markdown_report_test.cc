@@ -68,8 +68,12 @@ TEST(MarkdownReportTest, ContextAndBlindSpots) {
   EXPECT_NE(RenderMarkdown(raw).find("(Valgrind 3.19.0 at /usr/bin/valgrind, event `Ir`)"),
             std::string::npos);
   std::string perf = RenderMarkdown(PerfReport());
-  EXPECT_NE(perf.find("excludes 1"), std::string::npos);
-  EXPECT_NE(perf.find("bootstrap 95% interval"), std::string::npos);
+  EXPECT_NE(perf.find("| `parse/json` | 2.01 s (median of 12) | 2.23 s (median of 12) | "),
+            std::string::npos)
+      << perf;
+  EXPECT_NE(perf.find("at 97.5% | slower |"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("- `parse/json` \u2014 slower: "), std::string::npos) << perf;
+  EXPECT_NE(perf.find("Hodges"), std::string::npos);
 }
 
 TEST(MarkdownReportTest, NoTimedSectionWithoutTimedRuns) {

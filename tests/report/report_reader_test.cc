@@ -93,6 +93,43 @@ TEST(ReportReaderTest, RefusesWhatNoWorkgateWrites) {
   }
 }
 
+TEST(ReportReaderTest, RefusesTimedContextsNoWorkgateWrites) {
+  const json perf = ToJson(testing_report::PerfReport());
+  ASSERT_TRUE(perf["workloads"][0]["timed"].is_object());
+  const std::pair<std::string, std::function<void(json*)>> cases[] = {
+      {"workloads[0].timed.label must be faster, slower, within noise or inconclusive",
+       [](json* t) { (*t)["label"] = "quicker"; }},
+      {"workloads[0].timed.basis must be score or wall time",
+       [](json* t) { (*t)["basis"] = "cycles"; }},
+      {"workloads[0].timed.comparison.method and draws are not what the sign-flip test takes",
+       [](json* t) { (*t)["comparison"]["draws"] = 1000; }},
+      {"workloads[0].timed.comparison.method and draws are not what the sign-flip test takes",
+       [](json* t) { (*t)["comparison"]["method"] = "sampled"; }},
+      {"workloads[0].timed.comparison.p_value and p_adjusted must be in [0, 1]",
+       [](json* t) { (*t)["comparison"]["p_adjusted"] = 1.5; }},
+      {"workloads[0].timed.aa_control.confidence and nominal_confidence must be in [0, 1]",
+       [](json* t) { (*t)["aa_control"]["confidence"] = 95; }},
+      {"workloads[0].timed must have hl_shift and noise_floor exactly when it has a comparison",
+       [](json* t) { (*t)["comparison"] = nullptr; }},
+      {"workloads[0].timed.dropped[0].side must be baseline or candidate",
+       [](json* t) { (*t)["dropped"][0]["side"] = "both"; }},
+      {"workloads[0].timed.verdict is not a field workgate writes",
+       [](json* t) { (*t)["verdict"] = "slower"; }},
+  };
+  for (const auto& [message, edit] : cases) {
+    json doc = perf;
+    edit(&doc["workloads"][0]["timed"]);
+    std::string err;
+    EXPECT_FALSE(ParseCompareReport(doc.dump(), "p.json", &err)) << message;
+    EXPECT_EQ(err.rfind("the report p.json is corrupt: " + message, 0), 0u) << err;
+  }
+  json slotless = perf;
+  slotless["workloads"][1]["candidate"]["timed"][0].erase("slot");
+  std::string err;
+  EXPECT_FALSE(ParseCompareReport(slotless.dump(), "p.json", &err));
+  EXPECT_EQ(err, "the report p.json is corrupt: workloads[1].candidate.timed[0].slot is missing");
+}
+
 TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
   std::string err;
   EXPECT_FALSE(ParseCompareReport("{ not json", "x.json", &err));
@@ -104,9 +141,9 @@ TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
   EXPECT_FALSE(ParseCompareReport(R"({"schema_version": 1, "perf": {}})", "probe.json", &err));
   EXPECT_EQ(err.rfind("the report probe.json is not a workgate compare report", 0), 0u) << err;
   json doc = ToJson(Sharded());
-  doc["schema_version"] = 2;
-  EXPECT_FALSE(ParseCompareReport(doc.dump(), "v2.json", &err));
-  EXPECT_EQ(err, "the report v2.json has schema_version 2; this workgate reads version 1");
+  doc["schema_version"] = 1;  // before the timed context's two tests
+  EXPECT_FALSE(ParseCompareReport(doc.dump(), "v1.json", &err));
+  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 2");
   EXPECT_FALSE(LoadCompareReport("/nonexistent/part.json", &err));
   EXPECT_EQ(err, "the report /nonexistent/part.json does not exist");
 }
