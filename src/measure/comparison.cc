@@ -101,17 +101,6 @@ bool WantsExplanation(const ComparisonPlan& plan, const WorkloadResult& r) {
          (plan.explain == ExplainMode::kWorkAdded && r.verdict == Verdict::kWorkAdded);
 }
 
-// The files of one profiled run: those in `dir`, sorted; none when `dir` is
-// empty or missing.
-std::vector<std::string> ProfileFiles(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  if (dir.empty()) return files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 }  // namespace
 
 std::unique_ptr<Counter> ProfilerFor(const std::string& counted_by) {

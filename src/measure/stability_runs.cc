@@ -14,6 +14,14 @@ namespace workgate {
 
 namespace fs = std::filesystem;
 
+std::vector<std::string> ProfileFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 bool IsExactBackend(const std::string& backend) {
   return backend == "callgrind" || backend == "vgcount";
 }
@@ -50,22 +58,14 @@ void CountMore(const StabilityPlan& plan, Counter& counter, const Workload& w, c
   for (uint64_t n : c.counts()) side->result->counts.push_back(n);
 }
 
-std::vector<std::string> FilesIn(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 // The functions whose self cost differed between the side's first two
 // counts, from their callgrind profiles, when both were kept.
 void DiffRuns(const StabilityPlan& plan, const CountableSide& side, Stability* st) {
   if (side.first_profiles->empty() || side.second_profiles.empty()) return;
   Profile runs[2];
   std::string err;
-  if (!LoadProfiles(FilesIn(*side.first_profiles), &runs[0], &err) ||
-      !LoadProfiles(FilesIn(side.second_profiles), &runs[1], &err)) {
+  if (!LoadProfiles(ProfileFiles(*side.first_profiles), &runs[0], &err) ||
+      !LoadProfiles(ProfileFiles(side.second_profiles), &runs[1], &err)) {
     side.result->notes.push_back("the profiles of two runs could not be compared: " + err);
     return;
   }

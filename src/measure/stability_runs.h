@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "counter/counter.h"
 #include "gate/model.h"
@@ -28,6 +29,10 @@ struct StabilityPlan {
 
 /// Where the profiles of a side's first count were kept (callgrind only;
 /// empty otherwise), so that a second count can be diffed against it.
+/// The files one profiled run left in `dir` (one per process, thread or
+/// dump), sorted; none when `dir` is empty or missing.
+std::vector<std::string> ProfileFiles(const std::string& dir);
+
 struct FirstProfiles {
   std::string baseline;
   std::string candidate;
