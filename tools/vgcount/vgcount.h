@@ -88,6 +88,10 @@ void vgc_account_init(Bool collect_atstart);
 /// Registers the scheduler, thread and signal callbacks with the core.
 void vgc_account_track_events(void);
 
+/// Hands thread `tid`'s instructions up to raw figure `raw` over to its
+/// context, then makes `next` the context (a call seen by a helper).
+void vgc_account_switch_context(ThreadId tid, ULong raw, VgcFunction* next);
+
 /// Flips the collect state of thread `tid` (CALLGRIND_TOGGLE_COLLECT).
 void vgc_account_toggle_collect(ThreadId tid);
 

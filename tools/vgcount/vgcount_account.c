@@ -119,6 +119,12 @@ static void CloseIntervalAt(ThreadId tid, ULong boundary) {
 
 static void CloseInterval(ThreadId tid) { CloseIntervalAt(tid, Raw(tid)); }
 
+void vgc_account_switch_context(ThreadId tid, ULong raw, VgcFunction* next) {
+  CloseIntervalAt(tid, raw);
+  vgc_shadow_set(tid, VGC_SHADOW_CONTEXT, (ULong)(HWord)next);
+  vgc_shadow_set(tid, VGC_SHADOW_CONTEXT_OBJECT, next->object_id);
+}
+
 static void OnStartClientCode(ThreadId tid, ULong blocks_dispatched) {
   (void)blocks_dispatched;
   Track(tid);

@@ -280,14 +280,7 @@ static VG_REGPARM(2) void IndirectCall(ULong raw, HWord target) {
     t->unnamed = UnnamedCallTarget((Addr)target);
     VG_(HT_add_node)(indirect_targets, t);
   }
-  if (t->unnamed == NULL) return;
-  const ThreadId tid = VG_(get_running_tid)();
-  VgcFunction* context = (VgcFunction*)(HWord)vgc_shadow_get(tid, VGC_SHADOW_CONTEXT);
-  const ULong slot = vgc_shadow_get(tid, VGC_SHADOW_SLOT);
-  *(ULong*)((HChar*)context + slot) += raw - vgc_shadow_get(tid, VGC_SHADOW_SEEN);
-  vgc_shadow_set(tid, VGC_SHADOW_SEEN, raw);
-  vgc_shadow_set(tid, VGC_SHADOW_CONTEXT, (ULong)(HWord)t->unnamed);
-  vgc_shadow_set(tid, VGC_SHADOW_CONTEXT_OBJECT, t->unnamed->object_id);
+  if (t->unnamed != NULL) vgc_account_switch_context(VG_(get_running_tid)(), raw, t->unnamed);
 }
 
 // Appends the IndirectCall of a block whose final exit is a call to `next`;
