@@ -72,6 +72,11 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   CountOptions count_options;
   count_options.region = w.region;
   for (int i = 0; i < repeat; ++i) {
+    // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
+    if (i > 0 && !options.as_is && !dir.PointExeAt(exe, &err)) {
+      result.error = err;
+      return result;
+    }
     count_options.keep_profiles_dir = i == 0 ? keep_profiles_dir : "";
     spec.passthrough = i == 0 ? options.passthrough : nullptr;
     // The score is looked for line by line as the output streams by: the

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -78,6 +80,38 @@ TempDir::TempDir(const std::string& prefix) {
   }
   path_ = pattern;
   RegisterCleanupPath(path_);
+}
+
+namespace {
+
+// Gives the owner every permission on the directories under `dir` (not
+// following symlinks), so that what a program locked itself out of can go.
+void OpenUp(const fs::path& dir) {
+  std::error_code ec;
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) OpenUp(it->path());
+  }
+}
+
+}  // namespace
+
+bool EmptyDirectory(const std::string& dir, std::string* err) {
+  std::error_code ec;
+  OpenUp(dir);
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);
+    if (rm) {
+      *err = fmt::format("cannot remove {}: {}", it->path().string(), rm.message());
+      return false;
+    }
+  }
+  if (ec) {
+    *err = fmt::format("cannot list {}: {}", dir, ec.message());
+    return false;
+  }
+  return true;
 }
 
 TempDir::~TempDir() {

@@ -29,6 +29,12 @@ std::string SearchPath(const std::string& name, const std::string& path_list);
 /// An absolute, symlink-free form of `path`; empty when it does not exist.
 std::string RealPath(const std::string& path);
 
+/// Removes everything inside the directory `dir`, keeping `dir` itself;
+/// entries a program made unreadable or unwritable (a subdirectory of mode
+/// 000) are made the owner's again first. False with `*err` naming the
+/// first entry that would not go.
+bool EmptyDirectory(const std::string& dir, std::string* err);
+
 /// A private directory (mode 0700) removed with everything in it when this
 /// object goes away.
 class TempDir {

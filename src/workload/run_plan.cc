@@ -116,8 +116,8 @@ bool WorkDir::PointExeAt(const std::string& target, std::string* err) const {
     *err = fmt::format("{} does not exist", target);
     return false;
   }
+  if (!EmptyDirectory(path_, err)) return false;
   const std::string link = exe_link();
-  unlink(link.c_str());
   if (symlink(real.c_str(), link.c_str()) != 0) {
     *err = fmt::format("cannot link {} to {}", link, real);
     return false;

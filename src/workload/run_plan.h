@@ -41,8 +41,11 @@ class WorkDir {
   const std::string& path() const { return path_; }
   std::string exe_link() const { return path_ + "/exe"; }
   std::string lock_path() const { return path_ + ".lock"; }
-  /// Points `exe` at `target` (a binary or a build directory). False with a
-  /// message when the target does not exist.
+  /// Empties the directory, then points `exe` at `target` (a binary or a
+  /// build directory): every run, of either side, starts in the same fresh
+  /// directory, so nothing an earlier run left there (a cache file in its
+  /// HOME, say) changes what a later one does. False with a message when
+  /// the target does not exist or the directory cannot be emptied.
   bool PointExeAt(const std::string& target, std::string* err) const;
 
  private:
