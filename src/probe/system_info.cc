@@ -3,6 +3,7 @@
 #include <perfmon/pfmlib.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <stdio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 
 #include "launch/launch.h"
@@ -98,6 +100,31 @@ std::string ListedDirectories(const std::string& path_list) {
   }
 }
 
+// Debian's /usr/bin/valgrind is a shell script that exports
+// LD_LIBRARY_PATH=/usr/lib/debug and GLIBCXX_FORCE_NEW=1 and then execs
+// /usr/bin/valgrind.bin: the measured program would run with a loader path
+// and an allocator setting that workgate neither chose nor fingerprints,
+// and every run would pay for a shell. Where `path` is such a script (it
+// starts with "#!") and `path`.bin is an ELF executable, that launcher is
+// the Valgrind to run; otherwise `path` itself.
+std::string BehindWrapper(const std::string& path) {
+  auto starts_with = [](const std::string& file, std::string_view magic) {
+    FILE* f = fopen(file.c_str(), "rbe");
+    if (f == nullptr) return false;
+    char head[8] = {};
+    const size_t n = fread(head, 1, std::min(magic.size(), sizeof head), f);
+    fclose(f);
+    return std::string_view(head, n) == magic;
+  };
+  const std::string launcher = path + ".bin";
+  struct stat st;
+  if (stat(launcher.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      access(launcher.c_str(), X_OK) != 0) {
+    return path;
+  }
+  return starts_with(path, "#!") && starts_with(launcher, "\x7f" "ELF") ? launcher : path;
+}
+
 }  // namespace
 
 Probed<std::string> ResolveValgrind(const std::string& override_path,
@@ -111,10 +138,10 @@ Probed<std::string> ResolveValgrind(const std::string& override_path,
       return Missing<std::string>("WORKGATE_VALGRIND=" + override_path +
                                   " is not an executable file");
     }
-    return Have(RealPath(override_path));
+    return Have(BehindWrapper(RealPath(override_path)));
   }
   std::string found = path_list.empty() ? "" : SearchPath("valgrind", path_list);
-  if (!found.empty()) return Have(RealPath(found));
+  if (!found.empty()) return Have(BehindWrapper(RealPath(found)));
   std::string why = path_list.empty()
                         ? "valgrind is not on PATH (PATH is empty)"
                         : "valgrind is not on PATH (searched " + ListedDirectories(path_list) + ")";

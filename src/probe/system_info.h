@@ -68,7 +68,10 @@ const ValgrindLookup& LookUpValgrind();
 /// is not empty, else the first executable `valgrind` in `path_list` (a PATH
 /// value), as an absolute path with every symlink resolved. Without one, the
 /// note names what was searched and how to fix it (a valgrind that exists in
-/// /usr/bin or /usr/local/bin but not on this PATH is named). Runs nothing.
+/// /usr/bin or /usr/local/bin but not on this PATH is named). A wrapper
+/// script with its launcher beside it as `<path>.bin` (Debian's, which
+/// exports LD_LIBRARY_PATH=/usr/lib/debug into the measured program) gives
+/// way to that launcher. Runs nothing.
 Probed<std::string> ResolveValgrind(const std::string& override_path, const std::string& path_list);
 
 /// The first line `exe --version` prints ("valgrind-3.19.0"), or why not: it

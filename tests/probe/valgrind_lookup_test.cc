@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 
 #include "probe/system_info.h"
@@ -42,6 +43,37 @@ TEST_F(ResolveValgrindTest, OverrideBeatsPath) {
   Probed<std::string> found = ResolveValgrind(chosen, "/usr/bin:/bin");
   ASSERT_TRUE(found.value) << found.note;
   EXPECT_EQ(*found.value, RealPath(chosen));
+}
+
+// Debian's /usr/bin/valgrind is a script that sets LD_LIBRARY_PATH for the
+// measured program and execs valgrind.bin beside it: the launcher is what
+// runs. A script with no ELF launcher beside it, and an ELF valgrind with a
+// .bin beside it, stay as they are.
+TEST_F(ResolveValgrindTest, AWrapperScriptGivesWayToItsLauncher) {
+  mkdir((dir_.path() + "/bin").c_str(), 0755);
+  const std::string wrapper = Executable("bin/valgrind", "exec $0.bin \"$@\"\n");
+  const std::string launcher = dir_.path() + "/bin/valgrind.bin";
+  ASSERT_EQ(symlink("/bin/true", launcher.c_str()), 0);  // an ELF executable
+  Probed<std::string> found = ResolveValgrind("", dir_.path() + "/bin");
+  ASSERT_TRUE(found.value) << found.note;
+  EXPECT_EQ(*found.value, RealPath(wrapper) + ".bin");
+  found = ResolveValgrind(wrapper, "");
+  ASSERT_TRUE(found.value) << found.note;
+  EXPECT_EQ(*found.value, RealPath(wrapper) + ".bin");
+
+  // A script beside a .bin that is no ELF file is run as it is.
+  ASSERT_EQ(unlink(launcher.c_str()), 0);
+  Executable("bin/valgrind.bin");
+  found = ResolveValgrind("", dir_.path() + "/bin");
+  ASSERT_TRUE(found.value) << found.note;
+  EXPECT_EQ(*found.value, RealPath(wrapper));
+
+  // So is an ELF valgrind with a .bin beside it.
+  ASSERT_EQ(unlink(wrapper.c_str()), 0);
+  std::filesystem::copy_file("/bin/true", wrapper);
+  found = ResolveValgrind("", dir_.path() + "/bin");
+  ASSERT_TRUE(found.value) << found.note;
+  EXPECT_EQ(*found.value, RealPath(wrapper));
 }
 
 TEST_F(ResolveValgrindTest, AnUnusableOverrideIsNamed) {
