@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -71,22 +73,31 @@ bool FingerprintFiles(const ComparisonPlan& plan, const Workload& w, const std::
   return SharedLibrariesOf(program, counted.env, &fp->libraries, err);
 }
 
-// `cwd` is the directory the side ran in (FingerprintFiles).
-void FillSide(const ComparisonPlan& plan, const Fingerprint& common, const Workload& w,
-              const std::string& exe, const std::string& cwd, const CountedWorkload& counted,
+// What `counted` measured, as `w`'s side for the build `exe`: `common` and
+// the run's argv and environment, and its files' digests. `cwd` is the
+// directory the side ran in (FingerprintFiles). Taken right after the
+// side's first run, while the workload's exe link still points at its
+// build. False with `*err` when a file cannot be read.
+bool FingerprintSide(const ComparisonPlan& plan, const Fingerprint& common, const Workload& w,
+                     const std::string& exe, const std::string& cwd,
+                     const CountedWorkload& counted, Fingerprint* fp, std::string* err) {
+  *fp = common;
+  fp->argv = counted.argv;
+  fp->env = counted.env;
+  return FingerprintFiles(plan, w, exe, counted, cwd, fp, err);
+}
+
+// A side's counts, score, notes and error from all its runs; a fingerprint
+// that could not be taken (`fingerprint_error`) makes a side that had not
+// failed already invalid.
+void FillSide(const CountedWorkload& counted, const std::string& fingerprint_error,
               SideResult* side) {
   side->counts = counted.counts();
   side->score = counted.score;
   side->error = counted.error;
   side->notes = counted.notes;
-  Fingerprint& fp = side->fingerprint;
-  fp = common;
-  fp.argv = counted.argv;
-  fp.env = counted.env;
-  std::string err;
-  // A side that failed already keeps its own reason.
-  if (!FingerprintFiles(plan, w, exe, counted, cwd, &fp, &err) && side->error.empty()) {
-    side->error = "cannot fingerprint what was measured: " + err;
+  if (side->error.empty() && !fingerprint_error.empty()) {
+    side->error = "cannot fingerprint what was measured: " + fingerprint_error;
   }
 }
 
@@ -160,44 +171,15 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
 
 namespace {
 
-// Counts one workload: the baseline side, then the candidate side, in the
-// same private directory (its path text is part of what the program sees);
-// then settles its stability (measure/stability_runs.h), which may count
-// more, and explains it where asked. On the Valgrind backends the first
-// count of each side keeps its per-function profile, which explains the
-// delta with no run more, and lets a second count that differs be diffed
-// against it.
-void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
-              const Workload& w, WorkloadResult* r, const ProgressFn& progress) {
-  WorkDir dir(w.name);
-  const std::string cwd = plan.launch.as_is ? "" : dir.path();
-  auto start = std::chrono::steady_clock::now();
+// What a workload's counting keeps between its tasks: where the first
+// counts' profiles are, which explain the workload and let a second count be
+// diffed against them.
+struct WorkloadWork {
   std::optional<TempDir> profiles;
-  if (IsExactBackend(counter.name()) &&
-      (plan.stability != StabilityMode::kNever || plan.explain != ExplainMode::kNever)) {
-    profiles.emplace("workgate-profiles");
-  }
   FirstProfiles first;
-  auto keep = [&](const char* side) {
-    return profiles ? profiles->path() + "/" + side + "-1" : std::string();
-  };
-  if (!plan.baseline_exe.empty()) {
-    progress(fmt::format("{}  baseline  counting", w.name));
-    first.baseline = keep("baseline");
-    CountedWorkload base = CountWorkload(counter, w, plan.suite_dir, dir, plan.baseline_exe,
-                                         plan.repeat, plan.launch, first.baseline);
-    RejectMultiplexed(&base);
-    FillSide(plan, common, w, plan.baseline_exe, cwd, base, &r->baseline);
-  }
-  if (!plan.candidate_exe.empty()) {
-    progress(fmt::format("{}  candidate  counting  ({})", w.name, Elapsed(start)));
-    first.candidate = keep("candidate");
-    CountedWorkload cand = CountWorkload(counter, w, plan.suite_dir, dir, plan.candidate_exe,
-                                         plan.repeat, plan.launch, first.candidate);
-    RejectMultiplexed(&cand);
-    FillSide(plan, common, w, plan.candidate_exe, cwd, cand, &r->candidate);
-  }
-  if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);
+};
+
+StabilityPlan SettlePlan(const ComparisonPlan& plan, const ProgressFn& progress) {
   StabilityPlan settle;
   settle.mode = plan.stability;
   settle.max_repeat = plan.max_repeat;
@@ -207,11 +189,158 @@ void CountOne(const ComparisonPlan& plan, Counter& counter, const Fingerprint& c
   settle.launch = plan.launch;
   settle.explain_top = plan.explain_top;
   settle.progress = progress;
-  SettleStability(settle, counter, w, dir, first, profiles ? profiles->path() : "", r);
-  if (WantsExplanation(plan, *r)) {
-    r->explanation = ExplainWorkload(plan, counter.name(), w, dir, first, progress);
+  return settle;
+}
+
+// Adds a later round's counts of one build to the earlier ones': its runs,
+// its notes, and its error, which ends that build's rounds.
+void JoinRound(CountedWorkload more, CountedWorkload* into) {
+  for (std::string& note : more.notes) {
+    if (std::find(into->notes.begin(), into->notes.end(), note) == into->notes.end()) {
+      into->notes.push_back(std::move(note));
+    }
+  }
+  for (CountedRun& run : more.runs) into->runs.push_back(std::move(run));
+  if (more.score) into->score = std::move(more.score);
+  into->error = std::move(more.error);
+}
+
+// Counts both builds of `w` and fills their sides of `r`. On an exact
+// backend each build's repeats run in a row: a Valgrind count does not move
+// with what runs beside it. On perf the repeats alternate, AB BA AB ..., so
+// a load that drifts during the run weighs on both builds alike rather than
+// on the one whose block happened to run later. Each side's fingerprint is
+// taken after its first run, while the exe link points at its build.
+void CountBuilds(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
+                 const Workload& w, const WorkDir& dir, const FirstProfiles& first,
+                 const ProgressFn& progress, WorkloadResult* r) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string cwd = plan.launch.as_is ? "" : dir.path();
+  const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
+  const std::string* keep[2] = {&first.baseline, &first.candidate};
+  SideResult* sides[2] = {&r->baseline, &r->candidate};
+  CountedWorkload counted[2];
+  std::string fingerprint_error[2];
+  const bool alternate = !IsExactBackend(counter.name()) && plan.repeat > 1;
+  const int rounds = alternate ? plan.repeat : 1;
+  for (int round = 0; round < rounds; ++round) {
+    for (int k = 0; k < 2; ++k) {
+      const int side = round % 2 == 0 ? k : 1 - k;
+      if (exes[side]->empty() || (round > 0 && !counted[side].valid())) continue;
+      const char* name = side == 0 ? "baseline" : "candidate";
+      progress(round == 0 && side == 0
+                   ? fmt::format("{}  {}  counting", w.name, name)
+                   : fmt::format("{}  {}  counting  ({})", w.name, name, Elapsed(start)));
+      CountedWorkload c = CountWorkload(counter, w, plan.suite_dir, dir, *exes[side],
+                                        alternate ? 1 : plan.repeat, plan.launch,
+                                        round == 0 ? *keep[side] : std::string());
+      if (round == 0) {
+        counted[side] = std::move(c);
+        FingerprintSide(plan, common, w, *exes[side], cwd, counted[side],
+                        &sides[side]->fingerprint, &fingerprint_error[side]);
+      } else {
+        JoinRound(std::move(c), &counted[side]);
+      }
+    }
+  }
+  for (int side = 0; side < 2; ++side) {
+    if (exes[side]->empty()) continue;
+    RejectMultiplexed(&counted[side]);
+    FillSide(counted[side], fingerprint_error[side], sides[side]);
   }
 }
+
+// Settles `w`'s stability (measure/stability_runs.h), which may count more
+// in `dir`, and explains it where asked.
+void SettleAndExplain(const ComparisonPlan& plan, Counter& counter, const Workload& w,
+                      const WorkDir& dir, const WorkloadWork& work, WorkloadResult* r,
+                      const ProgressFn& progress) {
+  SettleStability(SettlePlan(plan, progress), counter, w, dir, work.first,
+                  work.profiles ? work.profiles->path() : "", r);
+  if (WantsExplanation(plan, *r)) {
+    r->explanation = ExplainWorkload(plan, counter.name(), w, dir, work.first, progress);
+  }
+}
+
+// Counts one workload's builds in its private directory (its path text is
+// part of what the program sees), and settles and explains it. True when
+// settling needs runs of its own: the caller then queues SettleLater, so
+// that those runs go to whichever job is free instead of lengthening this
+// one. On the Valgrind backends the first count of each build keeps its
+// per-function profile, which explains the delta with no run more, and
+// lets a second count that differs be diffed against it.
+bool CountFirst(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
+                const Workload& w, WorkloadWork* work, WorkloadResult* r,
+                const ProgressFn& progress) {
+  WorkDir dir(w.name);
+  if (IsExactBackend(counter.name()) &&
+      (plan.stability != StabilityMode::kNever || plan.explain != ExplainMode::kNever)) {
+    work->profiles.emplace("workgate-profiles");
+  }
+  auto keep = [&](const std::string& exe, const char* side) {
+    return work->profiles && !exe.empty() ? work->profiles->path() + "/" + side + "-1"
+                                          : std::string();
+  };
+  work->first.baseline = keep(plan.baseline_exe, "baseline");
+  work->first.candidate = keep(plan.candidate_exe, "candidate");
+  CountBuilds(plan, counter, common, w, dir, work->first, progress, r);
+  if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);
+  Decide(r);
+  if (SettleNeedsRuns(SettlePlan(plan, progress), counter.name(), *r)) return true;
+  SettleAndExplain(plan, counter, w, dir, *work, r, progress);
+  return false;
+}
+
+// The second task of a workload whose settling counts: the same directory
+// path again, fresh.
+void SettleLater(const ComparisonPlan& plan, Counter& counter, const Workload& w,
+                 const WorkloadWork& work, WorkloadResult* r, const ProgressFn& progress) {
+  WorkDir dir(w.name);
+  SettleAndExplain(plan, counter, w, dir, work, r, progress);
+}
+
+// The counting tasks of a comparison, taken by the jobs in turn: every
+// workload's first counts in suite order, then, as they turn up, the
+// settling of those that need more runs (appended, so a job that would sit
+// idle at the end takes another workload's repeat instead).
+class CountingTasks {
+ public:
+  struct Task {
+    size_t workload = 0;
+    bool settle = false;
+  };
+
+  explicit CountingTasks(size_t workloads) : outstanding_(workloads) {
+    for (size_t i = 0; i < workloads; ++i) queue_.push_back({i, false});
+  }
+
+  /// The next task; false when there is none and none can come.
+  bool Next(Task* task) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [this] { return !queue_.empty() || outstanding_ == 0; });
+    if (queue_.empty()) return false;
+    *task = queue_.front();
+    queue_.pop_front();
+    return true;
+  }
+
+  /// A task is done; `then` is the task it left to do, if any.
+  void Done(std::optional<Task> then) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (then) {
+      queue_.push_back(*then);
+    } else {
+      --outstanding_;
+    }
+    ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Task> queue_;
+  size_t outstanding_;  // queued or running
+};
 
 // The timed context (measure/timed_runs.h): every workload with valid counts
 // in one mirrored sequence, one run at a time, then its statistics as one
@@ -275,17 +404,28 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
   }
 
   // Counting: workloads run concurrently, the two sides of one in turn.
-  std::atomic<size_t> next{0};
+  std::vector<WorkloadWork> work(plan.workloads.size());
+  CountingTasks tasks(plan.workloads.size());
   std::mutex failure_mutex;
   std::exception_ptr failure;  // the first, rethrown as it was: its exit code stands
   auto worker = [&] {
-    for (size_t i = next++; i < plan.workloads.size(); i = next++) {
+    CountingTasks::Task task;
+    while (tasks.Next(&task)) {
+      const Workload& w = plan.workloads[task.workload];
+      WorkloadResult* r = &report->workloads[task.workload];
+      bool settle_later = false;
       try {
-        CountOne(plan, counter, common, plan.workloads[i], &report->workloads[i], progress);
+        if (task.settle) {
+          SettleLater(plan, counter, w, work[task.workload], r, progress);
+        } else {
+          settle_later = CountFirst(plan, counter, common, w, &work[task.workload], r, progress);
+        }
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
       }
+      tasks.Done(settle_later ? std::optional<CountingTasks::Task>({task.workload, true})
+                              : std::nullopt);
     }
   };
   std::vector<std::thread> threads;

@@ -1,10 +1,11 @@
 #pragma once
 // Running a comparison: both builds through every workload, counted
 // concurrently (--jobs; a count does not depend on load), each workload's
-// stability settled as it is counted (measure/stability_runs.h), then the timed
-// context alone, one run at a time in one mirrored sequence over the whole run
-// (measure/timed_runs.h), then explanations where asked. Produces
-// the CompareReport the gate decides and the renderers show.
+// stability settled after its first counts (measure/stability_runs.h; where
+// that needs runs, as a task of its own that any free job takes) and its
+// delta explained where asked, then the timed context alone, one run at a
+// time in one mirrored sequence over the whole run (measure/timed_runs.h).
+// Produces the CompareReport the gate decides and the renderers show.
 
 #include <functional>
 #include <memory>

@@ -83,6 +83,16 @@ bool Differs(const SideResult& s) { return s.counts.size() > 1 && s.min() != s.m
 
 }  // namespace
 
+bool SettleNeedsRuns(const StabilityPlan& plan, const std::string& backend,
+                     const WorkloadResult& r) {
+  if (!IsExactBackend(backend) || plan.mode == StabilityMode::kNever) return false;
+  if (!r.baseline.error.empty() || !r.candidate.error.empty()) return false;
+  if (Differs(r.baseline) || Differs(r.candidate)) return true;
+  if (Repeats(r.baseline) || Repeats(r.candidate)) return false;
+  const bool both = !r.baseline.counts.empty() && !r.candidate.counts.empty();
+  return plan.mode == StabilityMode::kAlways || (both && NeedsStabilityCheck(r));
+}
+
 void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload& w,
                      const WorkDir& dir, const FirstProfiles& first,
                      const std::string& profiles_dir, WorkloadResult* r) {

@@ -47,6 +47,14 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
                      const WorkDir& dir, const FirstProfiles& first,
                      const std::string& profiles_dir, WorkloadResult* r);
 
+/// Whether SettleStability would count `r` again as it stands (its first
+/// counts in, decided): the check or an unstable workload's repeats need
+/// runs. A comparison settles such a workload as a task of its own, so
+/// that the runs spread over the jobs; for any other SettleStability only
+/// decides.
+bool SettleNeedsRuns(const StabilityPlan& plan, const std::string& backend,
+                     const WorkloadResult& r);
+
 /// True for the backends whose counts are exact (Valgrind's).
 bool IsExactBackend(const std::string& backend);
 

@@ -165,5 +165,84 @@ TEST_F(ComparisonTest, ACountersErrorKeepsItsExitCode) {
   }
 }
 
+// Records which build each counted run ran (the target of the workload's
+// exe link at the time), as a backend named `backend`.
+class RecordingCounter : public Counter {
+ public:
+  explicit RecordingCounter(std::string backend) : backend_(std::move(backend)) {}
+  std::string name() const override { return backend_; }
+  std::string event() const override { return backend_ == "perf" ? "instructions:u" : "Ir"; }
+  CountedRun Run(const LaunchSpec& spec, const CountOptions&) override {
+    CountedRun run;
+    std::error_code ec;
+    builds.push_back(std::filesystem::read_symlink(spec.cwd + "/exe", ec).filename().string());
+    run.launch = Launch(spec);
+    MarkFailedLaunch(&run, spec.timeout_seconds);
+    run.events = {EventCount{event(), 1000, 1, 1}};
+    return run;
+  }
+  std::vector<std::string> builds;
+
+ private:
+  std::string backend_;
+};
+
+TEST_F(ComparisonTest, PerfRepeatsAlternateBetweenTheBuilds) {
+  // On perf a drifting load must weigh on both builds alike: AB BA AB BA.
+  const std::string a = BuildDirWith(dir_.path() + "/a", "prog", "#!/bin/sh\nexit 0\n");
+  const std::string b = BuildDirWith(dir_.path() + "/b", "prog", "#!/bin/sh\nexit 0\n");
+  ComparisonPlan plan = Plan(a, b);
+  plan.repeat = 4;
+  RecordingCounter perf("perf");
+  CompareReport report;
+  RunComparison(plan, perf, &report, [](const std::string&) {});
+  EXPECT_EQ(perf.builds, (std::vector<std::string>{"a", "b", "b", "a", "a", "b", "b", "a"}));
+  ASSERT_EQ(report.workloads.size(), 1u);
+  EXPECT_EQ(report.workloads[0].baseline.counts.size(), 4u);
+  EXPECT_EQ(report.workloads[0].candidate.counts.size(), 4u);
+
+  // A Valgrind count does not move with the load: each build's repeats in a row.
+  RecordingCounter vgcount("vgcount");
+  RunComparison(plan, vgcount, &report, [](const std::string&) {});
+  EXPECT_EQ(vgcount.builds, (std::vector<std::string>{"a", "a", "a", "a", "b", "b", "b", "b"}));
+}
+
+TEST_F(ComparisonTest, AFailedRepeatEndsItsBuildsRounds) {
+  // The candidate fails its second run: it is not run again, its error
+  // stands, and the baseline's rounds go on.
+  const std::string a = BuildDirWith(dir_.path() + "/a", "prog", "#!/bin/sh\nexit 0\n");
+  const std::string b = BuildDirWith(
+      dir_.path() + "/b", "prog",
+      "#!/bin/sh\nn=$(cat \"$0.runs\" 2>/dev/null || echo 0)\necho $((n + 1)) > \"$0.runs\"\n"
+      "[ \"$n\" -lt 1 ]\n");
+  ComparisonPlan plan = Plan(a, b);
+  plan.workloads[0].command = {"{exe}/prog"};
+  plan.repeat = 4;
+  RecordingCounter perf("perf");
+  CompareReport report;
+  RunComparison(plan, perf, &report, [](const std::string&) {});
+  EXPECT_EQ(perf.builds, (std::vector<std::string>{"a", "b", "b", "a", "a", "a"}));
+  const WorkloadResult& r = report.workloads.at(0);
+  EXPECT_EQ(r.baseline.counts.size(), 4u);
+  EXPECT_NE(r.candidate.error.find("exit"), std::string::npos) << r.candidate.error;
+  EXPECT_EQ(r.verdict, Verdict::kInvalid);
+}
+
+TEST_F(ComparisonTest, EveryRunStartsInAFreshDirectory) {
+  // A program that leaves a file in its directory (its HOME too) and fails
+  // when it finds one there: every repeat of either build starts clean, so
+  // none fails.
+  ComparisonPlan plan = Plan("/bin/true", "/bin/true");
+  plan.workloads[0].command = {"/bin/sh", "-c",
+                               "test ! -e left-over && touch left-over && mkdir locked && "
+                               "chmod 000 locked"};
+  plan.repeat = 3;
+  WorkloadResult r = Compare(plan);
+  EXPECT_TRUE(r.baseline.error.empty()) << r.baseline.error;
+  EXPECT_TRUE(r.candidate.error.empty()) << r.candidate.error;
+  EXPECT_EQ(r.baseline.counts.size(), 3u);
+  EXPECT_EQ(r.candidate.counts.size(), 3u);
+}
+
 }  // namespace
 }  // namespace workgate
