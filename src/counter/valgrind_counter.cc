@@ -410,8 +410,8 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   return run;
 }
 
-bool ValgrindCounter::ProfilesMatchCounts(const std::vector<fs::path>& profiles,
-                                          const TracedTree& tree, std::string* err) const {
+bool ProfilesMatchCounts(const std::vector<fs::path>& profiles, const TracedTree& tree,
+                         std::string* err) {
   std::map<long long, uint64_t> profiled;
   long long pid = 0;
   for (const auto& profile : profiles) {

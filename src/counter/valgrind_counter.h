@@ -36,6 +36,13 @@ using TracedTree = std::map<long long, TracedProcess>;
 /// launched one wrote no total.
 bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std::string* err);
 
+/// vgcount's profiles of one run (files vgcount.profile.<pid>, in
+/// callgrind's format): every process of `tree` that wrote a count has one,
+/// and its total is that count. False with `*err` saying which does not: a
+/// profile that disagrees with its count explains nothing.
+bool ProfilesMatchCounts(const std::vector<std::filesystem::path>& profiles,
+                         const TracedTree& tree, std::string* err);
+
 /// Where Valgrind is (absolute, symlinks resolved) and which version
 /// ("valgrind-3.19.0"). Looked up once: WORKGATE_VALGRIND, else workgate's
 /// own PATH. Without a usable one, `path` is empty and `missing` says what
@@ -93,10 +100,6 @@ class ValgrindCounter : public Counter {
   bool ReadTree(const std::vector<std::filesystem::path>& outputs,
                 const std::vector<std::filesystem::path>& logs, TracedTree* tree,
                 std::string* err) const;
-  /// vgcount: each counted process has a profile (vgcount.profile.<pid>)
-  /// whose total is its count; false with `*err` saying which does not.
-  bool ProfilesMatchCounts(const std::vector<std::filesystem::path>& profiles,
-                           const TracedTree& tree, std::string* err) const;
   /// Throws Error(kExitEnvironment) naming the place when `dir` or the run's
   /// TMPDIR is on a full file system; `what` is the run's error.
   void FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,
