@@ -137,8 +137,9 @@ class PipeReader {
   OutputCapture capture_;
   int fd_;
   const std::function<void(int, std::string_view)>& passthrough_;
+  // Not zeroed: read() fills what is used (two per launch, every launch).
   std::unique_ptr<std::array<char, 64 * 1024>> buffer_ =
-      std::make_unique<std::array<char, 64 * 1024>>();
+      std::make_unique_for_overwrite<std::array<char, 64 * 1024>>();
   std::function<void()> on_end_;
   bool done_ = false;
 };
