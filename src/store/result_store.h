@@ -1,0 +1,139 @@
+#pragma once
+// The result store: one SQLite database per user (by default) that keeps
+//   - the count cache: what counting one side of one workload on an exact
+//     backend (Valgrind) gave, keyed by the digest of everything that count
+//     is a function of (measure/count_key.h), so that the same count is never
+//     taken twice; and
+//   - the history: results recorded under a commit or label (--record REF),
+//     for `workgate history` and its drift check (gate/history.h).
+//
+// The file is a cache, and a file anyone with the user's permissions could
+// have changed: every value read back is checked (types, ranges, each
+// entry's checksum), a damaged file is moved aside and reported, never
+// trusted, and a store that cannot be used makes workgate count instead of
+// fail. Several workgate processes may use one store at once (--jobs within
+// one process; two CI jobs on one runner): WAL journal, a busy timeout, and
+// every write in one BEGIN IMMEDIATE transaction.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gate/history.h"
+
+struct sqlite3;
+
+namespace workgate {
+
+/// The schema version this workgate writes; an older store is migrated to
+/// it step by step, a newer one is left alone.
+inline constexpr int kStoreSchemaVersion = 2;
+
+/// SQLite's application_id of a workgate store ("wgat"): a database with
+/// another id is someone else's and is never touched.
+inline constexpr int32_t kStoreApplicationId = 0x77676174;
+
+/// Bounds on what one cache entry may hold: more is not stored (the count
+/// is then taken again next time), and a stored entry beyond them is
+/// corrupt.
+inline constexpr size_t kMaxStoredCounts = 1000;
+inline constexpr size_t kMaxStoredProfileBytes = 32 << 20;  // all of an entry's files
+inline constexpr size_t kMaxStoredTextBytes = 64 << 10;     // score, ref, label, names
+
+/// Entries no gate has used for this long are removed (history is kept).
+inline constexpr int kStoreEntryMaxAgeDays = 60;
+
+/// The count cache's value: one side of one workload, counted.
+struct StoredCount {
+  std::vector<uint64_t> counts;      // every count taken, in the order taken
+  std::optional<std::string> score;  // as the pinned run printed it
+  /// The first count's per-function profile, one (file name, contents) pair
+  /// per process, in callgrind's format; empty when none was kept.
+  std::vector<std::pair<std::string, std::string>> profiles;
+  std::string counted_at;  // ISO 8601 UTC of its first count, "2026-12-02T03:04:05Z"
+  std::string ref;         // the commit or label it was recorded under; "" when none
+  std::string label;       // the build as named on the command line that counted it
+  std::string workgate_version;  // the workgate that counted it
+};
+
+/// Where the store lives unless --store names it:
+/// $XDG_CACHE_HOME/workgate/results.sqlite3, else
+/// $HOME/.cache/workgate/results.sqlite3 (a variable that is unset, empty or
+/// not an absolute path counts as unset). "" with `*why` when neither is set.
+std::string DefaultStorePath(std::string* why);
+
+/// The time now in UTC, as the store writes it: "2026-12-02T03:04:05Z".
+std::string UtcNow();
+
+class ResultStore {
+ public:
+  /// Opens the store at `path`, creating it (and missing directories, mode
+  /// 0700) when it does not exist, and migrating an older schema.
+  ///   - A file that is not an SQLite database, or that SQLite reports
+  ///     damaged (SQLITE_CORRUPT, SQLITE_NOTADB, a failed quick_check of a
+  ///     store it had to migrate), is moved aside to
+  ///     `<path>.corrupt-<YYYYmmddTHHMMSSZ>` with its -wal and -shm files, a
+  ///     new empty store is made at `path`, and `*notes` gets a line that
+  ///     names both paths.
+  ///   - A database of another application (application_id), or of a newer
+  ///     schema version than kStoreSchemaVersion, is left as it is: nullptr
+  ///     with `*err` saying so.
+  ///   - Anything else that stops it (a directory that cannot be made, a
+  ///     read-only file, a lock held past the busy timeout): nullptr with
+  ///     `*err` naming the path and SQLite's message.
+  static std::unique_ptr<ResultStore> Open(const std::string& path,
+                                           std::vector<std::string>* notes, std::string* err);
+  ~ResultStore();
+  ResultStore(const ResultStore&) = delete;
+  ResultStore& operator=(const ResultStore&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Every method may be called from several threads at once. Each returns
+  // false with `*err` when SQLite fails; when it fails because the file is
+  // damaged, the store moves it aside first (as Open does; `*err` says so)
+  // and every later call fails at once.
+
+  /// The count cache entry under `key` (CountKey's 64 hex digits), and
+  /// marks it used today. `*found` is nullopt when there is none. An entry
+  /// whose checksum does not match its contents, or with a field out of its
+  /// bounds, is deleted: `*found` is nullopt and `*note` says why (the caller
+  /// reports it and counts again). true unless SQLite failed.
+  bool Find(const std::string& key, std::optional<StoredCount>* found, std::string* note,
+            std::string* err);
+
+  /// Adds `entry` under `key`: a new entry when there is none; otherwise its
+  /// counts are appended to the stored ones (two processes that counted the
+  /// same thing at once both add their counts; the stored score, profiles,
+  /// time, ref, label and version stay the first writer's). A ref given
+  /// here replaces an empty stored ref. Counts beyond kMaxStoredCounts are
+  /// dropped, profiles beyond kMaxStoredProfileBytes are not stored.
+  bool Add(const std::string& key, const StoredCount& entry, std::string* err);
+
+  /// Stores `records` under their refs in one transaction, each replacing
+  /// what the same ref recorded before for the same workload, backend and
+  /// event.
+  bool Record(const std::vector<HistoryRecord>& records, std::string* err);
+
+  /// Every record of the named workloads (all when `workloads` is empty),
+  /// oldest first (recorded_at, then the order they were recorded in).
+  /// Records that fail their checksum or bounds are left out and named in
+  /// `*notes`.
+  bool ReadHistory(const std::vector<std::string>& workloads, std::vector<HistoryRecord>* out,
+                   std::vector<std::string>* notes, std::string* err);
+
+ private:
+  ResultStore(std::string path, sqlite3* db);
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::mutex mutex_;
+  bool broken_ = false;  // moved aside mid-run: every call fails
+  std::string broken_reason_;
+};
+
+}  // namespace workgate
