@@ -42,6 +42,7 @@ inline constexpr int32_t kStoreApplicationId = 0x77676174;
 /// corrupt.
 inline constexpr size_t kMaxStoredCounts = 1000;
 inline constexpr size_t kMaxStoredProfileBytes = 32 << 20;  // all of an entry's files
+inline constexpr size_t kMaxStoredProfileFiles = 4096;      // one per process
 inline constexpr size_t kMaxStoredTextBytes = 64 << 10;     // score, ref, label, names
 
 /// Entries no gate has used for this long are removed (history is kept).
