@@ -24,10 +24,15 @@
 #include <vector>
 
 #include "gate/history.h"
+#include "store/store_files.h"
 
 struct sqlite3;
 
 namespace workgate {
+
+namespace sqlite {
+struct SqlError;
+}  // namespace sqlite
 
 /// The schema version this workgate writes; an older store is migrated to
 /// it step by step, a newer one is left alone.
@@ -112,12 +117,20 @@ class ResultStore {
   /// same thing at once both add their counts; the stored score, profiles,
   /// time, ref, label and version stay the first writer's). A ref given
   /// here replaces an empty stored ref. Counts beyond kMaxStoredCounts are
-  /// dropped, profiles beyond kMaxStoredProfileBytes are not stored.
+  /// dropped, profiles beyond kMaxStoredProfileBytes (or kMaxStoredProfileFiles
+  /// files, or with a name beyond kMaxStoredTextBytes) are not stored, and an
+  /// entry with a text beyond kMaxStoredTextBytes or without counts is not
+  /// stored at all (true: the count is taken again next time). A key that is
+  /// not 64 lower-case hex digits, or a counted_at not of UtcNow's form, is
+  /// a caller's error: false with `*err`, nothing stored.
   bool Add(const std::string& key, const StoredCount& entry, std::string* err);
 
   /// Stores `records` under their refs in one transaction, each replacing
   /// what the same ref recorded before for the same workload, backend and
-  /// event.
+  /// event. A record that ReadHistory would not trust (no counts or more than
+  /// kMaxStoredCounts, a text beyond kMaxStoredTextBytes, recorded_at not of
+  /// UtcNow's form, max_work_added not in [0, 10]) makes it false with `*err`,
+  /// and nothing is stored.
   bool Record(const std::vector<HistoryRecord>& records, std::string* err);
 
   /// Every record of the named workloads (all when `workloads` is empty),
@@ -130,11 +143,19 @@ class ResultStore {
  private:
   ResultStore(std::string path, sqlite3* db);
 
+  /// False with `*err` when an earlier call found the file damaged.
+  bool Usable(std::string* err) const;
+  /// Turns SQLite's failure `e` while `doing` something into `*err`; a
+  /// damaged file is moved aside first and the store is broken from then
+  /// on. Always false.
+  bool Fail(const sqlite::SqlError& e, const std::string& doing, std::string* err);
+
   std::string path_;
   sqlite3* db_ = nullptr;
   std::mutex mutex_;
   bool broken_ = false;  // moved aside mid-run: every call fails
   std::string broken_reason_;
+  StoreFileId file_;  // the file db_ opened
 };
 
 }  // namespace workgate

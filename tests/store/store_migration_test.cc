@@ -1,0 +1,87 @@
+// A store that an older workgate left at schema version 1 (migration step 1
+// alone, rows written as that version's columns) is migrated to the
+// current version on Open, and every row it held is still there and
+// trusted.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "store/result_store.h"
+#include "store/store_codec.h"
+#include "store/store_files.h"
+#include "store/store_schema.h"
+#include "store/store_test_util.h"
+
+namespace workgate {
+namespace {
+
+using testing_store::Key;
+using testing_store::MakeEntry;
+using testing_store::MakeRecord;
+using testing_store::RawDb;
+
+using ResultStoreMigrationTest = testing_store::StoreTest;
+
+TEST_F(ResultStoreMigrationTest, AVersionOneStoreIsMigratedKeepingItsData) {
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
+  StoredCount entry = MakeEntry({11, 12});
+  entry.ref = "v1";
+  entry.profiles = {{"callgrind.out.1", std::string("a\0b", 3)}};
+  HistoryRecord record = MakeRecord("v1", "interp/fib", "2026-11-30T12:00:00Z", {11});
+  record.max_work_added = 0.25;  // exact in binary, as text below
+  {
+    RawDb raw(path_);
+    sqlite::SqlError e;
+    ASSERT_TRUE(MigrateStore(raw.get(), 1, &e)) << e.message;
+    ASSERT_EQ(raw.Text("PRAGMA user_version"), "1");
+    const std::string digest = ProfilesDigest(entry.profiles);
+    raw.Exec(
+        "INSERT INTO count_cache(key, counts, score, profiles_sha256, counted_at, ref, label, "
+        "workgate_version, checksum) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        {Key(1), "11,12", *entry.score, digest, entry.counted_at, entry.ref, entry.label,
+         entry.workgate_version, EntryChecksum(Key(1), entry, digest)});
+    raw.Exec(
+        "INSERT INTO cache_profiles(key, ordinal, name, contents) "
+        "VALUES(?1, 0, ?2, CAST(?3 AS BLOB))",
+        {Key(1), entry.profiles[0].first, entry.profiles[0].second});
+    const std::string parts = ConditionPartsJson(record.condition_parts);
+    raw.Exec(
+        "INSERT INTO history(ref, recorded_at, workload, backend, event, counts, "
+        "max_work_added, score, conditions, condition_parts, checksum) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS REAL), NULL, ?8, ?9, ?10)",
+        {record.ref, record.recorded_at, record.workload, record.backend, record.event, "11",
+         "0.25", record.conditions, parts, HistoryChecksum(record, parts)});
+  }
+  auto store = OpenStore();
+  RawDb raw(path_);
+  EXPECT_EQ(raw.Text("PRAGMA user_version"), std::to_string(kStoreSchemaVersion));
+  EXPECT_EQ(raw.Text("SELECT last_used FROM count_cache"), StoreDate(0));
+  EXPECT_EQ(
+      raw.Text("SELECT count(*) FROM sqlite_master WHERE name = ?1", {"count_cache_by_last_used"}),
+      "1");
+  std::optional<StoredCount> found = Find(*store, Key(1));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->counts, entry.counts);
+  EXPECT_EQ(found->profiles, entry.profiles);
+  EXPECT_EQ(found->ref, "v1");
+  const std::vector<HistoryRecord> history = ReadHistory(*store);
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].workload, "interp/fib");
+  EXPECT_EQ(history[0].max_work_added, 0.25);
+  EXPECT_EQ(history[0].condition_parts, record.condition_parts);
+}
+
+TEST_F(ResultStoreMigrationTest, MigratingAgainChangesNothing) {
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
+  RawDb raw(path_);
+  sqlite::SqlError e;
+  ASSERT_TRUE(MigrateStore(raw.get(), kStoreSchemaVersion, &e)) << e.message;
+  const std::string schema = raw.Text("SELECT group_concat(sql, ';') FROM sqlite_master");
+  ASSERT_TRUE(MigrateStore(raw.get(), 1, &e)) << e.message;
+  ASSERT_TRUE(MigrateStore(raw.get(), kStoreSchemaVersion, &e)) << e.message;
+  EXPECT_EQ(raw.Text("SELECT group_concat(sql, ';') FROM sqlite_master"), schema);
+  EXPECT_EQ(raw.Text("PRAGMA user_version"), std::to_string(kStoreSchemaVersion));
+}
+
+}  // namespace
+}  // namespace workgate
