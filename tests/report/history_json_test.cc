@@ -1,6 +1,6 @@
 // The JSON of the history: every figure of every series, and a document that
 // schemas/history.schema.json accepts, while the schema refuses one broken
-// on purpose (tests/schemas/validate.py, Debian's python3-jsonschema).
+// on purpose (tests/schemas/schema_check.h).
 
 #include "report/history_json.h"
 
@@ -8,18 +8,15 @@
 
 #include <fstream>
 
-#include "launch/launch.h"
 #include "report/history_sample.h"
-#include "test_paths.h"
+#include "schemas/schema_check.h"
 #include "test_requirements.h"
-#include "util/paths.h"
 
 namespace workgate {
 namespace {
 
 using nlohmann::json;
 using testing::SampleHistoryRecords;
-using testing::SourcePath;
 
 json SampleJson() { return HistoryToJson(AnalyzeHistory(SampleHistoryRecords(), 10)); }
 
@@ -71,35 +68,18 @@ TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
 class HistorySchemaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    python_ = SearchPath("python3", "/usr/bin:/bin");
-    WORKGATE_REQUIRE_TOOL(!python_.empty() && Validate({"-c", "import jsonschema"}).ok(),
-                          "python3 with python3-jsonschema is not installed");
+    WORKGATE_REQUIRE_TOOL(schemas_.Available(), "python3 with python3-jsonschema is not installed");
   }
 
-  LaunchResult Validate(std::vector<std::string> args) {
-    LaunchSpec spec;
-    spec.argv = {python_};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = MinimalEnvironment(dir_.path());
-    spec.cwd = dir_.path();
-    spec.timeout_seconds = 120;
-    return Launch(spec);
-  }
-
-  // validate.py on `doc`, written to `name`: exit 0 when the document is
-  // valid (`valid`) or invalid (!`valid`), as expected.
+  // `doc`, written to `name`, is valid (`valid`) or invalid (!`valid`).
   void Expect(bool valid, const json& doc, const std::string& name) {
     std::ofstream(dir_.path() + "/" + name) << doc.dump();
-    std::vector<std::string> args = {SourcePath("tests/schemas/validate.py")};
-    if (!valid) args.push_back("--invalid");
-    args.push_back(SourcePath("schemas/history.schema.json"));
-    args.push_back(name);
-    LaunchResult r = Validate(args);
+    LaunchResult r = schemas_.Validate(valid, "history.schema.json", {name});
     EXPECT_EQ(r.exit_code, 0) << name << ":\n" << r.out << r.err;
   }
 
-  std::string python_;
   TempDir dir_;
+  testing::SchemaCheck schemas_{dir_.path()};
 };
 
 TEST_F(HistorySchemaTest, TheRenderersOutputMatchesTheSchema) {
