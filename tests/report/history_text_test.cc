@@ -53,8 +53,7 @@ TEST(HistoryTextTest, EachSeriesHasItsHeaderVerdictAndTable) {
   // The table: ref, date, count with separators, step, cumulative, marks.
   const auto fib_last = LinesWith(text, "d4e2b95  2026-12-08T09:30:00Z  852,996,341");
   ASSERT_EQ(fib_last.size(), 1u) << text;
-  EXPECT_NE(fib_last[0].find("852,996,341  +0.70%      +5.00%"), std::string::npos)
-      << fib_last[0];
+  EXPECT_NE(fib_last[0].find("852,996,341  +0.70%      +5.00%"), std::string::npos) << fib_last[0];
   const auto broken = LinesWith(text, "break: valgrind changed");
   ASSERT_EQ(broken.size(), 1u) << text;
   EXPECT_EQ(broken[0].find("  c21a9f0  2026-12-03T09:30:00Z  1,187,453,195"), 0u) << broken[0];
