@@ -37,9 +37,11 @@ struct HistoryRecord {
 /// One recorded commit of a workload's series, as history shows it.
 struct HistoryPoint {
   HistoryRecord record;
-  double value = 0;  // the median of record.counts
+  double value = 0;  // the median of record.counts (of an even number: the middle two's mean)
   /// Relative change from the point before, (value - before) / before;
-  /// nullopt for the series' first point and right after a break.
+  /// nullopt for the series' first point, right after a break, and after a
+  /// zero count. The window's first point keeps its step from the point
+  /// before the window.
   std::optional<double> step;
   /// Relative change from the first point of the segment this point is in
   /// (the window's first, or the first after the last break in it);
@@ -63,11 +65,14 @@ struct WorkloadHistory {
   /// its cumulative change, first point to last.
   std::optional<double> cumulative;
   /// Some step of that segment is at or beyond the margin (|step| >= margin).
+  /// Only the steps within it count: the step into its first point (from
+  /// before the window, or across the break) is not one of them.
   bool step_crossed = false;
   /// Drift: |cumulative| is at or beyond the margin while no step of the
   /// segment crossed it (and, on perf, the cumulative change is beyond the
   /// noise: more than 3 noise floors of a difference, 3 * sqrt(2) *
-  /// noise_floor).
+  /// noise_floor). On perf without a noise floor (fewer than 3 differences)
+  /// the noise cannot be ruled out, and drift stays false.
   bool drift = false;
   /// perf only (counts that vary): the noise of one count, estimated from
   /// the whole series: 1.4826 * the median absolute deviation of the
@@ -77,6 +82,11 @@ struct WorkloadHistory {
   std::optional<double> noise_floor;
   size_t noise_differences = 0;  // how many differences the estimate used
 };
+
+/// Whether `backend`'s counts repeat exactly (Valgrind's: "vgcount",
+/// "callgrind"), so that its series has no noise floor. The same rule as
+/// measure's IsExactBackend, which gate must not include.
+bool CountsRepeatExactly(const std::string& backend);
 
 /// The default of `history --last N`.
 inline constexpr size_t kDefaultHistoryWindow = 10;

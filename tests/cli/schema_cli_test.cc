@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli_fixture.h"
+#include "schemas/schema_check.h"
 
 namespace workgate {
 namespace {
@@ -26,29 +27,14 @@ class SchemaCliTest : public CountingCliTest {
   void SetUp() override {
     CountingCliTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    // Debian's python3, with Debian's python3-jsonschema: what ci/setup installs.
-    python_ = SearchPath("python3", "/usr/bin:/bin");
-    WORKGATE_REQUIRE_TOOL(!python_.empty() && Python({"-c", "import jsonschema"}).ok(),
-                          "python3 with python3-jsonschema is not installed");
-  }
-
-  LaunchResult Python(std::vector<std::string> args) {
-    LaunchSpec spec;
-    spec.argv = {python_};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = MinimalEnvironment(dir_.path());
-    spec.cwd = dir_.path();
-    spec.timeout_seconds = 120;
-    return Launch(spec);
+    WORKGATE_REQUIRE_TOOL(schemas_.Available(), "python3 with python3-jsonschema is not installed");
   }
 
   // validate.py on `files` (in the test's directory) against schemas/`schema`.
   void Expect(bool valid, const std::string& schema, const std::vector<std::string>& files) {
-    std::vector<std::string> args = {SourcePath("tests/schemas/validate.py")};
-    if (!valid) args.push_back("--invalid");
-    args.push_back(SourcePath("schemas/" + schema));
-    for (const std::string& f : files) args.push_back(Path(f));
-    LaunchResult r = Python(args);
+    std::vector<std::string> paths;
+    for (const std::string& f : files) paths.push_back(Path(f));
+    LaunchResult r = schemas_.Validate(valid, schema, paths);
     EXPECT_EQ(r.exit_code, 0) << schema << ":\n" << r.out << r.err;
   }
 
@@ -68,7 +54,7 @@ class SchemaCliTest : public CountingCliTest {
     ASSERT_EQ(r.exit_code, code) << json << ": " << r.out << r.err;
   }
 
-  std::string python_;
+  testing::SchemaCheck schemas_{dir_.path()};
 };
 
 TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {

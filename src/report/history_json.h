@@ -1,0 +1,38 @@
+#pragma once
+// The JSON of `workgate history --json FILE`: every series with its points
+// and figures, for machines (schemas/history.schema.json).
+//
+// Schema version 1 (kHistorySchemaVersion). Changes are fractions (0.031 =
+// +3.1%), and so are `margin` and `max_work_added`; figures that do not exist
+// are null, never 0.
+//
+// {"format": "workgate-history", "schema_version",
+//  "series": [{"workload", "backend", "event", "margin", "recorded" (points
+//    in the whole series), "cumulative", "step_crossed", "drift",
+//    "noise_floor", "noise_differences", "verdict" (the sentence the
+//    terminal shows),
+//    "points": [{"ref", "recorded_at", "counts", "value" (their median),
+//      "step", "cumulative", "break_before", "changed": [part names],
+//      "max_work_added", "score", "conditions", "condition_parts": {name:
+//      value}}]}]}
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gate/history.h"
+
+namespace workgate {
+
+inline constexpr int kHistorySchemaVersion = 1;
+inline constexpr const char* kHistoryFormat = "workgate-history";
+
+/// The history as JSON (see above).
+nlohmann::json HistoryToJson(const std::vector<WorkloadHistory>& series);
+
+/// Writes HistoryToJson(series) to `path`, or stdout for "-"
+/// (report/report_output.h).
+bool WriteHistoryJson(const std::string& path, const std::vector<WorkloadHistory>& series,
+                      std::string* err);
+
+}  // namespace workgate
