@@ -68,6 +68,11 @@ class Counter {
   /// The absolute path of the counting tool where it is a program of its own
   /// (Valgrind), else empty; part of each side's fingerprint.
   virtual std::string tool_path() const { return ""; }
+  /// The file of the code that counts where it is not the kernel's: the
+  /// Valgrind tool (vgcount-amd64-linux, callgrind-amd64-linux); "" when
+  /// none, or when it cannot be found. What the result store's keys
+  /// identify the counting code by (gate/count_key.h).
+  virtual std::string tool_file() const { return ""; }
   /// Runs `spec` to completion under the counter. A non-zero exit, a signal
   /// or a timeout make the run invalid (CountedRun::error says which).
   virtual CountedRun Run(const LaunchSpec& spec, const CountOptions& options) = 0;

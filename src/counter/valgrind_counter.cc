@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -148,6 +149,25 @@ ValgrindCounter::ValgrindCounter(Tool tool) : tool_(tool) {
 
 std::string ValgrindCounter::name() const {
   return tool_ == Tool::kCallgrind ? "callgrind" : "vgcount";
+}
+
+std::string ValgrindCounter::tool_file() const {
+  std::string dir = vgcount_lib_;
+  if (dir.empty()) {
+    const char* lib = getenv("VALGRIND_LIB");
+    dir = lib != nullptr && *lib == '/'
+              ? lib
+              : fs::path(FindValgrind().path).parent_path().parent_path().string() +
+                    "/libexec/valgrind";
+  }
+  struct utsname host;
+  const std::string machine = uname(&host) == 0 ? host.machine : "";
+  const std::string platform = machine == "x86_64"    ? "amd64"
+                               : machine == "aarch64" ? "arm64"
+                                                      : machine;
+  const std::string file = dir + "/" + name() + "-" + platform + "-linux";
+  std::error_code ec;
+  return fs::is_regular_file(file, ec) ? file : "";
 }
 
 namespace {

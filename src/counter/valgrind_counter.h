@@ -72,6 +72,9 @@ class ValgrindCounter : public Counter {
   std::string event() const override { return "Ir"; }
   std::string tool_version() const override { return FindValgrind().version; }
   std::string tool_path() const override { return FindValgrind().path; }
+  /// vgcount's in its VALGRIND_LIB; callgrind's in $VALGRIND_LIB, else in
+  /// <prefix>/libexec/valgrind beside the Valgrind that runs it.
+  std::string tool_file() const override;
   /// Counts `spec` under Valgrind. A failed run's error quotes Valgrind's own
   /// errors from its log, labelled as Valgrind's; the program's stderr stays
   /// in launch.err, without Valgrind's messages. With
