@@ -19,6 +19,7 @@
 #include "gate/decision.h"
 #include "gate/fingerprint.h"
 #include "gate/timed_context.h"
+#include "measure/count_cache.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
 #include "measure/timed_runs.h"
@@ -31,61 +32,6 @@ namespace workgate {
 namespace fs = std::filesystem;
 
 namespace {
-
-// The program a side really runs: the build itself when it is a file, else
-// (a build directory, or an interpreter running a script of the build) the
-// first program of the command, found as its launch found it: on the run's
-// PATH, and a relative path from the run's directory `cwd` (empty:
-// workgate's own, --as-is). False with `*err` when it is not there: the
-// fingerprint would then name no binary and no libraries at all.
-bool MeasuredProgram(const std::string& exe, const CountedWorkload& counted, const std::string& cwd,
-                     std::string* program, std::string* err) {
-  struct stat st;
-  if (stat(exe.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-    *program = RealPath(exe);
-  } else if (!counted.argv.empty()) {
-    const auto path = counted.env.find("PATH");
-    std::string found =
-        SearchPath(counted.argv[0], path != counted.env.end() ? path->second : "/usr/bin:/bin");
-    if (!found.empty() && found[0] != '/' && !cwd.empty()) found = cwd + "/" + found;
-    *program = found.empty() ? "" : RealPath(found);
-  }
-  if (!program->empty()) return true;
-  *err = fmt::format("cannot find the program that ran ({})",
-                     counted.argv.empty() ? exe : counted.argv[0]);
-  return false;
-}
-
-// The parts of a side's fingerprint that come from its files: the
-// workload's digest, the measured program's and its libraries'. False with
-// `*err` when one cannot be read: a fingerprint that cannot say what was
-// measured is no evidence to store or compare (the workload ran, but its
-// binary may be unreadable, or name a library that is no valid ELF file).
-bool FingerprintFiles(const ComparisonPlan& plan, const Workload& w, const std::string& exe,
-                      const CountedWorkload& counted, const std::string& cwd, Fingerprint* fp,
-                      std::string* err) {
-  if (!WorkloadDigest(w, plan.suite_dir, &fp->suite_sha256, err)) return false;
-  std::string program;
-  if (!MeasuredProgram(exe, counted, cwd, &program, err)) return false;
-  std::optional<std::string> sha = Sha256OfFile(program, err);
-  if (!sha) return false;
-  fp->binary_sha256 = *sha;
-  return SharedLibrariesOf(program, counted.env, &fp->libraries, err);
-}
-
-// What `counted` measured, as `w`'s side for the build `exe`: `common` and
-// the run's argv and environment, and its files' digests. `cwd` is the
-// directory the side ran in (FingerprintFiles). Taken right after the
-// side's first run, while the workload's exe link still points at its
-// build. False with `*err` when a file cannot be read.
-bool FingerprintSide(const ComparisonPlan& plan, const Fingerprint& common, const Workload& w,
-                     const std::string& exe, const std::string& cwd,
-                     const CountedWorkload& counted, Fingerprint* fp, std::string* err) {
-  *fp = common;
-  fp->argv = counted.argv;
-  fp->env = counted.env;
-  return FingerprintFiles(plan, w, exe, counted, cwd, fp, err);
-}
 
 // A side's counts, score, notes and error from all its runs; a fingerprint
 // that could not be taken (`fingerprint_error`) makes a side that had not
@@ -173,10 +119,11 @@ namespace {
 
 // What a workload's counting keeps between its tasks: where the first
 // counts' profiles are, which explain the workload and let a second count be
-// diffed against them.
+// diffed against them, and each build's place in the result store.
 struct WorkloadWork {
   std::optional<TempDir> profiles;
   FirstProfiles first;
+  CachedSide sides[2];  // the baseline's, the candidate's
 };
 
 StabilityPlan SettlePlan(const ComparisonPlan& plan, const ProgressFn& progress) {
@@ -188,6 +135,7 @@ StabilityPlan SettlePlan(const ComparisonPlan& plan, const ProgressFn& progress)
   settle.candidate_exe = plan.candidate_exe;
   settle.launch = plan.launch;
   settle.explain_top = plan.explain_top;
+  settle.candidate_twice = !plan.record_ref.empty();
   settle.progress = progress;
   return settle;
 }
@@ -205,58 +153,66 @@ void JoinRound(CountedWorkload more, CountedWorkload* into) {
   into->error = std::move(more.error);
 }
 
-// Counts both builds of `w` and fills their sides of `r`. On an exact
+// Counts both builds of `w` and fills their sides of `r`, through the
+// result store where the plan has one (measure/count_cache.h). On an exact
 // backend each build's repeats run in a row: a Valgrind count does not move
 // with what runs beside it. On perf the repeats alternate, AB BA AB ..., so
 // a load that drifts during the run weighs on both builds alike rather than
 // on the one whose block happened to run later. Each side's fingerprint is
-// taken after its first run, while the exe link points at its build.
+// taken while the exe link points at its build.
 void CountBuilds(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
-                 const Workload& w, const WorkDir& dir, const FirstProfiles& first,
-                 const ProgressFn& progress, WorkloadResult* r) {
+                 const Workload& w, const WorkDir& dir, const ProgressFn& progress,
+                 WorkloadWork* work, WorkloadResult* r) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string cwd = plan.launch.as_is ? "" : dir.path();
   const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
-  const std::string* keep[2] = {&first.baseline, &first.candidate};
+  const std::string* keep[2] = {&work->first.baseline, &work->first.candidate};
+  const SideLabels labels[2] = {{plan.baseline_exe, ""}, {plan.candidate_exe, plan.record_ref}};
   SideResult* sides[2] = {&r->baseline, &r->candidate};
-  CountedWorkload counted[2];
-  std::string fingerprint_error[2];
+  CountCache no_store;
+  CountCache& cache = plan.cache != nullptr ? *plan.cache : no_store;
   const bool alternate = !IsExactBackend(counter.name()) && plan.repeat > 1;
   const int rounds = alternate ? plan.repeat : 1;
   for (int round = 0; round < rounds; ++round) {
     for (int k = 0; k < 2; ++k) {
       const int side = round % 2 == 0 ? k : 1 - k;
-      if (exes[side]->empty() || (round > 0 && !counted[side].valid())) continue;
+      CachedSide& counted = work->sides[side];
+      if (exes[side]->empty() || (round > 0 && !counted.counted.valid())) continue;
       const char* name = side == 0 ? "baseline" : "candidate";
       progress(round == 0 && side == 0
                    ? fmt::format("{}  {}  counting", w.name, name)
                    : fmt::format("{}  {}  counting  ({})", w.name, name, Elapsed(start)));
-      CountedWorkload c = CountWorkload(counter, w, plan.suite_dir, dir, *exes[side],
-                                        alternate ? 1 : plan.repeat, plan.launch,
-                                        round == 0 ? *keep[side] : std::string());
       if (round == 0) {
-        counted[side] = std::move(c);
-        FingerprintSide(plan, common, w, *exes[side], cwd, counted[side],
-                        &sides[side]->fingerprint, &fingerprint_error[side]);
+        counted = CountSide(cache, counter, common, w, plan.suite_dir, dir, *exes[side],
+                            alternate ? 1 : plan.repeat, plan.launch, *keep[side], labels[side]);
       } else {
-        JoinRound(std::move(c), &counted[side]);
+        JoinRound(CountWorkload(counter, w, plan.suite_dir, dir, *exes[side], 1, plan.launch),
+                  &counted.counted);
       }
     }
   }
   for (int side = 0; side < 2; ++side) {
     if (exes[side]->empty()) continue;
-    RejectMultiplexed(&counted[side]);
-    FillSide(counted[side], fingerprint_error[side], sides[side]);
+    CachedSide& counted = work->sides[side];
+    RejectMultiplexed(&counted.counted);
+    FillSide(counted.counted, counted.fingerprint_error, sides[side]);
+    sides[side]->fingerprint = counted.fingerprint;
+    sides[side]->from_store = counted.from_store;
   }
 }
 
 // Settles `w`'s stability (measure/stability_runs.h), which may count more
 // in `dir`, and explains it where asked.
 void SettleAndExplain(const ComparisonPlan& plan, Counter& counter, const Workload& w,
-                      const WorkDir& dir, const WorkloadWork& work, WorkloadResult* r,
+                      const WorkDir& dir, WorkloadWork& work, WorkloadResult* r,
                       const ProgressFn& progress) {
   SettleStability(SettlePlan(plan, progress), counter, w, dir, work.first,
                   work.profiles ? work.profiles->path() : "", r);
+  // The check's and the repeats' counts join the store's, so that the next
+  // run knows already whether the workload repeats.
+  if (plan.cache != nullptr) {
+    StoreMoreCounts(*plan.cache, r->baseline, &work.sides[0]);
+    StoreMoreCounts(*plan.cache, r->candidate, &work.sides[1]);
+  }
   if (WantsExplanation(plan, *r)) {
     r->explanation = ExplainWorkload(plan, counter.name(), w, dir, work.first, progress);
   }
@@ -283,7 +239,7 @@ bool CountFirst(const ComparisonPlan& plan, Counter& counter, const Fingerprint&
   };
   work->first.baseline = keep(plan.baseline_exe, "baseline");
   work->first.candidate = keep(plan.candidate_exe, "candidate");
-  CountBuilds(plan, counter, common, w, dir, work->first, progress, r);
+  CountBuilds(plan, counter, common, w, dir, progress, work, r);
   if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);
   Decide(r);
   if (SettleNeedsRuns(SettlePlan(plan, progress), counter.name(), *r)) return true;
@@ -294,7 +250,7 @@ bool CountFirst(const ComparisonPlan& plan, Counter& counter, const Fingerprint&
 // The second task of a workload whose settling counts: the same directory
 // path again, fresh.
 void SettleLater(const ComparisonPlan& plan, Counter& counter, const Workload& w,
-                 const WorkloadWork& work, WorkloadResult* r, const ProgressFn& progress) {
+                 WorkloadWork& work, WorkloadResult* r, const ProgressFn& progress) {
   WorkDir dir(w.name);
   SettleAndExplain(plan, counter, w, dir, work, r, progress);
 }
@@ -382,17 +338,7 @@ void TimeAll(const ComparisonPlan& plan, CompareReport* report, const ProgressFn
 
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
                    const ProgressFn& progress) {
-  Fingerprint common = plan.machine;
-  common.workgate_version = report->workgate_version;
-  common.backend = counter.name();
-  common.event = counter.event();
-  common.valgrind_version = counter.tool_version();
-  std::string err;
-  // Both sides share it, so a failure would pass unseen here and show only
-  // against a stored baseline, as a changed cache: say what it is instead.
-  std::optional<std::string> cache = LdSoCacheSha256(&err);
-  if (!cache) throw EnvironmentError("cannot fingerprint the loader cache: " + err);
-  common.ld_so_cache_sha256 = *cache;
+  const Fingerprint common = CommonFingerprint(plan.machine, counter, report->workgate_version);
 
   report->workloads.assign(plan.workloads.size(), WorkloadResult{});
   for (size_t i = 0; i < plan.workloads.size(); ++i) {
@@ -401,6 +347,20 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     r.name = w.name;
     r.max_work_added = w.max_work_added_percent.value_or(plan.max_work_added_percent) / 100.0;
     r.expected_score = w.score_expect;
+  }
+
+  // The store is read once, before any build runs (measure/count_cache.h).
+  if (plan.cache != nullptr && plan.cache->enabled()) {
+    std::vector<std::string> keys;
+    for (const Workload& w : plan.workloads) {
+      WorkDir dir(w.name);
+      for (const std::string* exe : {&plan.baseline_exe, &plan.candidate_exe}) {
+        if (exe->empty()) continue;
+        keys.push_back(
+            SideKey(*plan.cache, counter, common, w, plan.suite_dir, dir, *exe, plan.launch));
+      }
+    }
+    plan.cache->Prefetch(keys);
   }
 
   // Counting: workloads run concurrently, the two sides of one in turn.

@@ -17,6 +17,7 @@
 #include "gate/baseline_file.h"
 #include "gate/model.h"
 #include "gate/stability.h"
+#include "measure/count_cache.h"
 #include "measure/stability_runs.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
@@ -45,6 +46,12 @@ struct ComparisonPlan {
   /// The machine's part of every fingerprint (CPU model, kernel); the
   /// counter's part and each side's are added here.
   Fingerprint machine;
+  /// The result store's count cache (measure/count_cache.h); null: none.
+  CountCache* cache = nullptr;
+  /// --record REF: the candidate's results are recorded under REF; its
+  /// stability is then learned once, when it is recorded (it is counted
+  /// twice on an exact backend), and its store entry says REF.
+  std::string record_ref;
 };
 
 /// Called with progress text ("interp/fib  baseline  counting  3.2 s").

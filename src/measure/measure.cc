@@ -9,7 +9,7 @@
 namespace workgate {
 
 std::vector<uint64_t> CountedWorkload::counts() const {
-  std::vector<uint64_t> out;
+  std::vector<uint64_t> out = from_store;
   for (const auto& r : runs) {
     if (auto n = r.instructions()) out.push_back(*n);
   }
@@ -32,10 +32,6 @@ std::string OutputTail(const std::string& text, size_t lines) {
   return tail;
 }
 
-namespace {
-
-// Checks the pinned run's score (what the matcher found in its stdout);
-// returns the error, empty when it is right.
 std::string CheckScore(const Workload& w, const std::optional<std::string>& found,
                        std::optional<std::string>* got) {
   if (!w.score_pattern) return "";
@@ -53,7 +49,19 @@ std::string CheckScore(const Workload& w, const std::optional<std::string>& foun
   return "";
 }
 
-}  // namespace
+bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                    const std::string& exe, const LaunchOptions& options, RunIdentity* run,
+                    std::string* err) {
+  LaunchSpec spec;
+  if ((!options.as_is && !dir.PointExeAt(exe, err)) ||
+      !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, err)) {
+    return false;
+  }
+  run->argv = spec.argv;
+  run->env = spec.env;
+  run->cwd = options.as_is ? "" : dir.path();
+  return true;
+}
 
 CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::string& suite_dir,
                               const WorkDir& dir, const std::string& exe, int repeat,

@@ -8,12 +8,16 @@
 
 #include "counter/counter.h"
 #include "gate/model.h"
+#include "measure/side_fingerprint.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
 
 namespace workgate {
 
 struct CountedWorkload {
+  /// Counts the result store held for exactly this launch (measure/count_cache.h),
+  /// taken before `runs`.
+  std::vector<uint64_t> from_store;
   std::vector<CountedRun> runs;
   std::optional<std::string> score;  // as the pinned runs printed it
   std::vector<std::string> argv;     // as run
@@ -24,6 +28,7 @@ struct CountedWorkload {
   std::vector<std::string> notes;
 
   bool valid() const { return error.empty(); }
+  /// from_store, then the runs' counts.
   std::vector<uint64_t> counts() const;
 };
 
@@ -35,6 +40,20 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
                               const WorkDir& dir, const std::string& exe, int repeat,
                               const LaunchOptions& options,
                               const std::string& keep_profiles_dir = "");
+
+/// Checks a pinned run's score, `found` (what the score pattern matched in
+/// its output; nullopt: nothing), against what `w` asserts: "" when it is
+/// right or `w` asserts none, else why not. `*got` is set to `found`.
+std::string CheckScore(const Workload& w, const std::optional<std::string>& found,
+                       std::optional<std::string>* got);
+
+/// The launch CountWorkload makes of `w` for the build `exe`, without
+/// running it: the workload's exe link pointed at `exe`, and the run's
+/// argv, environment and directory. False with `*err` as CountWorkload's
+/// side would be invalid.
+bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                    const std::string& exe, const LaunchOptions& options, RunIdentity* run,
+                    std::string* err);
 
 /// Makes `c` invalid when the primary event of one of its runs was
 /// multiplexed: the kernel counted it for only part of the run, and a delta

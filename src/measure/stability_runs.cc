@@ -88,6 +88,9 @@ bool SettleNeedsRuns(const StabilityPlan& plan, const std::string& backend,
   if (!IsExactBackend(backend) || plan.mode == StabilityMode::kNever) return false;
   if (!r.baseline.error.empty() || !r.candidate.error.empty()) return false;
   if (Differs(r.baseline) || Differs(r.candidate)) return true;
+  if (plan.candidate_twice && !plan.candidate_exe.empty() && r.candidate.counts.size() == 1) {
+    return true;
+  }
   if (Repeats(r.baseline) || Repeats(r.candidate)) return false;
   const bool both = !r.baseline.counts.empty() && !r.candidate.counts.empty();
   return plan.mode == StabilityMode::kAlways || (both && NeedsStabilityCheck(r));
@@ -126,6 +129,17 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
       CountMore(plan, counter, w, dir, 1, s.second_profiles, &s);
       if (plan.mode != StabilityMode::kAlways) break;
     }
+  }
+  CountableSide& candidate = sides[1];
+  if (plan.candidate_twice && candidate.countable() && candidate.result->counts.size() == 1) {
+    if (!st.checked) {
+      st.checked = true;
+      st.trigger = "the candidate is recorded (--record): counted twice, so its stored results "
+                   "say whether it repeats";
+    }
+    candidate.second_profiles = profiles_dir.empty() ? "" : profiles_dir + "/candidate-2";
+    plan.progress(fmt::format("{}  candidate  counting again (recorded)", w.name));
+    CountMore(plan, counter, w, dir, 1, candidate.second_profiles, &candidate);
   }
   st.unstable = Differs(r->baseline) || Differs(r->candidate);
   if (st.unstable) {

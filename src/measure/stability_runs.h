@@ -24,6 +24,10 @@ struct StabilityPlan {
   std::string candidate_exe;  // empty: the baseline alone is measured
   LaunchOptions launch;
   int explain_top = 10;  // rows of the unstable-function list
+  /// The candidate is being recorded (--record): on an exact backend it is
+  /// counted at least twice, so that its stored results say whether it
+  /// repeats and later comparisons against it need no check of their own.
+  bool candidate_twice = false;
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 

@@ -30,6 +30,8 @@ struct NumberRange {
 
 /// A workload's timeout, seconds: up to a week. Suite key `timeout`, --timeout.
 inline constexpr NumberRange kTimeoutSeconds{0, 604800, /*min_exclusive=*/true};
+/// The allowed work added where neither the suite nor --max-work-added says, percent.
+inline constexpr double kDefaultMaxWorkAddedPercent = 1.0;
 /// The allowed work added, percent. Suite key `max_work_added`, --max-work-added.
 inline constexpr NumberRange kMaxWorkAddedPercent{0, 1000};
 

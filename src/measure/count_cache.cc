@@ -1,0 +1,323 @@
+#include "measure/count_cache.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "explain/callgrind_profile.h"
+#include "measure/stability_runs.h"
+#include "util/atomic_file.h"
+#include "util/paths.h"
+
+namespace workgate {
+
+namespace fs = std::filesystem;
+
+bool MakeCountContext(const Counter& counter, CountContext* context, std::string* err) {
+  context->workgate_build = FileIdentity("/proc/self/exe", err);
+  if (context->workgate_build.empty()) return false;
+  const std::string tool = counter.tool_file();
+  if (tool.empty()) {
+    *err = "the file of Valgrind's " + counter.name() + " tool was not found";
+    return false;
+  }
+  context->tool_build = FileIdentity(tool, err);
+  if (context->tool_build.empty()) return false;
+  context->guest_cpu = ReadGuestCpuFeatures();
+  if (context->guest_cpu.empty()) {
+    *err = "/proc/cpuinfo could not be read";
+    return false;
+  }
+  return true;
+}
+
+CountCache::CountCache(ResultStore* store, CountContext context)
+    : store_(store), context_(std::move(context)) {}
+
+std::optional<StoredCount> CountCache::Read(const std::string& key) {
+  std::optional<StoredCount> entry;
+  std::string note, err;
+  if (!store_->Find(key, &entry, &note, &err)) {
+    Note("the result store could not be read (" + err + "); counting instead");
+    return std::nullopt;
+  }
+  if (!note.empty()) Note(note);
+  return entry;
+}
+
+void CountCache::Prefetch(const std::vector<std::string>& keys) {
+  if (!enabled()) return;
+  std::map<std::string, StoredCount> found;
+  for (const std::string& key : keys) {
+    if (key.empty() || found.count(key) != 0) continue;
+    if (std::optional<StoredCount> entry = Read(key)) found.emplace(key, std::move(*entry));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [key, entry] : found) known_.insert_or_assign(key, std::move(entry));
+  prefetched_ = true;
+}
+
+std::optional<StoredCount> CountCache::Find(const std::string& key) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = known_.find(key);
+    if (it != known_.end()) return it->second;
+    if (prefetched_) return std::nullopt;
+  }
+  return Read(key);
+}
+
+bool CountCache::Add(const std::string& key, const StoredCount& entry, std::string* err) {
+  if (!store_->Add(key, entry, err)) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, added] = known_.try_emplace(key, entry);
+  if (!added) it->second.counts.insert(it->second.counts.end(), entry.counts.begin(),
+                                       entry.counts.end());
+  return true;
+}
+
+void CountCache::Note(const std::string& what) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (noted_.insert(what).second) notes_.push_back(what);
+}
+
+std::vector<std::string> CountCache::notes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return notes_;
+}
+
+namespace {
+
+// A profile file's name as the store gives it back: a plain name in one
+// directory, nothing a path could be made of.
+bool PlainFileName(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Writes a stored profile into `dir` (made here), where the explanation and
+// the stability check look for the first count's profile. The files must
+// add up to `count`, the stored first count they belong to, as vgcount's
+// own profiles must (ProfilesMatchCounts): a profile that does not is no
+// explanation of that count. False with `*err`; `dir` is then left empty.
+bool WriteStoredProfiles(const std::string& dir,
+                         const std::vector<std::pair<std::string, std::string>>& profiles,
+                         uint64_t count, std::string* err) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    *err = fmt::format("cannot make {}: {}", dir, ec.message());
+    return false;
+  }
+  uint64_t total = 0;
+  bool ok = true;
+  for (const auto& [name, contents] : profiles) {
+    if (!PlainFileName(name)) {
+      *err = "a stored profile has a file name that is no plain name";
+      ok = false;
+      break;
+    }
+    std::istringstream in(contents);
+    uint64_t part = 0;
+    if (!ParseCallgrindTotal(in, name, &part, err)) {
+      ok = false;
+      break;
+    }
+    total += part;
+    if (!WriteFileAtomically(dir + "/" + name, contents, err)) {
+      ok = false;
+      break;
+    }
+  }
+  if (ok && total != count) {
+    *err = fmt::format("the stored profile adds up to {}, its count is {}", total, count);
+    ok = false;
+  }
+  if (!ok) {
+    for (const std::string& file : ProfileFiles(dir)) fs::remove(file, ec);
+  }
+  return ok;
+}
+
+// The profile files a counted run kept in `dir`, for the store; none when
+// they are more than the store keeps.
+std::vector<std::pair<std::string, std::string>> ReadKeptProfiles(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t bytes = 0;
+  for (const std::string& file : ProfileFiles(dir)) {
+    std::optional<std::string> text = ReadFile(file, kMaxStoredProfileBytes);
+    if (!text || (bytes += text->size()) > kMaxStoredProfileBytes) return {};
+    out.emplace_back(fs::path(file).filename().string(), std::move(*text));
+  }
+  return out;
+}
+
+// Counted and fingerprinted without the store: the fingerprint is taken
+// after the runs, from what they ran.
+void CountUncached(Counter& counter, const Fingerprint& common, const Workload& w,
+                   const std::string& suite_dir, const WorkDir& dir, const std::string& exe,
+                   int repeat, const LaunchOptions& options, const std::string& keep,
+                   CachedSide* side) {
+  side->counted = CountWorkload(counter, w, suite_dir, dir, exe, repeat, options, keep);
+  const RunIdentity run{side->counted.argv, side->counted.env, options.as_is ? "" : dir.path()};
+  FingerprintSide(common, w, suite_dir, exe, run, &side->fingerprint, &side->fingerprint_error);
+}
+
+// The entry under `key`, if there is one the workload can use.
+std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, const std::string& key) {
+  std::optional<StoredCount> entry = cache.Find(key);
+  if (!entry) return std::nullopt;
+  std::optional<std::string> score;
+  const std::string wrong = CheckScore(w, entry->score, &score);
+  if (!wrong.empty()) {
+    cache.Note(fmt::format("{}: the stored count's score is not the one asserted ({}); counted again",
+                           w.name, wrong));
+    return std::nullopt;
+  }
+  return entry;
+}
+
+// The launch of the side and its fingerprint before it runs; false when the
+// launch cannot be planned (`*err`) or the side cannot be fingerprinted
+// (`*run` is then planned and `*err` says why).
+bool PlanAndFingerprint(const Fingerprint& common, const Workload& w, const std::string& suite_dir,
+                        const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
+                        RunIdentity* run, Fingerprint* fp, bool* planned, std::string* err) {
+  *planned = PlanCountedRun(w, suite_dir, dir, exe, options, run, err);
+  return *planned && FingerprintSide(common, w, suite_dir, exe, *run, fp, err);
+}
+
+}  // namespace
+
+std::string SideKey(const CountCache& cache, const Counter& counter, const Fingerprint& common,
+                    const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                    const std::string& exe, const LaunchOptions& options) {
+  if (!cache.enabled() || !IsExactBackend(counter.name())) return "";
+  RunIdentity run;
+  Fingerprint fp;
+  bool planned = false;
+  std::string err;
+  if (!PlanAndFingerprint(common, w, suite_dir, dir, exe, options, &run, &fp, &planned, &err)) {
+    return "";
+  }
+  CountContext context = cache.context();
+  context.cwd = run.cwd;
+  return CountKey(fp, context);
+}
+
+CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& common,
+                     const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                     const std::string& exe, int repeat, const LaunchOptions& options,
+                     const std::string& keep_profiles_dir, const SideLabels& labels) {
+  CachedSide side;
+  RunIdentity run;
+  std::string err;
+  if (!cache.enabled() || !IsExactBackend(counter.name())) {
+    CountUncached(counter, common, w, suite_dir, dir, exe, repeat, options, keep_profiles_dir,
+                  &side);
+    return side;
+  }
+  Fingerprint before;
+  bool planned = false;
+  if (!PlanAndFingerprint(common, w, suite_dir, dir, exe, options, &run, &before, &planned,
+                          &err)) {
+    if (!planned) {
+      side.counted.error = err;  // as CountWorkload would say
+      return side;
+    }
+    // Nothing to key it by: counted as without the store, and the error
+    // comes again from the fingerprint after the runs.
+    CountUncached(counter, common, w, suite_dir, dir, exe, repeat, options, keep_profiles_dir,
+                  &side);
+    return side;
+  }
+  CountContext context = cache.context();
+  context.cwd = run.cwd;
+  side.key = CountKey(before, context);
+  side.fingerprint = before;
+
+  std::optional<StoredCount> entry = LookUp(cache, w, side.key);
+  std::string keep = keep_profiles_dir;
+  if (entry) {
+    side.counted.from_store = entry->counts;
+    side.counted.score = entry->score;
+    side.counted.argv = run.argv;
+    side.counted.env = run.env;
+    side.from_store = FromStore{entry->counted_at, entry->ref, entry->label, entry->counts.size()};
+    side.in_store = entry->counts.size();
+    if (!keep.empty() && !entry->profiles.empty()) {
+      if (WriteStoredProfiles(keep, entry->profiles, entry->counts.front(), &err)) {
+        keep.clear();  // the first count's profile is in place: the runs keep none
+      } else {
+        cache.Note(fmt::format("{}: {}; its profile comes from a run", w.name, err));
+      }
+    }
+    if (static_cast<int>(entry->counts.size()) >= repeat) return side;
+  }
+
+  // The repeats the store lacks (all of them on a miss).
+  const int have = static_cast<int>(side.counted.from_store.size());
+  CountedWorkload fresh =
+      CountWorkload(counter, w, suite_dir, dir, exe, repeat - have, options, keep);
+  fresh.from_store = std::move(side.counted.from_store);
+  side.counted = std::move(fresh);
+  if (!side.counted.valid()) return side;
+
+  // Kept only when the files are still those the key was made of.
+  Fingerprint after;
+  const RunIdentity ran{side.counted.argv, side.counted.env, run.cwd};
+  if (!FingerprintSide(common, w, suite_dir, exe, ran, &after, &side.fingerprint_error)) {
+    side.fingerprint = after;
+    return side;
+  }
+  if (CountKey(after, context) != side.key) {
+    side.fingerprint = after;
+    cache.Note(fmt::format("{}: the program's files changed while it ran; its count is not kept",
+                           w.name));
+    side.key.clear();
+    return side;
+  }
+  StoredCount add;
+  const std::vector<uint64_t> counts = side.counted.counts();
+  add.counts.assign(counts.begin() + static_cast<long>(side.in_store), counts.end());
+  add.score = side.counted.score;
+  if (!keep.empty()) add.profiles = ReadKeptProfiles(keep);
+  add.counted_at = UtcNow();
+  add.ref = labels.ref;
+  add.label = labels.label;
+  add.workgate_version = common.workgate_version;
+  if (cache.Add(side.key, add, &err)) {
+    side.in_store = counts.size();
+  } else {
+    cache.Note("the result store could not keep a count (" + err + ")");
+  }
+  return side;
+}
+
+void StoreMoreCounts(CountCache& cache, const SideResult& result, CachedSide* side) {
+  const std::vector<uint64_t>& counts = result.counts;
+  if (!cache.enabled() || side->key.empty() || !result.error.empty() ||
+      counts.size() <= side->in_store) {
+    return;
+  }
+  StoredCount more;
+  more.counts.assign(counts.begin() + static_cast<long>(side->in_store), counts.end());
+  more.score = side->counted.score;
+  more.counted_at = UtcNow();
+  more.workgate_version = side->fingerprint.workgate_version;
+  std::string err;
+  if (cache.Add(side->key, more, &err)) {
+    side->in_store = counts.size();
+  } else {
+    cache.Note("the result store could not keep a count (" + err + ")");
+  }
+}
+
+}  // namespace workgate

@@ -1,0 +1,128 @@
+#pragma once
+// Counting one side of one workload through the result store's count cache
+// (store/result_store.h): on an exact backend a count is a pure function of
+// everything its key digests (gate/count_key.h), so a side whose key the
+// store holds is not run again, and a side that is counted is kept for the
+// next run. perf counts vary, so on perf this only counts.
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "counter/counter.h"
+#include "gate/count_key.h"
+#include "gate/model.h"
+#include "measure/measure.h"
+#include "store/result_store.h"
+#include "workload/run_plan.h"
+#include "workload/workload.h"
+
+namespace workgate {
+
+/// The store as one run of workgate (a comparison, a suite count) uses it.
+/// Shared by the jobs of that run.
+///
+/// The builds a run counts are untrusted, and run as the user who owns the
+/// store: a build could write into the store file while it runs, to give a
+/// later workload of the same run a count it never made. So a run reads the
+/// store once, before any workload runs (Prefetch), and afterwards answers
+/// from what it read and from what it added itself; it only writes.
+class CountCache {
+ public:
+  /// No store: every side is counted and nothing is kept.
+  CountCache() = default;
+  /// Counts through `store` (not null). `context` holds the key's parts
+  /// that are the same for every side of the run (its cwd is each run's own).
+  CountCache(ResultStore* store, CountContext context);
+
+  bool enabled() const { return store_ != nullptr; }
+  const CountContext& context() const { return context_; }
+
+  /// Reads the entries of `keys` from the store, once; from then on Find
+  /// never reads it again. Called before the run's first workload runs.
+  void Prefetch(const std::vector<std::string>& keys);
+  /// The entry under `key`: what Prefetch read, or what this run added
+  /// since; before Prefetch, read from the store.
+  std::optional<StoredCount> Find(const std::string& key);
+  /// Adds `entry` under `key` to the store (ResultStore::Add) and to what
+  /// this run knows. False with `*err` when the store failed.
+  bool Add(const std::string& key, const StoredCount& entry, std::string* err);
+
+  /// Says that the store failed (`what`): the run goes on without what it
+  /// would have given, and the reports say so, each different message once.
+  void Note(const std::string& what);
+  /// The notes so far.
+  std::vector<std::string> notes() const;
+
+ private:
+  std::optional<StoredCount> Read(const std::string& key);  // from the store
+
+  ResultStore* store_ = nullptr;
+  CountContext context_;
+  mutable std::mutex mutex_;
+  bool prefetched_ = false;
+  std::map<std::string, StoredCount> known_;  // what was read or added
+  std::vector<std::string> notes_;
+  std::set<std::string> noted_;
+};
+
+/// The parts of every key of a run counted by `counter` (gate/count_key.h):
+/// this workgate's executable, the counter's tool file, the guest CPU. False
+/// with `*err` when one cannot be read: keys without it could give one
+/// tool's count to another, so the run counts without the store.
+bool MakeCountContext(const Counter& counter, CountContext* context, std::string* err);
+
+/// One side of one workload, counted or taken from the store.
+struct CachedSide {
+  CountedWorkload counted;
+  Fingerprint fingerprint;
+  std::string fingerprint_error;  // non-empty: the fingerprint could not be taken
+  std::string key;                // the cache key; "" where the store was not used
+  std::optional<FromStore> from_store;  // set when the store gave counts
+  size_t in_store = 0;  // how many of counted.counts() the store holds now
+};
+
+/// What the store should say of a side it keeps.
+struct SideLabels {
+  std::string label;  // the build as named on the command line
+  std::string ref;    // --record REF, for the build recorded; "" otherwise
+};
+
+/// The cache key of `w`'s side for the build `exe`, from its launch planned
+/// (PlanCountedRun) and fingerprinted (FingerprintSide) without running it;
+/// "" when the cache does not apply (disabled, not an exact backend) or the
+/// side cannot be fingerprinted. What Prefetch is given, before the run.
+std::string SideKey(const CountCache& cache, const Counter& counter, const Fingerprint& common,
+                    const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                    const std::string& exe, const LaunchOptions& options);
+
+/// Counts `w` for the build `exe` `repeat` times (CountWorkload), through
+/// `cache` where it is enabled and `counter` is exact:
+///   - the side is fingerprinted before it runs (PlanCountedRun,
+///     FingerprintSide) and looked up under CountKey;
+///   - a stored entry with a score the workload asserts gives its counts
+///     (all of them: an entry counted more than once shows whether the
+///     workload repeats), and its profile is written to `keep_profiles_dir`
+///     where one is asked for; only the repeats it lacks are run;
+///   - what is run is added to the store, once the fingerprint taken again
+///     after the run is the one it was looked up under (a program that
+///     changed its own files is counted, never kept).
+/// Without the store (or on perf) the side is counted and fingerprinted
+/// after its first run, as before the store existed. `common` is the
+/// fingerprint's part shared by every side of the run.
+CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& common,
+                     const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                     const std::string& exe, int repeat, const LaunchOptions& options,
+                     const std::string& keep_profiles_dir, const SideLabels& labels);
+
+/// Adds the counts of `result` (the side's whole list, stored ones first)
+/// beyond the `side.in_store` the store already holds (a stability check's,
+/// an unstable workload's repeats) to its entry; nothing when `result` has
+/// an error: a run that failed makes none of its side's counts evidence.
+void StoreMoreCounts(CountCache& cache, const SideResult& result, CachedSide* side);
+
+}  // namespace workgate

@@ -1,0 +1,223 @@
+// Counting one side through the result store (measure/count_cache.h): what
+// is run, what is taken from the store, what is kept, and what a build that
+// writes into the store while it runs can and cannot change. The workloads
+// are real processes; a counter that reads fixed figures (and writes a
+// profile of them, as vgcount does) stands in for Valgrind.
+
+#include "measure/count_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "measure/stability_runs.h"
+#include "store/result_store.h"
+#include "util/paths.h"
+
+namespace workgate {
+namespace {
+
+// An exact backend by name: every run counts `value`, and where a profile
+// is asked for it writes one whose two functions add up to it.
+class FixedExactCounter : public Counter {
+ public:
+  explicit FixedExactCounter(uint64_t value) : value_(value) {}
+  std::string name() const override { return "vgcount"; }
+  std::string event() const override { return "Ir"; }
+  CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override {
+    ++runs;
+    CountedRun run;
+    run.launch = Launch(spec);
+    MarkFailedLaunch(&run, spec.timeout_seconds);
+    run.events = {EventCount{"Ir", value_, 0, 0}};
+    if (!options.keep_profiles_dir.empty()) {
+      std::filesystem::create_directories(options.keep_profiles_dir);
+      std::ofstream(options.keep_profiles_dir + "/vgcount.profile.2")
+          << "# callgrind format\nversion: 1\npositions: line\nevents: Ir\nob=(1) /bin/x\n"
+          << "fn=(1) main\n0 " << value_ - 1 << "\nfn=(2) helper\n0 1\ntotals: " << value_
+          << "\n";
+    }
+    return run;
+  }
+  int runs = 0;
+  uint64_t value_;
+};
+
+class CountCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<std::string> notes;
+    std::string err;
+    store_ = ResultStore::Open(dir_.path() + "/store.sqlite3", &notes, &err);
+    ASSERT_TRUE(store_) << err;
+    context_ = {"build-id:01", "build-id:02", "GenuineIntel avx2", ""};
+    w_.name = "count-cache-test";
+    w_.command = {"/bin/true", "{exe}"};
+    w_.timeout_seconds = 60;
+    common_.backend = "vgcount";
+    common_.event = "Ir";
+    common_.workgate_version = "test";
+  }
+
+  CachedSide Count(CountCache& cache, Counter& counter, int repeat, const std::string& keep = "",
+                   const std::string& exe = "/bin/true") {
+    WorkDir dir(w_.name);
+    return CountSide(cache, counter, common_, w_, dir_.path(), dir, exe, repeat, {}, keep,
+                     {"build", "ref-1"});
+  }
+  std::string Key(CountCache& cache, Counter& counter, const std::string& exe = "/bin/true") {
+    WorkDir dir(w_.name);
+    return SideKey(cache, counter, common_, w_, dir_.path(), dir, exe, {});
+  }
+
+  TempDir dir_;
+  std::unique_ptr<ResultStore> store_;
+  CountContext context_;
+  Workload w_;
+  Fingerprint common_;
+};
+
+TEST_F(CountCacheTest, AMissIsCountedAndKeptAndTheNextRunTakesItWithItsProfile) {
+  FixedExactCounter counter(5000);
+  CountCache cache(store_.get(), context_);
+  CachedSide first = Count(cache, counter, 1, dir_.path() + "/p1");
+  ASSERT_TRUE(first.counted.valid()) << first.counted.error;
+  EXPECT_EQ(counter.runs, 1);
+  EXPECT_FALSE(first.from_store);
+  EXPECT_EQ(first.in_store, 1u);
+  ASSERT_EQ(first.key, Key(cache, counter));
+
+  // Another run of workgate: a new cache over the same store.
+  CountCache next(store_.get(), context_);
+  next.Prefetch({Key(next, counter)});
+  CachedSide second = Count(next, counter, 1, dir_.path() + "/p2");
+  EXPECT_EQ(counter.runs, 1) << "the stored count was counted again";
+  ASSERT_TRUE(second.from_store);
+  EXPECT_EQ(second.from_store->ref, "ref-1");
+  EXPECT_EQ(second.from_store->label, "build");
+  EXPECT_EQ(second.counted.counts(), std::vector<uint64_t>{5000});
+  // The first count's profile, written where the explanation looks for it.
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/p2/vgcount.profile.2"));
+  EXPECT_TRUE(next.notes().empty());
+}
+
+TEST_F(CountCacheTest, OnlyTheRepeatsTheStoreLacksAreRun) {
+  FixedExactCounter counter(7000);
+  CountCache cache(store_.get(), context_);
+  ASSERT_TRUE(Count(cache, counter, 1).counted.valid());
+  CountCache next(store_.get(), context_);
+  CachedSide side = Count(next, counter, 3);
+  EXPECT_EQ(counter.runs, 3);  // 1, then the 2 the store lacked
+  EXPECT_EQ(side.counted.counts(), (std::vector<uint64_t>{7000, 7000, 7000}));
+  EXPECT_EQ(side.in_store, 3u);
+  std::optional<StoredCount> entry;
+  std::string note, err;
+  ASSERT_TRUE(store_->Find(side.key, &entry, &note, &err)) << err;
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->counts.size(), 3u);
+}
+
+TEST_F(CountCacheTest, AfterPrefetchNothingWrittenToTheStoreByOthersIsBelieved) {
+  // A build of this run writes a count of its own into the store file while
+  // it runs: the run read the store before any build ran, and keeps to it.
+  FixedExactCounter counter(9000);
+  CountCache cache(store_.get(), context_);
+  const std::string key = Key(cache, counter);
+  cache.Prefetch({key});
+  StoredCount forged;
+  forged.counts = {1};
+  forged.counted_at = UtcNow();
+  forged.label = "forged";
+  std::string err;
+  std::vector<std::string> notes;
+  auto other = ResultStore::Open(dir_.path() + "/store.sqlite3", &notes, &err);
+  ASSERT_TRUE(other) << err;
+  ASSERT_TRUE(other->Add(key, forged, &err)) << err;
+  CachedSide side = Count(cache, counter, 1);
+  EXPECT_EQ(counter.runs, 1);
+  EXPECT_FALSE(side.from_store);
+  EXPECT_EQ(side.counted.counts(), std::vector<uint64_t>{9000});
+}
+
+TEST_F(CountCacheTest, ACountAddedInThisRunServesAnIdenticalSide) {
+  FixedExactCounter counter(4000);
+  CountCache cache(store_.get(), context_);
+  cache.Prefetch({Key(cache, counter)});
+  ASSERT_TRUE(Count(cache, counter, 1).counted.valid());
+  CachedSide again = Count(cache, counter, 1);
+  EXPECT_EQ(counter.runs, 1);
+  ASSERT_TRUE(again.from_store);
+  EXPECT_EQ(again.counted.counts(), std::vector<uint64_t>{4000});
+}
+
+TEST_F(CountCacheTest, AStoredScoreTheSuiteDoesNotAssertIsCountedAgain) {
+  // The suite's score is part of the key, so such an entry was put there by
+  // something other than a run of this workload.
+  w_.score_pattern = "(nothing)";
+  w_.score_expect = "42";
+  FixedExactCounter counter(3000);
+  CountCache cache(store_.get(), context_);
+  const std::string key = Key(cache, counter);
+  StoredCount wrong;
+  wrong.counts = {3000};
+  wrong.score = "41";
+  wrong.counted_at = UtcNow();
+  std::string err;
+  ASSERT_TRUE(store_->Add(key, wrong, &err)) << err;
+  CachedSide side = Count(cache, counter, 1);
+  EXPECT_EQ(counter.runs, 1);  // counted again (its score is then checked as any run's)
+  EXPECT_FALSE(side.from_store);
+  ASSERT_FALSE(cache.notes().empty());
+  EXPECT_NE(cache.notes()[0].find("score"), std::string::npos) << cache.notes()[0];
+}
+
+TEST_F(CountCacheTest, AStoredProfileThatDoesNotAddUpIsNotUsed) {
+  FixedExactCounter counter(6000);
+  CountCache cache(store_.get(), context_);
+  const std::string key = Key(cache, counter);
+  StoredCount entry;
+  entry.counts = {6000};
+  entry.counted_at = UtcNow();
+  entry.profiles = {{"vgcount.profile.2",
+                     "# callgrind format\nversion: 1\nevents: Ir\nfn=(1) main\n0 5999\n"
+                     "totals: 5999\n"}};
+  std::string err;
+  ASSERT_TRUE(store_->Add(key, entry, &err)) << err;
+  CachedSide side = Count(cache, counter, 1, dir_.path() + "/p");
+  EXPECT_EQ(counter.runs, 0);  // the count serves; its profile does not
+  ASSERT_TRUE(side.from_store);
+  EXPECT_TRUE(ProfileFiles(dir_.path() + "/p").empty());
+  ASSERT_FALSE(cache.notes().empty());
+  EXPECT_NE(cache.notes()[0].find("adds up to 5999, its count is 6000"), std::string::npos)
+      << cache.notes()[0];
+}
+
+TEST_F(CountCacheTest, ABuildThatChangesItsOwnFileIsCountedButNotKept) {
+  // The program rewrites itself while it runs: what ran is not what the key
+  // was made of.
+  const std::string build = dir_.path() + "/self-changing";
+  std::ofstream(build) << "#!/bin/sh\necho '# changed' >> \"$0\"\n";
+  std::filesystem::permissions(build, std::filesystem::perms::owner_all);
+  w_.command = {"{exe}"};
+  FixedExactCounter counter(8000);
+  CountCache cache(store_.get(), context_);
+  CachedSide side = Count(cache, counter, 1, "", build);
+  ASSERT_TRUE(side.counted.valid()) << side.counted.error;
+  EXPECT_TRUE(side.key.empty());
+  EXPECT_EQ(side.in_store, 0u);
+  ASSERT_FALSE(cache.notes().empty());
+  EXPECT_NE(cache.notes()[0].find("changed while it ran"), std::string::npos);
+}
+
+TEST_F(CountCacheTest, WithoutAStoreEverySideIsCounted) {
+  FixedExactCounter counter(1000);
+  CountCache none;
+  EXPECT_EQ(Key(none, counter), "");
+  Count(none, counter, 2);
+  Count(none, counter, 2);
+  EXPECT_EQ(counter.runs, 4);
+}
+
+}  // namespace
+}  // namespace workgate
