@@ -47,6 +47,15 @@ struct TimedSample {
   int slot = 0;
 };
 
+/// Where a side's counts came from when the result store already held them
+/// (store/result_store.h): counted before, under exactly this fingerprint.
+struct FromStore {
+  std::string counted_at;  // ISO 8601 UTC of the stored first count
+  std::string ref;         // the commit or label it was recorded under; "" when none
+  std::string label;       // the build as named by the run that counted it
+  size_t counts = 0;       // how many of the side's counts came from the store
+};
+
 /// The evidence gathered for one side of one workload.
 struct SideResult {
   std::vector<uint64_t> counts;  // one per counted repeat
@@ -57,6 +66,8 @@ struct SideResult {
   std::vector<std::string> notes;
   std::vector<TimedSample> timed;
   Fingerprint fingerprint;
+  /// Set when the result store gave some or all of `counts`.
+  std::optional<FromStore> from_store;
   uint64_t min() const;
   uint64_t max() const;
 };
@@ -300,7 +311,9 @@ struct MergeInfo {
 };
 
 struct CompareReport {
-  int schema_version = 2;  // 2: timed slots and the two-test timed context (gate/timed_context.h)
+  /// 2: timed slots and the two-test timed context (gate/timed_context.h);
+  /// 3: the result store (`store`, each side's `from_store`).
+  int schema_version = 3;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst
   int exit_code = kExitPass;
@@ -316,6 +329,13 @@ struct CompareReport {
   /// --note TEXT: what the caller (a CI workflow) wants said beside the verdict.
   std::vector<std::string> notes;
   std::optional<StoredBaselineUse> stored_baseline;  // with --baseline-results only
+  /// The result store this run used ("" with --no-store, or when none could
+  /// be opened), and what went wrong with it: workgate then counted without it.
+  std::string store;
+  std::vector<std::string> store_notes;
+  /// --record REF: the commit or label the candidate's results were
+  /// recorded under; "" when they were not.
+  std::string recorded_as;
   RunSettings settings;
   std::optional<ShardInfo> shard;   // with --shard only
   std::optional<MergeInfo> merged;  // written by `workgate merge` only

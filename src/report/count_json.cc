@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "report/json_report.h"
+
 namespace workgate {
 namespace {
 
@@ -83,6 +85,12 @@ json SuiteCountToJson(const SuiteCount& count) {
   json out = Header(count.exit_code, count.backend, count.backend_reason, count.event);
   out["exe"] = count.exe;
   out["suite"] = count.suite;
+  out["store"] = count.store.empty() && count.store_notes.empty()
+                     ? json()
+                     : json{{"path", count.store.empty() ? json() : json(count.store)},
+                            {"notes", count.store_notes},
+                            {"recorded_as", count.recorded_as.empty() ? json()
+                                                                      : json(count.recorded_as)}};
   json workloads = json::array();
   for (const SuiteWorkloadCount& w : count.workloads) {
     const CountedWorkload& result = w.result;
@@ -94,7 +102,8 @@ json SuiteCountToJson(const SuiteCount& count) {
               {"error", result.valid() ? json() : json(result.error)},
               {"unstable", w.unstable},
               {"runs", RunsToJson(result.runs)},
-              {"notes", result.notes}};
+              {"notes", result.notes},
+              {"from_store", FromStoreToJson(w.from_store)}};
     AddMinMax(&j, counts);
     workloads.push_back(j);
   }

@@ -2,17 +2,20 @@
 // The JSON of `workgate count --json FILE`: every run and figure of one
 // command counted, or of every workload of a suite counted for one build.
 //
-// Schema version 1 (kCountSchemaVersion). Figures that do not exist are null;
+// Schema version 2 (kCountSchemaVersion; 2 added the result store to a
+// suite's counts). Figures that do not exist are null;
 // `spread` and `spread_ppm` are present only beside a `min` and `max`.
 //
 // A command: {"schema_version", "exit_code", "backend", "backend_reason",
 //   "event", "argv", "valid", "error", "clock", "unstable", "runs": [RUN],
 //   "notes", "min", "max", "spread", "spread_ppm"}
 // A suite: {"schema_version", "exit_code", "backend", "backend_reason",
-//   "event", "exe", "suite",
+//   "event", "exe", "suite", "store": {"path" | null, "notes", "recorded_as"
+//   (--record REF) | null} | null,
 //   "workloads": [{"name", "score", "expected_score", "instructions" (the
-//     first run's count), "error", "unstable", "runs": [RUN], "notes", "min",
-//     "max", "spread", "spread_ppm"}]}
+//     first count), "error", "unstable", "runs": [RUN] (those run: none for
+//     counts the store gave), "notes", "min", "max", "spread", "spread_ppm",
+//     "from_store": {"counted_at", "ref" | null, "label", "counts"} | null}]}
 // RUN = {"instructions", "exit_status", "signal", "timed_out",
 //        "wall_seconds", "error",
 //        "events": [{"event", "value", "time_enabled_ns", "time_running_ns",
@@ -32,7 +35,7 @@
 
 namespace workgate {
 
-inline constexpr int kCountSchemaVersion = 1;
+inline constexpr int kCountSchemaVersion = 2;
 
 /// The spread `hi - lo` in parts per million of `lo` (0 when `lo` is 0).
 double SpreadPpm(uint64_t lo, uint64_t hi);
@@ -53,10 +56,16 @@ struct SuiteWorkloadCount {
   std::optional<std::string> expected_score;
   CountedWorkload result;
   bool unstable = false;  // repeats differed on an exact backend
+  std::optional<FromStore> from_store;  // the result store gave counts
 };
 
 struct SuiteCount {
   std::string backend, backend_reason, event, exe, suite;
+  /// The result store used ("" none), what went wrong with it, and the
+  /// --record REF the results went into history under ("" none).
+  std::string store;
+  std::vector<std::string> store_notes;
+  std::string recorded_as;
   std::vector<SuiteWorkloadCount> workloads;
   int exit_code = kExitPass;
 };

@@ -13,6 +13,14 @@ using nlohmann::json;
 
 json OrNull(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
+json StoreToJson(const CompareReport& report) {
+  if (report.store.empty() && report.store_notes.empty()) return nullptr;
+  return json{{"path", report.store.empty() ? json(nullptr) : json(report.store)},
+              {"notes", report.store_notes},
+              {"recorded_as",
+               report.recorded_as.empty() ? json(nullptr) : json(report.recorded_as)}};
+}
+
 json SideToJson(const SideResult& side) {
   json timed = json::array();
   for (const TimedSample& t : side.timed) {
@@ -29,10 +37,19 @@ json SideToJson(const SideResult& side) {
               {"error", side.error.empty() ? json(nullptr) : json(side.error)},
               {"notes", side.notes},
               {"timed", timed},
-              {"fingerprint", FingerprintToJson(side.fingerprint)}};
+              {"fingerprint", FingerprintToJson(side.fingerprint)},
+              {"from_store", FromStoreToJson(side.from_store)}};
 }
 
 }  // namespace
+
+json FromStoreToJson(const std::optional<FromStore>& from) {
+  if (!from) return nullptr;
+  return json{{"counted_at", from->counted_at},
+              {"ref", from->ref.empty() ? json(nullptr) : json(from->ref)},
+              {"label", from->label},
+              {"counts", from->counts}};
+}
 
 json ExplanationToJson(const std::optional<Explanation>& e) {
   if (!e) return nullptr;
@@ -158,6 +175,7 @@ json ToJson(const CompareReport& report) {
               {"candidate_label", report.candidate_label},
               {"notes", report.notes},
               {"stored_baseline", StoredBaselineToJson(report.stored_baseline)},
+              {"store", StoreToJson(report)},
               {"settings", SettingsToJson(report.settings)},
               {"shard", ShardToJson(report.shard)},
               {"merged", MergedToJson(report.merged)},

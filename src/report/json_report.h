@@ -1,8 +1,8 @@
 #pragma once
 // The JSON report (`--json FILE`): every figure of a comparison, for machines.
 //
-// Schema version 2 (CompareReport::schema_version; 2 added the slots and the
-// two-test timed context). Units: `max_work_added`
+// Schema version 3 (CompareReport::schema_version; 2 added the slots and the
+// two-test timed context, 3 the result store). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
@@ -14,6 +14,8 @@
 //  "baseline_label", "candidate_label", "notes": [--note texts],
 //  "stored_baseline": {"path", "status": "used" | "missing" | "unreadable" |
 //    "incompatible", "problem" | null} | null (without --baseline-results),
+//  "store": {"path" | null, "notes": [what went wrong with it], "recorded_as"
+//    (compare --record REF) | null} | null (--no-store, nothing to say),
 //  "settings": {"suite" | null, "suite_sha256" | null, "stability",
 //    "max_repeat", "explain", "explain_top", "as_is", "env", "pass_env"},
 //  "shard": {"index", "count", "workloads": [every selected workload of the
@@ -33,7 +35,9 @@
 //         "counts": [...], "min", "max", "score", "error",
 //         "timed": [{"score", "wall_seconds", "slot" (its place in the run's
 //                    sequence of timed runs, measure/timed_runs.h)}],
-//         "fingerprint": {...}}
+//         "fingerprint": {...},
+//         "from_store": {"counted_at", "ref" | null, "label", "counts" (how
+//                        many of the side's counts the store gave)} | null}
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -42,6 +46,9 @@
 #include "gate/model.h"
 
 namespace workgate {
+
+/// A side's "from_store" (null when the result store gave none of its counts).
+nlohmann::json FromStoreToJson(const std::optional<FromStore>& from);
 
 /// The whole report as JSON (see the schema above).
 nlohmann::json ToJson(const CompareReport& report);

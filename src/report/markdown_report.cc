@@ -225,6 +225,11 @@ std::string RenderMarkdown(const CompareReport& r) {
     if (w.explanation) out += "\n" + ExplanationBlock(w);
   }
   out += "\n" + BackendParagraph(r);
+  const std::vector<std::string> store = StoreSentences(r);
+  if (!store.empty()) {
+    out += "\n";
+    for (const std::string& sentence : store) out += MarkdownText(sentence) + "\n";
+  }
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
   if (const std::string shard = ShardSentence(r); !shard.empty()) out += "\n" + shard + "\n";
   out += "\n" + std::string(kBlindSpots) + "\n" + Footer(r);

@@ -85,12 +85,23 @@ bool ReadMerged(const json* j, std::optional<MergeInfo>* out, std::string* err) 
   return true;
 }
 
+// "store": null, or the result store's path (null when none was used),
+// its notes and the ref recorded as.
+bool ReadStore(const json* j, CompareReport* r, std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, "store", err);
+  return f.StringOrNull("path", &r->store) &&
+         f.Strings("notes", kMaxListItems, &r->store_notes) &&
+         f.StringOrNull("recorded_as", &r->recorded_as) && f.Done();
+}
+
 // The run's own fields; the workloads are read after.
 bool ReadHeader(JsonFields* f, CompareReport* r, std::string* err) {
   std::string verdict;
   int64_t seed = 0;
   const json* settings = f->Object("settings", false);
   const json* stored = f->Object("stored_baseline", true);
+  const json* store = f->Object("store", true);
   const json* shard = f->Object("shard", true);
   const json* merged = f->Object("merged", true);
   if (!(f->String("workgate_version", &r->workgate_version) && f->String("verdict", &verdict) &&
@@ -111,7 +122,8 @@ bool ReadHeader(JsonFields* f, CompareReport* r, std::string* err) {
   r->max_work_added /= 100;  // written in percent
   r->timed_seed = static_cast<uint64_t>(seed);
   return ReadSettings(*settings, &r->settings, err) &&
-         ReadStoredBaseline(stored, &r->stored_baseline, err) && ReadShard(shard, &r->shard, err) &&
+         ReadStoredBaseline(stored, &r->stored_baseline, err) && ReadStore(store, r, err) &&
+         ReadShard(shard, &r->shard, err) &&
          ReadMerged(merged, &r->merged, err);
 }
 

@@ -13,6 +13,69 @@ const char kBlindSpots[] =
     "Instruction counts measure work, not speed: cache misses and branch mispredictions are "
     "not seen.";
 
+namespace {
+
+// "2026-12-01T03:04:05Z" as "2026-12-01 03:04 UTC"; other text as it is.
+std::string ReadableTime(const std::string& iso) {
+  if (iso.size() == 20 && iso[10] == 'T' && iso[19] == 'Z') {
+    return iso.substr(0, 10) + " " + iso.substr(11, 5) + " UTC";
+  }
+  return iso;
+}
+
+// Where a stored count came from: "at REF on DATE", or without a ref
+// "on DATE (as LABEL)".
+std::string Provenance(const FromStore& from) {
+  if (!from.ref.empty()) return "at " + from.ref + " on " + ReadableTime(from.counted_at);
+  std::string text = "on " + ReadableTime(from.counted_at);
+  if (!from.label.empty()) text += " (as " + from.label + ")";
+  return text;
+}
+
+}  // namespace
+
+std::string FromStoreText(const FromStore& from) {
+  return "from the store, counted " + Provenance(from);
+}
+
+std::vector<std::string> StoreSentences(const CompareReport& report) {
+  std::vector<std::string> out;
+  for (const bool baseline : {true, false}) {
+    // Provenance -> workloads, in the order first met.
+    std::vector<std::pair<std::string, size_t>> groups;
+    size_t hits = 0, sides = 0;
+    for (const WorkloadResult& w : report.workloads) {
+      const SideResult& side = baseline ? w.baseline : w.candidate;
+      if (!side.counts.empty() || side.from_store) ++sides;
+      if (!side.from_store) continue;
+      ++hits;
+      const std::string from = Provenance(*side.from_store);
+      auto it = std::find_if(groups.begin(), groups.end(),
+                             [&from](const auto& g) { return g.first == from; });
+      if (it == groups.end()) {
+        groups.emplace_back(from, 1);
+      } else {
+        ++it->second;
+      }
+    }
+    if (hits == 0) continue;
+    std::string text = fmt::format("{} from the store for {} of {} workload{}, counted ",
+                                   baseline ? "Baseline" : "Candidate", hits, sides,
+                                   sides == 1 ? "" : "s");
+    for (size_t i = 0; i < groups.size(); ++i) {
+      text += (i == 0 ? "" : "; ") + groups[i].first;
+      if (groups.size() > 1) text += fmt::format(" ({})", groups[i].second);
+    }
+    out.push_back(text + ".");
+  }
+  if (!report.recorded_as.empty()) {
+    out.push_back("The candidate's results are recorded in the store's history as " +
+                  report.recorded_as + ".");
+  }
+  for (const std::string& note : report.store_notes) out.push_back("Store: " + note);
+  return out;
+}
+
 std::string VerdictLabel(Verdict v) {
   // The verdict's JSON name, written as words: "work-added" reads "work added".
   std::string label = VerdictName(v);

@@ -3,6 +3,7 @@
 // say the same thing in the same words; only layout and markup differ.
 
 #include <string>
+#include <vector>
 
 #include "gate/model.h"
 #include "report/format.h"
@@ -50,6 +51,18 @@ std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_n
 /// merge joins the shards' JSON reports."; for a merged report: "Merged from
 /// 3 shards."; otherwise "".
 std::string ShardSentence(const CompareReport& report);
+
+/// "from the store, counted at REF on 2026-12-01 03:04 UTC", or without a
+/// ref "from the store, counted on ... (as LABEL)": plain text to escape.
+std::string FromStoreText(const FromStore& from);
+
+/// What the result store did in this run, as plain sentences for the
+/// renderers to escape: which sides' counts it gave, grouped by when and
+/// where they were counted ("Baseline from the store for 5 of 5 workloads,
+/// counted at 1a2b3c4 on 2026-12-01 03:04 UTC."), the --record REF, and
+/// what went wrong with it. None when the run used no store and had nothing
+/// to say of it.
+std::vector<std::string> StoreSentences(const CompareReport& report);
 
 /// The line on what an instruction count does not see.
 extern const char kBlindSpots[];

@@ -175,7 +175,9 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
     if (w.explanation) out += "\n" + ExplanationBlock(w);
   }
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
-  out += "\n" + BackendLine(r) + kBlindSpots + "\n";
+  out += "\n" + BackendLine(r);
+  for (const std::string& sentence : StoreSentences(r)) out += Line(sentence) + "\n";
+  out += std::string(kBlindSpots) + "\n";
   if (const std::string shard = ShardSentence(r); !shard.empty()) out += shard + "\n";
   out += fmt::format(
       "\n{} ({})\n",

@@ -43,6 +43,23 @@ bool ReadTimedSamples(const json& list, const std::string& where, std::vector<Ti
   return true;
 }
 
+// A side's "from_store" (null: its counts were all taken in the run).
+bool ReadFromStore(const json* j, const std::string& where, std::optional<FromStore>* out,
+                   std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  FromStore from;
+  int64_t counts = 0;
+  if (!(f.String("counted_at", &from.counted_at) && f.StringOrNull("ref", &from.ref) &&
+        f.String("label", &from.label) &&
+        f.Int("counts", int64_t{1}, int64_t{kMaxListItems}, &counts) && f.Done())) {
+    return false;
+  }
+  from.counts = static_cast<size_t>(counts);
+  *out = std::move(from);
+  return true;
+}
+
 bool ReadSide(const json& j, const std::string& where, SideResult* side, std::string* err) {
   JsonFields f(j, where, err);
   std::optional<uint64_t> instructions, min, max;
@@ -50,12 +67,17 @@ bool ReadSide(const json& j, const std::string& where, SideResult* side, std::st
   if (counts && !CountsFromJson(*counts, f.Path("counts"), &side->counts, err)) return false;
   const json* timed = f.Array("timed", kMaxListItems);
   const json* fp = f.Object("fingerprint", false);
+  const json* from_store = f.Object("from_store", true);
   if (!(f.UintOrNull("instructions", &instructions) && f.UintOrNull("min", &min) &&
         f.UintOrNull("max", &max) && f.StringOrNull("score", &side->score) &&
         f.StringOrNull("error", &side->error) && f.Strings("notes", kMaxListItems, &side->notes) &&
         f.Done() && ReadTimedSamples(*timed, f.Path("timed"), &side->timed, err) &&
-        ReadFingerprint(*fp, f.Path("fingerprint"), &side->fingerprint, err))) {
+        ReadFingerprint(*fp, f.Path("fingerprint"), &side->fingerprint, err) &&
+        ReadFromStore(from_store, f.Path("from_store"), &side->from_store, err))) {
     return false;
+  }
+  if (side->from_store && side->from_store->counts > side->counts.size()) {
+    return f.Fail("from_store", "gives more counts than the side has");
   }
   const bool counted = !side->counts.empty();
   auto agrees = [counted](const std::optional<uint64_t>& v, uint64_t want) {
