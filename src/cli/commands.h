@@ -16,6 +16,7 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run);
 void AddExplainCommand(CLI::App& app, CommandRunner* run);
 void AddMergeCommand(CLI::App& app, CommandRunner* run);
 void AddSelftestCommand(CLI::App& app, CommandRunner* run);
+void AddHistoryCommand(CLI::App& app, CommandRunner* run);
 
 /// Makes every option that takes a value refuse one that looks like an
 /// option (`--json --suite x.toml`): CLI11 would take "--suite" as the file

@@ -13,12 +13,14 @@
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "gate/baseline_file.h"
+#include "gate/count_key.h"
 #include "gate/decision.h"
 #include "gate/merge.h"
 #include "gate/stability.h"
 #include "launch/interrupt.h"
 #include "measure/comparison.h"
 #include "probe/system_info.h"
+#include "store/result_store.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "version.h"
@@ -34,7 +36,7 @@ struct CompareArgs {
   std::string baseline, candidate, suite;
   std::vector<std::string> workloads;
   std::vector<std::string> command;
-  double max_work_added = 1.0;
+  double max_work_added = kDefaultMaxWorkAddedPercent;
   int repeat = 0;  // 0: the backend's default
   StabilityMode stability = StabilityMode::kAuto;
   int max_repeat = 10;
@@ -49,6 +51,8 @@ struct CompareArgs {
   uint64_t seed = 20261129;
   std::vector<std::string> notes;
   std::optional<ShardSpec> shard;
+  StoreArgs store;
+  std::string record;  // --record REF
 };
 
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
@@ -80,6 +84,52 @@ void CheckCompareArgs(const CompareArgs& args) {
   if (args.shard && args.suite.empty()) {
     throw UsageError("--shard splits a suite's workloads: it needs --suite FILE");
   }
+  if (!args.record.empty() && args.candidate.empty()) {
+    throw UsageError("--record records the candidate's results: it needs --candidate EXE");
+  }
+  if (!args.record.empty() && args.store.none) {
+    throw UsageError("--record keeps results in the result store: it cannot go with --no-store");
+  }
+}
+
+// The result store and its count cache, where there is one: the notes say
+// what kept the run from using them. With --record, a store that cannot be
+// used stops the run before any counting (exit 5).
+std::unique_ptr<ResultStore> OpenStore(const CompareArgs& args, const Counter& counter,
+                                       std::optional<CountCache>* cache,
+                                       std::vector<std::string>* notes) {
+  std::unique_ptr<ResultStore> store = args.store.Open(notes);
+  if (!store) {
+    if (!args.record.empty()) {
+      throw EnvironmentError("--record " + args.record + " needs the result store, and " +
+                             (notes->empty() ? std::string("there is none") : notes->back()));
+    }
+    return store;
+  }
+  if (!IsExactBackend(counter.name())) return store;  // perf counts vary: history only
+  CountContext context;
+  std::string err;
+  if (MakeCountContext(counter, &context, &err)) {
+    cache->emplace(store.get(), context);
+  } else {
+    notes->push_back("counts are neither taken from the result store nor kept: " + err);
+  }
+  return store;
+}
+
+// --record: the candidate's results in the store's history. False with
+// `*err` when they could not be stored.
+bool RecordCandidate(const CompareArgs& args, ResultStore& store, CompareReport* report,
+                     std::string* err) {
+  const std::vector<HistoryRecord> records =
+      CandidateRecords(*report, args.record, UtcNow(), args.candidate);
+  if (records.empty()) {
+    *err = "no workload's candidate was counted, so nothing was recorded";
+    return false;
+  }
+  if (!store.Record(records, err)) return false;
+  report->recorded_as = args.record;
+  return true;
 }
 
 // The suite's selected workloads (this shard's share of them), or the one ad
@@ -191,15 +241,21 @@ int RunCompare(const CompareArgs& args) {
   SystemInfo info = GatherSystemInfo();
   BackendChoice choice = args.counter.Choose(info);
   auto counter = MakeCounter(choice, args.counter.events);
-  // Which Valgrind counted is part of each side's fingerprint (empty on perf).
-  plan.machine.valgrind_path = counter->tool_path();
   PlanCounting(args, choice, info, &plan);
 
   FillHeader(args, *counter, choice, plan, &report);
+  std::optional<CountCache> cache;
+  std::unique_ptr<ResultStore> store = OpenStore(args, *counter, &cache, &report.store_notes);
+  if (cache) plan.cache = &*cache;
+  plan.record_ref = args.record;
   Progress progress;
   RunComparison(plan, *counter, &report,
                 [&progress](const std::string& text) { progress.Show(text); });
   progress.Done();
+  if (store) report.store = store->path();
+  if (cache) {
+    for (const std::string& note : cache->notes()) report.store_notes.push_back(note);
+  }
   if (plan.stored_baseline) {
     report.stored_baseline =
         StoredBaselineUseOf(*plan.stored_baseline, plan.stored_baseline_path, report.workloads);
@@ -212,7 +268,17 @@ int RunCompare(const CompareArgs& args) {
     SaveBaseline(args, report);
     if (args.candidate.empty()) return kExitPass;
   }
+  std::string not_recorded;
+  if (!args.record.empty() && !RecordCandidate(args, *store, &report, &not_recorded)) {
+    report.store_notes.push_back("--record " + args.record + ": " + not_recorded);
+  }
   args.reports.Publish(report);
+  // A run asked to record that did not is an environment failure, unless it
+  // has a worse verdict to give.
+  if (!not_recorded.empty()) {
+    fmt::print(stderr, "Error: the results were not recorded: {}\n", not_recorded);
+    if (report.exit_code == kExitPass) return kExitEnvironment;
+  }
   return report.exit_code;
 }
 
@@ -244,6 +310,8 @@ void RegisterSides(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
 // How each side is counted and judged.
 void RegisterCounting(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
   args->counter.Register(cmd);
+  args->store.Register(cmd);
+  RegisterRecord(cmd, &args->record, "the candidate's results");
   cmd->add_option("--max-work-added", args->max_work_added,
                   "Allowed work added, in percent; a suite's max_work_added overrides it")
       ->type_name("PERCENT")

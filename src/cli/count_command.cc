@@ -10,16 +10,21 @@
 #include "cli/options.h"
 #include "counter/factory.h"
 #include "launch/interrupt.h"
+#include "gate/count_key.h"
+#include "measure/count_cache.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
 #include "probe/system_info.h"
 #include "report/count_json.h"
 #include "report/format.h"
+#include "report/summary.h"
 #include "report/report_output.h"
 #include "report/report_paths.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "store/result_store.h"
+#include "version.h"
 
 namespace workgate {
 
@@ -38,6 +43,8 @@ struct CountArgs {
   std::string exe;
   std::vector<std::string> workloads;
   std::vector<std::string> command;
+  StoreArgs store;
+  std::string record;  // --record REF
 };
 
 void PrintRun(FILE* out, const CountedRun& run, int index, int repeat) {
@@ -94,13 +101,16 @@ std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::strin
 
 // One workload's line (and its notes) of a suite count.
 void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::string& event) {
+  const std::string stored =
+      w.from_store ? " (" + TerminalSafe(FromStoreText(*w.from_store), LineBreaks::kToSpace) + ")"
+                   : "";
   const std::string name = TerminalSafe(w.name, LineBreaks::kToSpace);
   const CountedWorkload& result = w.result;
   if (result.valid()) {
     auto counts = result.counts();
     auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
     fmt::print(
-        out, "{}: {} {}{}{}\n", name, FormatCount(*lo), event,
+        out, "{}: {} {}{}{}{}\n", name, FormatCount(*lo), event,
         *hi != *lo
             ? fmt::format(
                   " (max {}{})", FormatCount(*hi),
@@ -108,7 +118,8 @@ void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::strin
             : "",
         result.score
             ? fmt::format(", score {} asserted", TerminalSafe(*result.score, LineBreaks::kToSpace))
-            : "");
+            : "",
+        stored);
   } else {
     fmt::print(out, "{}: invalid: {}\n", name, TerminalSafe(result.error, LineBreaks::kKeep));
   }
@@ -122,9 +133,31 @@ void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
   }
 }
 
-int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice, FILE* out) {
-  const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
+// The result store of a suite count and its count cache; with --record, a
+// store that cannot be used stops the run before any counting (exit 5).
+std::unique_ptr<ResultStore> OpenSuiteStore(const CountArgs& args, const Counter& counter,
+                                            std::optional<CountCache>* cache,
+                                            std::vector<std::string>* notes) {
+  std::unique_ptr<ResultStore> store = args.store.Open(notes);
+  if (!store && !args.record.empty()) {
+    throw EnvironmentError("--record " + args.record + " needs the result store, and " +
+                           (notes->empty() ? std::string("there is none") : notes->back()));
+  }
+  CountContext context;
   std::string err;
+  if (store && IsExactBackend(counter.name())) {
+    if (MakeCountContext(counter, &context, &err)) {
+      cache->emplace(store.get(), context);
+    } else {
+      notes->push_back("counts are neither taken from the result store nor kept: " + err);
+    }
+  }
+  return store;
+}
+
+int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice,
+               const SystemInfo& info, FILE* out) {
+  const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
   LaunchOptions options = args.launch.ToOptions();
   SuiteCount report;
@@ -133,17 +166,56 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   report.event = counter.event();
   report.exe = args.exe;
   report.suite = args.suite;
+  std::optional<CountCache> cache;
+  std::unique_ptr<ResultStore> store = OpenSuiteStore(args, counter, &cache, &report.store_notes);
+  CountCache no_store;
+  Fingerprint machine;
+  machine.cpu_model = info.cpu_model.value.value_or("");
+  machine.kernel = info.kernel_release.value.value_or("");
+  const Fingerprint common = CommonFingerprint(machine, counter, WORKGATE_VERSION);
+  // A recorded build is counted twice on Valgrind, so that its stored
+  // counts say whether it repeats.
+  const int repeat =
+      !args.record.empty() && IsExactBackend(counter.name()) ? std::max(args.repeat, 2) : args.repeat;
+  std::vector<HistoryRecord> records;
+  const std::string now = UtcNow();
+  if (cache) {  // the store is read once, before the build runs (measure/count_cache.h)
+    std::vector<std::string> keys;
+    for (const auto& w : suite.workloads) {
+      WorkDir dir(w.name);
+      keys.push_back(SideKey(*cache, counter, common, w, suite.dir, dir, args.exe, options));
+    }
+    cache->Prefetch(keys);
+  }
+  // Kept with the counts, each count's profile explains a later comparison
+  // against it with no run.
+  std::optional<TempDir> profiles;
+  if (cache) profiles.emplace("workgate-profiles");
+  size_t index = 0;
   for (const auto& w : suite.workloads) {
     WorkDir dir(w.name);
+    const std::string keep = profiles ? fmt::format("{}/{}", profiles->path(), index++) : "";
     SuiteWorkloadCount count;
     count.name = w.name;
     count.expected_score = w.score_expect;
-    count.result = CountWorkload(counter, w, suite.dir, dir, args.exe, args.repeat, options);
+    CachedSide side = CountSide(cache ? *cache : no_store, counter, common, w, suite.dir, dir,
+                                args.exe, repeat, options, keep, {args.exe, args.record});
+    count.result = std::move(side.counted);
+    count.from_store = side.from_store;
     RejectMultiplexed(&count.result);
     if (count.result.valid()) {
       auto counts = count.result.counts();
       auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
       count.unstable = *hi != *lo && IsExactBackend(counter.name());
+      if (!args.record.empty() && side.fingerprint_error.empty()) {
+        records.push_back(MakeHistoryRecord(
+            args.record, now, w.name, counts,
+            w.max_work_added_percent.value_or(kDefaultMaxWorkAddedPercent) / 100,
+            count.result.score, side.fingerprint, args.exe));
+      } else if (!args.record.empty()) {
+        report.store_notes.push_back(fmt::format("{} is not recorded: cannot fingerprint it: {}",
+                                                 w.name, side.fingerprint_error));
+      }
     } else {
       report.exit_code = kExitInvalid;
     }
@@ -152,7 +224,29 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   }
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
+  if (store) report.store = store->path();
+  if (cache) {
+    for (const std::string& note : cache->notes()) report.store_notes.push_back(note);
+  }
+  std::string err;
+  if (!args.record.empty()) {
+    if (!records.empty() && store->Record(records, &err)) {
+      report.recorded_as = args.record;
+    } else {
+      report.store_notes.push_back(
+          "--record " + args.record + ": " +
+          (records.empty() ? std::string("no workload was counted, so nothing was recorded") : err));
+      if (report.exit_code == kExitPass) report.exit_code = kExitEnvironment;
+    }
+  }
   fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
+  for (const std::string& note : report.store_notes) {
+    fmt::print(out, "store: {}\n", TerminalSafe(note, LineBreaks::kToSpace));
+  }
+  if (!report.recorded_as.empty()) {
+    fmt::print(out, "recorded in the store's history as {}\n",
+               TerminalSafe(report.recorded_as, LineBreaks::kToSpace));
+  }
   WriteCountJson(args.json_path, SuiteCountToJson(report));
   return report.exit_code;
 }
@@ -274,6 +368,8 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
   cmd->add_option("--exe", args->exe, "The build under test, for {exe} in the suite")
       ->type_name("EXE");
   AddRepeatable(cmd, "--workload", &args->workloads, "NAME", "Only this workload of the suite");
+  args->store.Register(cmd);
+  RegisterRecord(cmd, &args->record, "the suite's results (with --suite)");
   cmd->add_option("command", args->command, "The command to count, after --")
       ->type_name("CMD [ARGS...]");
   cmd->footer(HelpFooter(
@@ -292,11 +388,17 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
       // report of an earlier run survives this one.
       CheckReportPaths({{"--json", args->json_path}});
       RemoveStaleReports({{"--json", args->json_path}});
+      if (!args->record.empty() && args->suite.empty()) {
+        throw UsageError("--record keeps a suite's results in history: it needs --suite FILE");
+      }
+      if (!args->record.empty() && args->store.none) {
+        throw UsageError("--record keeps results in the result store: it cannot go with --no-store");
+      }
       SystemInfo info = GatherSystemInfo();
       BackendChoice choice = args->counter.Choose(info);
       auto counter = MakeCounter(choice, args->counter.events);
       return args->suite.empty() ? CountCommand(*args, *counter, choice, out)
-                                 : CountSuite(*args, *counter, choice, out);
+                                 : CountSuite(*args, *counter, choice, info, out);
     };
   });
 }

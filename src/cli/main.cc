@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   workgate::AddExplainCommand(app, &run);
   workgate::AddMergeCommand(app, &run);
   workgate::AddSelftestCommand(app, &run);
+  workgate::AddHistoryCommand(app, &run);
   workgate::RefuseOptionsAsValues(app);
   try {
     app.parse(argc, argv);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,28 @@ struct ColorArg {
   void Register(CLI::App* cmd);
   bool Colour(FILE* stream) const;
 };
+
+class ResultStore;
+
+/// --store FILE and --no-store: the result store (store/result_store.h).
+struct StoreArgs {
+  std::string path;  // --store; "" for DefaultStorePath
+  bool none = false;  // --no-store
+
+  void Register(CLI::App* cmd);
+  /// The store, open; nullptr with --no-store, or when none can be used,
+  /// and then `*notes` says why: the run counts without it. What Open
+  /// reports (a damaged file moved aside) goes to `*notes` too.
+  std::unique_ptr<ResultStore> Open(std::vector<std::string>* notes) const;
+};
+
+/// --store FILE alone (history reads a store; it has nothing to count
+/// without one).
+CLI::Option* RegisterStorePath(CLI::App* cmd, std::string* path);
+
+/// --record REF of compare and count: the results go into the store's
+/// history under REF (a commit or a label).
+void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what);
 
 struct CompareReport;
 

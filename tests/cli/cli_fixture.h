@@ -64,11 +64,13 @@ inline const std::string kKnownWorkB = testing::BuildPath("probes/known_work_b")
 /// wide margin, invalid).
 class KnownWorkSuiteTest : public CountingCliTest {
  protected:
-  /// compare with `extra`, exact counts, no timed runs.
+  /// compare with `extra`, exact counts, no timed runs, no result store
+  /// (the tests compare whole runs' reports, which the store's hits would
+  /// change: tests/cli/store_cli_test.cc tests the store).
   LaunchResult Compare(std::vector<std::string> extra) {
     std::vector<std::string> args = {
         "compare",   "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
-        kKnownWorkB, "--suite",   kSuite,        "--timed",    "0"};
+        kKnownWorkB, "--suite",   kSuite,        "--timed",    "0",       "--no-store"};
     args.insert(args.end(), extra.begin(), extra.end());
     return Run(args);
   }

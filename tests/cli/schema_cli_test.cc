@@ -80,7 +80,8 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
   // A count that follows the real clock: unstable, its functions named.
   LaunchResult r =
       Run({"compare", "--backend", "callgrind", "--baseline", kJitter, "--candidate", kJitter,
-           "--clock", "none", "--timed", "0", "--json", "unstable.json", "--", "{exe}", "200000"});
+           "--clock", "none", "--timed", "0", "--json", "unstable.json", "--no-store", "--",
+           "{exe}", "200000"});
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.out << r.err;
   // A stored baseline: saved, used, missing, incompatible; and shards, merged.
   r = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--suite", kSuite,

@@ -54,9 +54,10 @@ class HostileTest : public ::testing::Test {
   /// ad hoc command: the candidate's MODE and ARGS.
   std::vector<std::string> Compare(std::vector<std::string> mode,
                                    std::vector<std::string> options = {}) const {
+    // --no-store: both sides run, whatever an earlier test's run left.
     std::vector<std::string> args = {"compare", "--baseline", BenignWorkload(), "--candidate",
                                      HostileWorkload(), "--timed", "0", "--pass-env",
-                                     "HOSTILE_PIDS"};
+                                     "HOSTILE_PIDS", "--no-store"};
     args.insert(args.end(), options.begin(), options.end());
     args.push_back("--");
     args.insert(args.end(), mode.begin(), mode.end());

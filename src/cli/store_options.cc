@@ -1,0 +1,56 @@
+// The options of the result store (store/result_store.h), shared by the
+// commands that count and by `history`.
+
+#include <fmt/format.h>
+
+#include "cli/options.h"
+#include "store/result_store.h"
+
+namespace workgate {
+
+CLI::Option* RegisterStorePath(CLI::App* cmd, std::string* path) {
+  return cmd
+      ->add_option("--store", *path,
+                   "The result store, an SQLite file [default: $XDG_CACHE_HOME/workgate/"
+                   "results.sqlite3, else ~/.cache/workgate/results.sqlite3]")
+      ->type_name("FILE");
+}
+
+void StoreArgs::Register(CLI::App* cmd) {
+  auto* store = RegisterStorePath(cmd, &path);
+  auto* no_store =
+      cmd->add_flag("--no-store", none, "Neither read nor keep anything in the result store");
+  no_store->excludes(store);
+}
+
+std::unique_ptr<ResultStore> StoreArgs::Open(std::vector<std::string>* notes) const {
+  if (none) return nullptr;
+  std::string why;
+  const std::string at = path.empty() ? DefaultStorePath(&why) : path;
+  if (at.empty()) {
+    notes->push_back("no result store: " + why);
+    return nullptr;
+  }
+  std::string err;
+  std::unique_ptr<ResultStore> store = ResultStore::Open(at, notes, &err);
+  if (!store) notes->push_back(fmt::format("the result store is not used: {}", err));
+  return store;
+}
+
+void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what) {
+  cmd->add_option("--record", *ref,
+                  fmt::format("Record {} in the result store's history under REF (a commit or "
+                              "label); on Valgrind it is counted twice, so its stored counts say "
+                              "whether it repeats",
+                              what))
+      ->type_name("REF")
+      ->check([](const std::string& value) -> std::string {
+        if (value.empty() || value.size() > 256) return "a REF of 1 to 256 characters";
+        for (unsigned char c : value) {
+          if (c < 0x20 || c == 0x7f) return "a REF without control characters";
+        }
+        return "";
+      });
+}
+
+}  // namespace workgate
