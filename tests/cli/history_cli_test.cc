@@ -113,6 +113,33 @@ TEST_F(HistoryCliTest, ChangedConditionsBreakTheSeries) {
   EXPECT_FALSE(points[3]["break_before"]);
 }
 
+TEST_F(HistoryCliTest, OnPerfCountsAreKeptForHistoryOnlyAndTheNoiseFloorComesFromIt) {
+  // perf's plumbing with a software event whose counts vary run to run: each
+  // record is counted anew (never taken from the store), and the history
+  // estimates the noise of a count from its own consecutive differences.
+  for (int n = 0; n < 5; ++n) {
+    LaunchResult r = Run({"count", "--backend", "perf", "--event", "perf::task-clock", "--suite",
+                          suite_, "--exe", Build(0), "--record", "run-" + std::to_string(n),
+                          "--json", "count.json"});
+    if (r.exit_code == 5) GTEST_SKIP() << "perf_event_open refuses software events here: " << r.err;
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const nlohmann::json count = ReadJson("count.json");
+    EXPECT_TRUE(count["workloads"][0]["from_store"].is_null()) << n;
+    EXPECT_EQ(count["workloads"][0]["runs"].size(), 1u) << n;
+  }
+  LaunchResult h = Run({"history", "--json", "h.json"});
+  ASSERT_TRUE(h.exit_code == 0 || h.exit_code == 1) << h.out << h.err;
+  const nlohmann::json doc = ReadJson("h.json");
+  const nlohmann::json& s = doc["series"][0];
+  EXPECT_EQ(s["backend"], "perf");
+  EXPECT_EQ(s["event"], "perf::task-clock");
+  EXPECT_EQ(s["points"].size(), 5u);
+  EXPECT_EQ(s["noise_differences"], 4);
+  ASSERT_TRUE(s["noise_floor"].is_number()) << s.dump(1);
+  EXPECT_GT(s["noise_floor"].get<double>(), 0);
+  EXPECT_NE(h.out.find("noise"), std::string::npos) << h.out;
+}
+
 TEST_F(HistoryCliTest, AnEmptyStoreAndAnUnknownWorkload) {
   LaunchResult empty = Run({"history"});
   EXPECT_EQ(empty.exit_code, 0) << empty.err;
