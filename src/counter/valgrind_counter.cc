@@ -18,6 +18,7 @@
 #include "counter/valgrind_messages.h"
 #include "explain/callgrind_profile.h"
 #include "probe/system_info.h"
+#include "util/cleanup.h"
 #include "util/error.h"
 #include "util/input_file.h"
 #include "util/paths.h"
@@ -197,8 +198,7 @@ std::string UsePrivateTmpdir(LaunchSpec* spec) {
 struct RemovedAtEnd {
   std::string path;
   ~RemovedAtEnd() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
+    if (!path.empty()) RemoveTree(path);
   }
 };
 

@@ -12,6 +12,9 @@ namespace workgate {
 void RegisterCleanupPath(const std::string& path);
 /// `path` was removed by its owner, or is no longer workgate's to remove.
 void UnregisterCleanupPath(const std::string& path);
+/// Removes `path` and everything under it, also while another thread
+/// removes parts of it; true once nothing is left at `path`.
+bool RemoveTree(const std::string& path);
 /// Removes every registered path; returns how many there were. Called once,
 /// by the interruption.
 int RemoveCleanupPaths();

@@ -115,8 +115,7 @@ bool EmptyDirectory(const std::string& dir, std::string* err) {
 }
 
 TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
+  RemoveTree(path_);
   UnregisterCleanupPath(path_);
 }
 

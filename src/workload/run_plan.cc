@@ -102,8 +102,7 @@ WorkDir::WorkDir(const std::string& key) {
 }
 
 WorkDir::~WorkDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
+  RemoveTree(path_);
   unlink(lock_path().c_str());  // while still holding it: see the constructor
   UnregisterCleanupPath(path_);
   UnregisterCleanupPath(lock_path());
