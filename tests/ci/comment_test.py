@@ -163,7 +163,8 @@ class GitHubCommentTest(CommentTestBase):
         with open(suite, "w") as f:
             f.write(f'[[workload]]\nname = {json.dumps(name)}\ncommand = ["{{exe}}", "1000"]\nclock = "none"\n')
         subprocess.run([WORKGATE, "compare", "--baseline", known_loop, "--candidate", known_loop,
-                        "--suite", suite, "--timed", "0", "--markdown", self.path("artifact", "report.md")],
+                        "--suite", suite, "--timed", "0", "--no-store",
+                        "--markdown", self.path("artifact", "report.md")],
                        check=True, capture_output=True)
         report = self.read("artifact", "report.md")
         for _ in range(2):
