@@ -87,34 +87,7 @@ void CheckCompareArgs(const CompareArgs& args) {
   if (!args.record.empty() && args.candidate.empty()) {
     throw UsageError("--record records the candidate's results: it needs --candidate EXE");
   }
-  if (!args.record.empty() && args.store.none) {
-    throw UsageError("--record keeps results in the result store: it cannot go with --no-store");
-  }
-}
-
-// The result store and its count cache, where there is one: the notes say
-// what kept the run from using them. With --record, a store that cannot be
-// used stops the run before any counting (exit 5).
-std::unique_ptr<ResultStore> OpenStore(const CompareArgs& args, const Counter& counter,
-                                       std::optional<CountCache>* cache,
-                                       std::vector<std::string>* notes) {
-  std::unique_ptr<ResultStore> store = args.store.Open(notes);
-  if (!store) {
-    if (!args.record.empty()) {
-      throw EnvironmentError("--record " + args.record + " needs the result store, and " +
-                             (notes->empty() ? std::string("there is none") : notes->back()));
-    }
-    return store;
-  }
-  if (!IsExactBackend(counter.name())) return store;  // perf counts vary: history only
-  CountContext context;
-  std::string err;
-  if (MakeCountContext(counter, &context, &err)) {
-    cache->emplace(store.get(), context);
-  } else {
-    notes->push_back("counts are neither taken from the result store nor kept: " + err);
-  }
-  return store;
+  args.store.CheckRecord(args.record);
 }
 
 // --record: the candidate's results in the store's history. False with
@@ -245,7 +218,8 @@ int RunCompare(const CompareArgs& args) {
 
   FillHeader(args, *counter, choice, plan, &report);
   std::optional<CountCache> cache;
-  std::unique_ptr<ResultStore> store = OpenStore(args, *counter, &cache, &report.store_notes);
+  std::unique_ptr<ResultStore> store =
+      args.store.OpenForCounting(*counter, args.record, &cache, &report.store_notes);
   if (cache) plan.cache = &*cache;
   plan.record_ref = args.record;
   Progress progress;

@@ -133,28 +133,6 @@ void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
   }
 }
 
-// The result store of a suite count and its count cache; with --record, a
-// store that cannot be used stops the run before any counting (exit 5).
-std::unique_ptr<ResultStore> OpenSuiteStore(const CountArgs& args, const Counter& counter,
-                                            std::optional<CountCache>* cache,
-                                            std::vector<std::string>* notes) {
-  std::unique_ptr<ResultStore> store = args.store.Open(notes);
-  if (!store && !args.record.empty()) {
-    throw EnvironmentError("--record " + args.record + " needs the result store, and " +
-                           (notes->empty() ? std::string("there is none") : notes->back()));
-  }
-  CountContext context;
-  std::string err;
-  if (store && IsExactBackend(counter.name())) {
-    if (MakeCountContext(counter, &context, &err)) {
-      cache->emplace(store.get(), context);
-    } else {
-      notes->push_back("counts are neither taken from the result store nor kept: " + err);
-    }
-  }
-  return store;
-}
-
 int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice,
                const SystemInfo& info, FILE* out) {
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
@@ -167,7 +145,8 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   report.exe = args.exe;
   report.suite = args.suite;
   std::optional<CountCache> cache;
-  std::unique_ptr<ResultStore> store = OpenSuiteStore(args, counter, &cache, &report.store_notes);
+  std::unique_ptr<ResultStore> store =
+      args.store.OpenForCounting(counter, args.record, &cache, &report.store_notes);
   CountCache no_store;
   Fingerprint machine;
   machine.cpu_model = info.cpu_model.value.value_or("");
@@ -179,14 +158,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
       !args.record.empty() && IsExactBackend(counter.name()) ? std::max(args.repeat, 2) : args.repeat;
   std::vector<HistoryRecord> records;
   const std::string now = UtcNow();
-  if (cache) {  // the store is read once, before the build runs (measure/count_cache.h)
-    std::vector<std::string> keys;
-    for (const auto& w : suite.workloads) {
-      WorkDir dir(w.name);
-      keys.push_back(SideKey(*cache, counter, common, w, suite.dir, dir, args.exe, options));
-    }
-    cache->Prefetch(keys);
-  }
+  if (cache) PrefetchSides(*cache, counter, common, suite.workloads, suite.dir, {args.exe}, options);
   // Kept with the counts, each count's profile explains a later comparison
   // against it with no run.
   std::optional<TempDir> profiles;
@@ -391,9 +363,7 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
       if (!args->record.empty() && args->suite.empty()) {
         throw UsageError("--record keeps a suite's results in history: it needs --suite FILE");
       }
-      if (!args->record.empty() && args->store.none) {
-        throw UsageError("--record keeps results in the result store: it cannot go with --no-store");
-      }
+      args->store.CheckRecord(args->record);
       SystemInfo info = GatherSystemInfo();
       BackendChoice choice = args->counter.Choose(info);
       auto counter = MakeCounter(choice, args->counter.events);

@@ -15,6 +15,7 @@
 
 #include "counter/factory.h"
 #include "gate/timed_stats.h"
+#include "measure/count_cache.h"
 #include "report/report_paths.h"
 #include "workload/number_range.h"
 #include "workload/run_plan.h"
@@ -113,6 +114,16 @@ struct StoreArgs {
   /// and then `*notes` says why: the run counts without it. What Open
   /// reports (a damaged file moved aside) goes to `*notes` too.
   std::unique_ptr<ResultStore> Open(std::vector<std::string>* notes) const;
+  /// Open, for a run that counts with `counter`: on an exact backend the
+  /// store's count cache goes to `*cache` (perf counts vary: they are kept
+  /// for history only), and `*notes` says when the cache cannot be used.
+  /// With --record `record`, a store that cannot be used stops the run
+  /// before any counting (EnvironmentError, exit 5).
+  std::unique_ptr<ResultStore> OpenForCounting(const Counter& counter, const std::string& record,
+                                               std::optional<CountCache>* cache,
+                                               std::vector<std::string>* notes) const;
+  /// Throws UsageError when --record `record` is given with --no-store.
+  void CheckRecord(const std::string& record) const;
 };
 
 /// --store FILE alone (history reads a store; it has nothing to count

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 
 #include "cli/options.h"
+#include "gate/count_key.h"
+#include "measure/stability_runs.h"
 #include "store/result_store.h"
+#include "util/error.h"
 
 namespace workgate {
 
@@ -35,6 +38,35 @@ std::unique_ptr<ResultStore> StoreArgs::Open(std::vector<std::string>* notes) co
   std::unique_ptr<ResultStore> store = ResultStore::Open(at, notes, &err);
   if (!store) notes->push_back(fmt::format("the result store is not used: {}", err));
   return store;
+}
+
+std::unique_ptr<ResultStore> StoreArgs::OpenForCounting(const Counter& counter,
+                                                         const std::string& record,
+                                                         std::optional<CountCache>* cache,
+                                                         std::vector<std::string>* notes) const {
+  std::unique_ptr<ResultStore> store = Open(notes);
+  if (!store) {
+    if (!record.empty()) {
+      throw EnvironmentError("--record " + record + " needs the result store, and " +
+                             (notes->empty() ? std::string("there is none") : notes->back()));
+    }
+    return store;
+  }
+  if (!IsExactBackend(counter.name())) return store;
+  CountContext context;
+  std::string err;
+  if (MakeCountContext(counter, &context, &err)) {
+    cache->emplace(store.get(), context);
+  } else {
+    notes->push_back("counts are neither taken from the result store nor kept: " + err);
+  }
+  return store;
+}
+
+void StoreArgs::CheckRecord(const std::string& record) const {
+  if (!record.empty() && none) {
+    throw UsageError("--record keeps results in the result store: it cannot go with --no-store");
+  }
 }
 
 void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what) {

@@ -349,18 +349,9 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     r.expected_score = w.score_expect;
   }
 
-  // The store is read once, before any build runs (measure/count_cache.h).
-  if (plan.cache != nullptr && plan.cache->enabled()) {
-    std::vector<std::string> keys;
-    for (const Workload& w : plan.workloads) {
-      WorkDir dir(w.name);
-      for (const std::string* exe : {&plan.baseline_exe, &plan.candidate_exe}) {
-        if (exe->empty()) continue;
-        keys.push_back(
-            SideKey(*plan.cache, counter, common, w, plan.suite_dir, dir, *exe, plan.launch));
-      }
-    }
-    plan.cache->Prefetch(keys);
+  if (plan.cache != nullptr) {
+    PrefetchSides(*plan.cache, counter, common, plan.workloads, plan.suite_dir,
+                  {plan.baseline_exe, plan.candidate_exe}, plan.launch);
   }
 
   // Counting: workloads run concurrently, the two sides of one in turn.

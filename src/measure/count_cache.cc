@@ -194,6 +194,13 @@ bool PlanAndFingerprint(const Fingerprint& common, const Workload& w, const std:
   return *planned && FingerprintSide(common, w, suite_dir, exe, *run, fp, err);
 }
 
+// The cache key of a side fingerprinted as `fp`, run in `cwd`.
+std::string KeyOf(const CountCache& cache, const Fingerprint& fp, const std::string& cwd) {
+  CountContext context = cache.context();
+  context.cwd = cwd;
+  return CountKey(fp, context);
+}
+
 }  // namespace
 
 std::string SideKey(const CountCache& cache, const Counter& counter, const Fingerprint& common,
@@ -207,9 +214,21 @@ std::string SideKey(const CountCache& cache, const Counter& counter, const Finge
   if (!PlanAndFingerprint(common, w, suite_dir, dir, exe, options, &run, &fp, &planned, &err)) {
     return "";
   }
-  CountContext context = cache.context();
-  context.cwd = run.cwd;
-  return CountKey(fp, context);
+  return KeyOf(cache, fp, run.cwd);
+}
+
+void PrefetchSides(CountCache& cache, const Counter& counter, const Fingerprint& common,
+                   const std::vector<Workload>& workloads, const std::string& suite_dir,
+                   const std::vector<std::string>& exes, const LaunchOptions& options) {
+  if (!cache.enabled()) return;
+  std::vector<std::string> keys;
+  for (const Workload& w : workloads) {
+    WorkDir dir(w.name);
+    for (const std::string& exe : exes) {
+      if (!exe.empty()) keys.push_back(SideKey(cache, counter, common, w, suite_dir, dir, exe, options));
+    }
+  }
+  cache.Prefetch(keys);
 }
 
 CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& common,
@@ -238,9 +257,7 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
                   &side);
     return side;
   }
-  CountContext context = cache.context();
-  context.cwd = run.cwd;
-  side.key = CountKey(before, context);
+  side.key = KeyOf(cache, before, run.cwd);
   side.fingerprint = before;
 
   std::optional<StoredCount> entry = LookUp(cache, w, side.key);
@@ -277,7 +294,7 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
     side.fingerprint = after;
     return side;
   }
-  if (CountKey(after, context) != side.key) {
+  if (KeyOf(cache, after, run.cwd) != side.key) {
     side.fingerprint = after;
     cache.Note(fmt::format("{}: the program's files changed while it ran; its count is not kept",
                            w.name));

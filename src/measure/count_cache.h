@@ -100,6 +100,13 @@ std::string SideKey(const CountCache& cache, const Counter& counter, const Finge
                     const Workload& w, const std::string& suite_dir, const WorkDir& dir,
                     const std::string& exe, const LaunchOptions& options);
 
+/// Reads the store's entries for every side a run will count, once, before
+/// any build runs (CountCache::Prefetch): the side of each of `workloads`
+/// for each of `exes` (an empty one is no side), keyed by SideKey.
+void PrefetchSides(CountCache& cache, const Counter& counter, const Fingerprint& common,
+                   const std::vector<Workload>& workloads, const std::string& suite_dir,
+                   const std::vector<std::string>& exes, const LaunchOptions& options);
+
 /// Counts `w` for the build `exe` `repeat` times (CountWorkload), through
 /// `cache` where it is enabled and `counter` is exact:
 ///   - the side is fingerprinted before it runs (PlanCountedRun,
