@@ -10,8 +10,6 @@
 namespace workgate::callgrind {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 std::string IdText(uint64_t id) { return "(" + std::to_string(id) + ")"; }
 
 }  // namespace

@@ -1,11 +1,6 @@
 #include "explain/callgrind_tokens.h"
 
 namespace workgate::callgrind {
-namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-}  // namespace
 
 bool ParseNumber(std::string_view token, uint64_t* value) {
   const char* p = token.data();

@@ -10,6 +10,7 @@
 namespace workgate::callgrind {
 
 inline bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 /// Reads a decimal or "0x" hexadecimal number starting at `*p` and ending
 /// at a space, tab, carriage return or `end`, and advances `*p` past it.

@@ -16,8 +16,6 @@
 namespace workgate {
 namespace {
 
-constexpr uint64_t kMaxCount = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-
 // |delta| without overflow: both counts are at most INT64_MAX.
 uint64_t Magnitude(const FunctionDelta& row) {
   return row.candidate >= row.baseline
@@ -99,7 +97,7 @@ FunctionId ShownFunction(const FunctionId& id) {
 
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
   Explanation out;
-  if (baseline.total > kMaxCount || candidate.total > kMaxCount) {
+  if (baseline.total > kMaxProfileTotal || candidate.total > kMaxProfileTotal) {
     out.error = "a profile's total exceeds the int64 range of the explain table";
     return out;
   }

@@ -16,8 +16,6 @@
 namespace workgate {
 namespace {
 
-constexpr uint64_t kMaxCount = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-
 // The self cost of code without a symbol, per object.
 std::map<std::string, uint64_t> UnnamedCost(const Profile& profile) {
   std::map<std::string, uint64_t> out;
@@ -91,7 +89,7 @@ std::map<std::string, std::string> PathsOf(const std::string& object, const Prof
 
 std::vector<MissingSymbols> FindMissingSymbols(const Profile& baseline, const Profile& candidate,
                                                const std::string& debug_root) {
-  if (baseline.total > kMaxCount || candidate.total > kMaxCount) return {};
+  if (baseline.total > kMaxProfileTotal || candidate.total > kMaxProfileTotal) return {};
   const uint64_t total = Distance(candidate.total, baseline.total);
   const std::map<std::string, uint64_t> base = UnnamedCost(baseline);
   const std::map<std::string, uint64_t> cand = UnnamedCost(candidate);

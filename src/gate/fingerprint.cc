@@ -33,7 +33,7 @@ std::string EnvDifference(const std::map<std::string, std::string>& a,
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-std::string Shown(const std::string& s) { return s.empty() ? "(none)" : s; }
+std::string OrNone(const std::string& s) { return s.empty() ? "(none)" : s; }
 
 }  // namespace
 
@@ -43,7 +43,7 @@ std::optional<std::string> CompatibilityProblem(const Fingerprint& baseline,
   auto check = [&](const char* what, const std::string& a, const std::string& b) {
     if (a != b) {
       problems.push_back(
-          fmt::format("{} differs (baseline {}, candidate {})", what, Shown(a), Shown(b)));
+          fmt::format("{} differs (baseline {}, candidate {})", what, OrNone(a), OrNone(b)));
     }
   };
   check("counting backend", baseline.backend, candidate.backend);
@@ -58,8 +58,8 @@ std::optional<std::string> CompatibilityProblem(const Fingerprint& baseline,
   check("workgate version", baseline.workgate_version, candidate.workgate_version);
   if (baseline.suite_sha256 != candidate.suite_sha256) {
     problems.push_back("the workload's definition differs (suite digest " +
-                       Shown(baseline.suite_sha256.substr(0, 12)) + " vs " +
-                       Shown(candidate.suite_sha256.substr(0, 12)) + ")");
+                       OrNone(baseline.suite_sha256.substr(0, 12)) + " vs " +
+                       OrNone(candidate.suite_sha256.substr(0, 12)) + ")");
   }
   if (baseline.argv != candidate.argv) {
     problems.push_back(fmt::format("argv differs (baseline {}, candidate {})",

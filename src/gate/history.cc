@@ -10,7 +10,7 @@ namespace workgate {
 namespace {
 
 // The median of `v` (not empty); the mean of the middle two for an even size.
-double Median(std::vector<double> v) {
+double SeriesMedian(std::vector<double> v) {
   const size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + mid, v.end());
   const double upper = v[mid];
@@ -19,8 +19,8 @@ double Median(std::vector<double> v) {
   return lower + (upper - lower) / 2;
 }
 
-double MedianCount(const std::vector<uint64_t>& counts) {
-  return Median(std::vector<double>(counts.begin(), counts.end()));
+double SeriesMedianCount(const std::vector<uint64_t>& counts) {
+  return SeriesMedian(std::vector<double>(counts.begin(), counts.end()));
 }
 
 // The condition_parts keys whose values differ between `a` and `b`, a key
@@ -53,7 +53,7 @@ std::vector<HistoryPoint> Series(const std::vector<const HistoryRecord*>& record
   for (const HistoryRecord* r : records) {
     HistoryPoint p;
     p.record = *r;
-    p.value = MedianCount(r->counts);
+    p.value = SeriesMedianCount(r->counts);
     if (!points.empty()) {
       const HistoryPoint& before = points.back();
       p.break_before = before.record.conditions != r->conditions;
@@ -78,10 +78,10 @@ void EstimateNoise(const std::vector<HistoryPoint>& series, WorkloadHistory* h) 
   }
   h->noise_differences = steps.size();
   if (steps.size() < 3) return;
-  const double centre = Median(steps);
+  const double centre = SeriesMedian(steps);
   std::vector<double> deviations;
   for (double s : steps) deviations.push_back(std::abs(s - centre));
-  h->noise_floor = 1.4826 * Median(deviations) / std::sqrt(2.0);
+  h->noise_floor = 1.4826 * SeriesMedian(deviations) / std::sqrt(2.0);
 }
 
 // Cumulative changes within the window's segments, and the verdict of the

@@ -28,7 +28,7 @@ std::string Shown(const std::string& value) {
 std::string ListKey(const std::vector<std::string>& list) { return nlohmann::json(list).dump(); }
 
 // What must be the same in every part of one run, by the name a message uses.
-std::vector<std::pair<std::string, std::string>> RunIdentity(const CompareReport& r) {
+std::vector<std::pair<std::string, std::string>> ReportIdentity(const CompareReport& r) {
   const RunSettings& s = r.settings;
   const ShardInfo& shard = *r.shard;
   return {
@@ -58,8 +58,8 @@ std::vector<std::pair<std::string, std::string>> RunIdentity(const CompareReport
 
 // Why `b` cannot be merged with `a`, or "".
 std::string RunProblem(const ReportPart& a, const ReportPart& b) {
-  const auto ours = RunIdentity(a.report);
-  const auto theirs = RunIdentity(b.report);
+  const auto ours = ReportIdentity(a.report);
+  const auto theirs = ReportIdentity(b.report);
   for (size_t i = 0; i < ours.size(); ++i) {
     if (ours[i].second == theirs[i].second) continue;
     return fmt::format("{} does not belong with {}: its {} is {}, where {}'s is {}", b.path, a.path,

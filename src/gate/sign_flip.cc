@@ -20,7 +20,7 @@ std::vector<int64_t> FixedPoint(const std::vector<double>& values) {
   return out;
 }
 
-uint64_t Magnitude(int64_t sum) {
+uint64_t AbsoluteSum(int64_t sum) {
   return sum < 0 ? static_cast<uint64_t>(0) - static_cast<uint64_t>(sum)
                  : static_cast<uint64_t>(sum);
 }
@@ -30,7 +30,7 @@ uint64_t Magnitude(int64_t sum) {
 SignFlipResult Exact(const std::vector<int64_t>& d) {
   const size_t n = d.size();
   int64_t sum = std::accumulate(d.begin(), d.end(), int64_t{0});
-  const uint64_t observed = Magnitude(sum);
+  const uint64_t observed = AbsoluteSum(sum);
   std::vector<bool> negative(n, false);
   const uint64_t total = uint64_t{1} << n;
   uint64_t extreme = 1;  // the observed sign vector itself
@@ -38,13 +38,13 @@ SignFlipResult Exact(const std::vector<int64_t>& d) {
     const int j = std::countr_zero(k);
     sum += negative[j] ? 2 * d[j] : -2 * d[j];
     negative[j] = !negative[j];
-    if (Magnitude(sum) >= observed) ++extreme;
+    if (AbsoluteSum(sum) >= observed) ++extreme;
   }
   return {static_cast<double>(extreme) / static_cast<double>(total), true, total};
 }
 
 SignFlipResult Sampled(const std::vector<int64_t>& d, uint64_t seed) {
-  const uint64_t observed = Magnitude(std::accumulate(d.begin(), d.end(), int64_t{0}));
+  const uint64_t observed = AbsoluteSum(std::accumulate(d.begin(), d.end(), int64_t{0}));
   std::mt19937_64 rng(seed);
   uint64_t extreme = 0;
   for (uint64_t draw = 0; draw < kSignFlipDraws; ++draw) {
@@ -55,7 +55,7 @@ SignFlipResult Sampled(const std::vector<int64_t>& d, uint64_t seed) {
       sum += (bits & 1) ? -d[i] : d[i];
       bits >>= 1;
     }
-    if (Magnitude(sum) >= observed) ++extreme;
+    if (AbsoluteSum(sum) >= observed) ++extreme;
   }
   return {static_cast<double>(extreme + 1) / static_cast<double>(kSignFlipDraws + 1), false,
           kSignFlipDraws};

@@ -20,7 +20,7 @@ namespace workgate {
 
 namespace {
 
-std::mutex& Mutex() {
+std::mutex& TreesMutex() {
   static std::mutex m;
   return m;
 }
@@ -75,17 +75,17 @@ void BecomeSubreaper() {
   std::call_once(once, [] { prctl(PR_SET_CHILD_SUBREAPER, 1); });
 }
 
-std::unique_lock<std::mutex> LockSpawning() { return std::unique_lock<std::mutex>(Mutex()); }
+std::unique_lock<std::mutex> LockSpawning() { return std::unique_lock<std::mutex>(TreesMutex()); }
 
 void RegisterTree(pid_t supervisor, int control) { Trees()[supervisor] = control; }
 
 void UnregisterTree(pid_t supervisor) {
-  std::lock_guard<std::mutex> lock(Mutex());
+  std::lock_guard<std::mutex> lock(TreesMutex());
   Trees().erase(supervisor);
 }
 
 int KillEscapees() {
-  std::lock_guard<std::mutex> lock(Mutex());
+  std::lock_guard<std::mutex> lock(TreesMutex());
   return KillEscapeesLocked();
 }
 
@@ -94,7 +94,7 @@ bool LaunchesInterrupted() { return interrupted.load(); }
 int EndAllTrees(int patience_ms) {
   std::map<pid_t, int> trees;
   {
-    std::lock_guard<std::mutex> lock(Mutex());
+    std::lock_guard<std::mutex> lock(TreesMutex());
     interrupted = true;
     trees = Trees();
     for (const auto& [pid, control] : trees) {
@@ -106,7 +106,7 @@ int EndAllTrees(int patience_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(patience_ms);
   for (;;) {
     {
-      std::lock_guard<std::mutex> lock(Mutex());
+      std::lock_guard<std::mutex> lock(TreesMutex());
       if (Trees().empty() || std::chrono::steady_clock::now() >= deadline) {
         // A supervisor that did not answer goes with its process group; its
         // orphans come back to workgate and are escapees now.

@@ -12,7 +12,7 @@
 namespace workgate {
 namespace {
 
-constexpr Minus kMinus = Minus::kUnicode;
+constexpr Minus kChartMinus = Minus::kUnicode;
 
 // The plot area inside the chart: room on the left for full count labels,
 // at the top for the drift label, at the bottom for slanted refs.
@@ -195,17 +195,18 @@ std::string HistoryChartSvg(const WorkloadHistory& h) {
   std::string out = fmt::format(
       "<svg class=\"chart{0}\" width=\"{2}\" "
       "height=\"{3}\" viewBox=\"0 0 {2} {3}\" role=\"img\"><title>{1}</title>",
-      h.drift ? " drift" : "", HtmlText(h.workload + ": " + HistoryVerdict(h, kMinus)),
+      h.drift ? " drift" : "", HtmlText(h.workload + ": " + HistoryVerdict(h, kChartMinus)),
       kHistoryChartWidth, kHistoryChartHeight);
   if (h.points.empty()) return out + "</svg>";
   const Scale scale = ScaleOf(h);
-  const Rows rows = HistoryTableRows(h, kMinus);
+  const Rows rows = HistoryTableRows(h, kChartMinus);
   out += Axes(scale) + Segments(h, scale, rows) + Points(h, scale, rows);
   if (h.drift) {
     out += fmt::format(
         "<text class=\"drift-label\" x=\"{:.1f}\" y=\"18\">drift {} over {} commits, every "
         "step under the margin</text>",
-        kLeft + 4, FormatPercent(*h.cumulative, kMinus), h.points.size() - SegmentStarts(h).back());
+        kLeft + 4, FormatPercent(*h.cumulative, kChartMinus),
+        h.points.size() - SegmentStarts(h).back());
   }
   return out + "</svg>";
 }

@@ -10,7 +10,7 @@
 namespace workgate {
 namespace {
 
-constexpr Minus kMinus = Minus::kUnicode;
+constexpr Minus kHtmlMinus = Minus::kUnicode;
 
 // Only inline styles may apply; no script, image, font, frame or request of
 // any kind (default-src 'none').
@@ -59,7 +59,7 @@ std::string Table(const WorkloadHistory& h) {
     out += fmt::format("<th class=\"{}\">{}</th>", kColumns[c], HtmlText(header[c]));
   }
   out += "</tr></thead><tbody>";
-  const auto rows = HistoryTableRows(h, kMinus);
+  const auto rows = HistoryTableRows(h, kHtmlMinus);
   for (size_t i = 0; i < rows.size(); ++i) {
     std::string classes = StepCrossesMargin(h, i) ? "crossed" : "";
     if (h.points[i].break_before) classes += classes.empty() ? "break" : " break";
@@ -77,7 +77,7 @@ std::string Section(const WorkloadHistory& h) {
                                 h.drift ? " drift" : "", HtmlText(h.workload));
   out += fmt::format("<h2>{}</h2>\n<p class=\"subtitle\">{}</p>\n", HtmlText(h.workload),
                      HtmlText(HistorySubtitle(h)));
-  out += fmt::format("<p class=\"verdict\">{}</p>\n", HtmlText(HistoryVerdict(h, kMinus)));
+  out += fmt::format("<p class=\"verdict\">{}</p>\n", HtmlText(HistoryVerdict(h, kHtmlMinus)));
   const std::string noise = HistoryNoise(h);
   if (!noise.empty()) out += fmt::format("<p class=\"noise\">{}</p>\n", HtmlText(noise));
   if (h.recorded > h.points.size()) {

@@ -9,20 +9,23 @@
 namespace workgate {
 namespace {
 
-constexpr Minus kMinus = Minus::kAscii;
+constexpr Minus kTextMinus = Minus::kAscii;
 using Align = TextTable::Align;
 
 // Refs, dates, workload names and condition names come from a store any
 // process of the user could have written: no escape sequence may pass.
-std::string Line(const std::string& text) { return TerminalSafe(text, LineBreaks::kToSpace); }
+std::string HistoryLine(const std::string& text) {
+  return TerminalSafe(text, LineBreaks::kToSpace);
+}
 
-std::string Paint(const std::string& text, const char* sgr, bool colour) {
+std::string HistoryPaint(const std::string& text, const char* sgr, bool colour) {
   return colour ? fmt::format("\033[{}m{}\033[0m", sgr, text) : text;
 }
 
 std::string Series(const WorkloadHistory& h, bool colour) {
-  std::string out = fmt::format("{} ({}): {}\n", Line(h.workload), Line(HistorySubtitle(h)),
-                                Paint(HistoryVerdict(h, kMinus), h.drift ? "1;33" : "32", colour));
+  std::string out =
+      fmt::format("{} ({}): {}\n", HistoryLine(h.workload), HistoryLine(HistorySubtitle(h)),
+                  HistoryPaint(HistoryVerdict(h, kTextMinus), h.drift ? "1;33" : "32", colour));
   const std::string noise = HistoryNoise(h);
   if (!noise.empty()) out += "  " + noise + "\n";
   if (h.recorded > h.points.size()) {
@@ -31,10 +34,10 @@ std::string Series(const WorkloadHistory& h, bool colour) {
   TextTable table(
       {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   table.AddRow(HistoryTableHeader());
-  const auto rows = HistoryTableRows(h, kMinus);
+  const auto rows = HistoryTableRows(h, kTextMinus);
   for (size_t i = 0; i < rows.size(); ++i) {
     std::vector<std::string> cells;
-    for (const std::string& cell : rows[i]) cells.push_back(Line(cell));
+    for (const std::string& cell : rows[i]) cells.push_back(HistoryLine(cell));
     const char* step_colour = StepCrossesMargin(h, i) ? "1;31" : "";
     const char* mark_colour = h.points[i].break_before ? "1;33" : step_colour;
     table.AddRow(std::move(cells), {"", "", "", step_colour, "", mark_colour});

@@ -13,7 +13,7 @@
 namespace workgate {
 namespace {
 
-constexpr Minus kMinus = Minus::kUnicode;
+constexpr Minus kMarkdownMinus = Minus::kUnicode;
 constexpr char kDash[] = "\u2014";
 
 const char* Icon(Verdict v) {
@@ -52,8 +52,8 @@ std::string Table(const CompareReport& r) {
       return s.counts.empty() ? std::string(kDash) : FormatCount(ShownCount(w, s));
     };
     const bool figures = HasDelta(w);
-    std::string delta = figures ? FormatSignedCount(w.delta, kMinus) : kDash;
-    std::string relative = figures ? RelativeCell(w, kMinus) : kDash;
+    std::string delta = figures ? FormatSignedCount(w.delta, kMarkdownMinus) : kDash;
+    std::string relative = figures ? RelativeCell(w, kMarkdownMinus) : kDash;
     if (w.verdict == Verdict::kWorkAdded) relative = "**" + relative + "**";
     std::string verdict = fmt::format("{} {}", Icon(w.verdict), VerdictLabel(w.verdict));
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
@@ -91,7 +91,7 @@ std::string Notes(const CompareReport& r) {
         out += fmt::format(
             " {} {}{};", MarkdownCode(f.function, SpanIn::kParagraph),
             f.object.empty() ? "" : "in " + MarkdownCode(f.object, SpanIn::kParagraph) + " ",
-            FormatSignedCount(f.delta(), kMinus));
+            FormatSignedCount(f.delta(), kMarkdownMinus));
       }
       out.back() = '\n';
     }
@@ -101,18 +101,18 @@ std::string Notes(const CompareReport& r) {
 
 // The objects whose code without a symbol the table cannot break down: a
 // paragraph each, every path and name in a code span.
-std::string MissingSymbolsBlock(const Explanation& e) {
+std::string MarkdownMissingSymbols(const Explanation& e) {
   if (e.missing_symbols.empty()) return "";
   auto code = [](const std::string& text) { return MarkdownCode(text, SpanIn::kParagraph); };
   std::string out;
   for (const MissingSymbols& m : e.missing_symbols) {
-    out += "\n" + MissingSymbolsSentence(m, e.total_delta, code(m.object), kMinus) + ":\n";
+    out += "\n" + MissingSymbolsSentence(m, e.total_delta, code(m.object), kMarkdownMinus) + ":\n";
     for (const StrippedFile& f : m.files) out += "\n" + StrippedFileSentence(f, code) + "\n";
   }
   return out + "\n" + MarkdownText(kSymbolsAdvice) + "\n";
 }
 
-std::string ExplanationBlock(const WorkloadResult& w) {
+std::string MarkdownExplanation(const WorkloadResult& w) {
   const Explanation& e = *w.explanation;
   // The summary line is raw HTML, which GFM passes through unparsed.
   std::string out = "<details><summary>" +
@@ -122,7 +122,7 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   }
   auto share = [&e](int64_t d) {
     return e.total_delta == 0 ? std::string(kDash)
-                              : FormatShare(static_cast<double>(d) / e.total_delta, kMinus);
+                              : FormatShare(static_cast<double>(d) / e.total_delta, kMarkdownMinus);
   };
   out += "| function | baseline | candidate | \u0394 | share of \u0394 |\n";
   out += "|---|---:|---:|---:|---:|\n";
@@ -133,18 +133,19 @@ std::string ExplanationBlock(const WorkloadResult& w) {
     out += fmt::format("| {}{}{} | {} | {} | {} | {} |\n", Cell(row.function),
                        row.object.empty() ? "" : " in " + Cell(row.object),
                        clones.empty() ? "" : " (clones: " + Cell(clones) + ")",
-                       FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
-                       FormatSignedCount(row.delta(), kMinus), share(row.delta()));
+                       FormatCount(row.baseline, kMarkdownMinus),
+                       FormatCount(row.candidate, kMarkdownMinus),
+                       FormatSignedCount(row.delta(), kMarkdownMinus), share(row.delta()));
   }
-  out += fmt::format("| *listed rows* | | | {} | {} |\n", FormatSignedCount(listed, kMinus),
+  out += fmt::format("| *listed rows* | | | {} | {} |\n", FormatSignedCount(listed, kMarkdownMinus),
                      share(listed));
   if (listed != e.total_delta) {
     out += fmt::format("| *whole program* | | | {} | {} |\n",
-                       FormatSignedCount(e.total_delta, kMinus), share(e.total_delta));
+                       FormatSignedCount(e.total_delta, kMarkdownMinus), share(e.total_delta));
   }
   const std::string source = ProfileSourceSentence(e);
   if (!source.empty()) out += "\n" + MarkdownText(source) + "\n";
-  return out + MissingSymbolsBlock(e) + "</details>\n";
+  return out + MarkdownMissingSymbols(e) + "</details>\n";
 }
 
 std::string BackendParagraph(const CompareReport& r) {
@@ -163,7 +164,7 @@ std::string BackendParagraph(const CompareReport& r) {
       RepeatSentence(r));
 }
 
-std::string TimedBlock(const CompareReport& r) {
+std::string MarkdownTimed(const CompareReport& r) {
   const bool stats = HasTimedStats(r);
   std::string out =
       "<details><summary>Timed scores \u2014 context only, not part of the verdict</summary>\n\n";
@@ -176,7 +177,7 @@ std::string TimedBlock(const CompareReport& r) {
     out += fmt::format("| {} | {} | {} |", Cell(w.name), TimedCell(w.baseline),
                        TimedCell(w.candidate));
     out += stats ? fmt::format(" {} | {} |\n", StatsCell(w), TimedLabelCell(w)) : "\n";
-    const std::vector<std::string> lines = TimedDetails(w, kMinus);
+    const std::vector<std::string> lines = TimedDetails(w, kMarkdownMinus);
     for (size_t i = 0; i < lines.size(); ++i) {
       details += i == 0 ? "- " + MarkdownCode(w.name, SpanIn::kParagraph) + " \u2014 " +
                               MarkdownText(lines[i]) + "\n"
@@ -222,7 +223,7 @@ std::string RenderMarkdown(const CompareReport& r) {
   const std::string notes = Notes(r);
   if (!notes.empty()) out += "\n" + notes;
   for (const WorkloadResult& w : r.workloads) {
-    if (w.explanation) out += "\n" + ExplanationBlock(w);
+    if (w.explanation) out += "\n" + MarkdownExplanation(w);
   }
   out += "\n" + BackendParagraph(r);
   const std::vector<std::string> store = StoreSentences(r);
@@ -230,7 +231,7 @@ std::string RenderMarkdown(const CompareReport& r) {
     out += "\n";
     for (const std::string& sentence : store) out += MarkdownText(sentence) + "\n";
   }
-  if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
+  if (HasTimedSamples(r)) out += "\n" + MarkdownTimed(r);
   if (const std::string shard = ShardSentence(r); !shard.empty()) out += "\n" + shard + "\n";
   out += "\n" + std::string(kBlindSpots) + "\n" + Footer(r);
   return out;

@@ -9,19 +9,9 @@
 
 #include "report/report_output.h"
 #include "util/error.h"
+#include "util/paths.h"
 
 namespace workgate {
-
-namespace {
-
-std::string DirectoryOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-}  // namespace
 
 std::string ReportPathProblem(const ReportPath& report) {
   if (report.path.empty() || IsStandardOutput(report.path)) return "";

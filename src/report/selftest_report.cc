@@ -9,13 +9,14 @@
 namespace workgate {
 namespace {
 
-constexpr Minus kMinus = Minus::kAscii;
+constexpr Minus kSelftestMinus = Minus::kAscii;
 
 std::string Phase(const std::string& title, const std::optional<TimedStats>& stats) {
   if (!stats) return "  " + title + ": not run\n";
   std::string out = "  " + title + ": ";
   out += stats->comparison ? TimedInterval(*stats->comparison) + "\n" : "no interval\n";
-  for (const std::string& line : TimedStatsLines(*stats, kMinus)) out += "    " + line + "\n";
+  for (const std::string& line : TimedStatsLines(*stats, kSelftestMinus))
+    out += "    " + line + "\n";
   return out;
 }
 

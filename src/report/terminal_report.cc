@@ -13,7 +13,7 @@
 namespace workgate {
 namespace {
 
-constexpr Minus kMinus = Minus::kAscii;
+constexpr Minus kTerminalMinus = Minus::kAscii;
 using Align = TextTable::Align;
 
 // ANSI SGR colours: red for work added, green for a pass, yellow for results
@@ -55,8 +55,8 @@ std::string MainTable(const CompareReport& r, bool colour) {
     const std::string verdict =
         std::string(VerdictName(w.verdict)) + (w.stability.unstable ? " (unstable)" : "");
     table.AddRow({Line(w.name), count(w.baseline), count(w.candidate),
-                  figures ? FormatSignedCount(w.delta, kMinus) : "-",
-                  figures ? RelativeCell(w, kMinus) : "-", verdict},
+                  figures ? FormatSignedCount(w.delta, kTerminalMinus) : "-",
+                  figures ? RelativeCell(w, kTerminalMinus) : "-", verdict},
                  {"", "", "", "", "", ColourOf(w.verdict)});
   }
   return table.Render(0, colour);
@@ -75,7 +75,7 @@ std::string Reasons(const CompareReport& r) {
     if (!w.stability.functions.empty()) {
       out += fmt::format("{}: {}\n", Line(w.name), UnstableFunctionsLead(w));
       for (const FunctionDelta& f : w.stability.functions) {
-        out += fmt::format("  {}  {}\n", FormatSignedCount(f.delta(), kMinus),
+        out += fmt::format("  {}  {}\n", FormatSignedCount(f.delta(), kTerminalMinus),
                            Line(f.object.empty() ? f.function : f.function + " in " + f.object));
       }
     }
@@ -94,7 +94,7 @@ std::string MissingSymbolsBlock(const Explanation& e) {
   if (e.missing_symbols.empty()) return "";
   std::string out = "\n";
   for (const MissingSymbols& m : e.missing_symbols) {
-    out += "  " + MissingSymbolsSentence(m, e.total_delta, Line(m.object), kMinus) + ":\n";
+    out += "  " + MissingSymbolsSentence(m, e.total_delta, Line(m.object), kTerminalMinus) + ":\n";
     for (const StrippedFile& f : m.files) out += "    " + StrippedFileSentence(f, Line) + "\n";
   }
   return out + "  " + kSymbolsAdvice + "\n";
@@ -106,7 +106,7 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   if (!e.error.empty()) return out + "  " + Block(e.error) + "\n";
   auto share = [&e](int64_t d) {
     return e.total_delta == 0 ? std::string("-")
-                              : FormatShare(static_cast<double>(d) / e.total_delta, kMinus);
+                              : FormatShare(static_cast<double>(d) / e.total_delta, kTerminalMinus);
   };
   TextTable table({Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight});
   table.AddRow({"function", "baseline", "candidate", "\u0394", "share"});
@@ -116,12 +116,13 @@ std::string ExplanationBlock(const WorkloadResult& w) {
     std::string name = row.object.empty() ? row.function : row.function + " in " + row.object;
     const std::string clones = CloneSummary(row);
     if (!clones.empty()) name += " (clones: " + clones + ")";
-    table.AddRow({Line(name), FormatCount(row.baseline, kMinus), FormatCount(row.candidate, kMinus),
-                  FormatSignedCount(row.delta(), kMinus), share(row.delta())});
+    table.AddRow({Line(name), FormatCount(row.baseline, kTerminalMinus),
+                  FormatCount(row.candidate, kTerminalMinus),
+                  FormatSignedCount(row.delta(), kTerminalMinus), share(row.delta())});
   }
-  table.AddRow({"(listed rows)", "", "", FormatSignedCount(listed, kMinus), share(listed)});
+  table.AddRow({"(listed rows)", "", "", FormatSignedCount(listed, kTerminalMinus), share(listed)});
   if (listed != e.total_delta) {
-    table.AddRow({"(whole program)", "", "", FormatSignedCount(e.total_delta, kMinus),
+    table.AddRow({"(whole program)", "", "", FormatSignedCount(e.total_delta, kTerminalMinus),
                   share(e.total_delta)});
   }
   const std::string source = ProfileSourceSentence(e);
@@ -139,7 +140,7 @@ std::string TimedBlock(const CompareReport& r) {
     if (w.baseline.timed.empty() && w.candidate.timed.empty()) continue;
     table.AddRow({Line(w.name), TimedCell(w.baseline), TimedCell(w.candidate),
                   stats ? StatsCell(w) : "", stats ? TimedLabelCell(w) : ""});
-    const std::vector<std::string> lines = TimedDetails(w, kMinus);
+    const std::vector<std::string> lines = TimedDetails(w, kTerminalMinus);
     for (size_t i = 0; i < lines.size(); ++i) {
       details += i == 0 ? "  " + Line(w.name) + ": " + lines[i] + "\n" : "    " + lines[i] + "\n";
     }

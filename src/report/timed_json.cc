@@ -14,7 +14,7 @@ using nlohmann::json;
 constexpr int kMostWorkloads = 100000;
 
 template <typename T>
-json OrNull(const std::optional<T>& v) {
+json OptionalOrNull(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
@@ -104,8 +104,8 @@ json TimedStatsToJson(const std::optional<TimedStats>& stats) {
               {"reason", stats->reason},
               {"family", stats->family},
               {"comparison", TestToJson(stats->comparison)},
-              {"hl_shift", OrNull(stats->hl_shift)},
-              {"noise_floor", OrNull(stats->noise_floor)},
+              {"hl_shift", OptionalOrNull(stats->hl_shift)},
+              {"noise_floor", OptionalOrNull(stats->noise_floor)},
               {"aa_control", TestToJson(stats->aa_control)},
               {"dropped", dropped}};
 }

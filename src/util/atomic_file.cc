@@ -9,17 +9,12 @@
 #include <cstring>
 #include <random>
 
+#include "util/paths.h"
+
 namespace workgate {
 namespace {
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-std::string DirectoryOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 // A unique sibling name. mkstemp would do, but it creates files with mode
 // 0600; opening our own name with O_EXCL and mode 0666 lets the umask decide,

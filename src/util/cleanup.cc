@@ -10,7 +10,7 @@ namespace workgate {
 
 namespace {
 
-std::mutex& Mutex() {
+std::mutex& CleanupMutex() {
   static std::mutex m;
   return m;
 }
@@ -23,12 +23,12 @@ std::multiset<std::string>& Paths() {
 }  // namespace
 
 void RegisterCleanupPath(const std::string& path) {
-  std::lock_guard<std::mutex> lock(Mutex());
+  std::lock_guard<std::mutex> lock(CleanupMutex());
   Paths().insert(path);
 }
 
 void UnregisterCleanupPath(const std::string& path) {
-  std::lock_guard<std::mutex> lock(Mutex());
+  std::lock_guard<std::mutex> lock(CleanupMutex());
   auto it = Paths().find(path);
   if (it != Paths().end()) Paths().erase(it);
 }
@@ -51,7 +51,7 @@ bool RemoveTree(const std::string& path) {
 }
 
 int RemoveCleanupPaths() {
-  std::lock_guard<std::mutex> lock(Mutex());
+  std::lock_guard<std::mutex> lock(CleanupMutex());
   for (const std::string& path : Paths()) RemoveTree(path);
   // The runs' own threads are still winding down (a run whose tree was just
   // killed removes its private directory as it returns): a second sweep

@@ -66,6 +66,13 @@ std::string SearchPath(const std::string& name, const std::string& path_list) {
   return "";
 }
 
+std::string DirectoryOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
 std::string RealPath(const std::string& path) {
   char buf[PATH_MAX];
   if (realpath(path.c_str(), buf) == nullptr) return "";

@@ -29,6 +29,10 @@ std::string SearchPath(const std::string& name, const std::string& path_list);
 /// An absolute, symlink-free form of `path`; empty when it does not exist.
 std::string RealPath(const std::string& path);
 
+/// The directory part of `path` as written: "." for a bare name, "/" for a
+/// file in the root.
+std::string DirectoryOf(const std::string& path);
+
 /// Removes everything inside the directory `dir`, keeping `dir` itself;
 /// entries a program made unreadable or unwritable (a subdirectory of mode
 /// 000) are made the owner's again first. False with `*err` naming the
