@@ -15,11 +15,16 @@
 //   Valgrind) the test is skipped with the reason (WORKGATE_REQUIRE_TOOL).
 // - What the machine itself cannot do (no PMU, perf_event_paranoid, no PID
 //   or mount namespaces, another architecture): skipped with the reason,
-//   everywhere.
+//   everywhere. A test learns it by asking the machine directly (for
+//   example SoftwareEventRefusal), never from workgate's own exit code: a
+//   regression that makes workgate fail that way would turn into a skip.
 
 #include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -32,8 +37,34 @@ inline bool InCi() {
   return ci != nullptr && (std::strcmp(ci, "true") == 0 || std::strcmp(ci, "1") == 0);
 }
 
+/// Whether the shell finds `tool` on PATH.
+inline bool HaveTool(const std::string& tool) {
+  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
+}
+
 /// Whether `path` is a file this process may execute (or load).
 inline bool IsBuilt(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+
+/// Why this machine refuses a user-space software perf event (the
+/// PERF_COUNT_SW_* `config`) on this process, straight from
+/// perf_event_open(2); empty when it grants one. A test of the perf backend's
+/// plumbing checks this before it runs workgate, instead of reading
+/// workgate's own exit code, which a regression could produce.
+inline std::string SoftwareEventRefusal(unsigned long long config) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = config;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  if (fd >= 0) {
+    close(static_cast<int>(fd));
+    return {};
+  }
+  return std::string("perf_event_open of a software event: ") + std::strerror(errno);
+}
 
 }  // namespace workgate::testing
 

@@ -58,6 +58,8 @@ class CountingCliTest : public CliTest {
 /// probes/known_work's two builds: b retires exactly 1,000,000 instructions more.
 inline const std::string kKnownWorkA = testing::BuildPath("probes/known_work_a");
 inline const std::string kKnownWorkB = testing::BuildPath("probes/known_work_b");
+/// A program whose count depends on the real clock (tests/measure/testdata/jitter.c).
+inline const std::string kJitter = testing::BuildPath("tests/jitter_workload");
 
 /// Comparisons of kKnownWorkA against kKnownWorkB on the six workloads of
 /// tests/cli/testdata/known_work_suite.toml (work added, passing under a

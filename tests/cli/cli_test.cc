@@ -14,6 +14,7 @@
 #include "gate/test_programs.h"
 #include "launch/launch.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 #include "version.h"
 
@@ -25,21 +26,18 @@ using testing::KnownLoop;
 using testing::SourcePath;
 using testing::WorkgateBin;
 
-const std::string kA = BuildPath("probes/known_work_a");
-const std::string kB = BuildPath("probes/known_work_b");
-
 TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Run({"compare", "--no-such-flag"}).exit_code, 2);
   EXPECT_EQ(Run({"count"}).exit_code, 2);
   LaunchResult r = Run({"count", "--backend", kExactBackend, "--suite",
-                        SourcePath("tests/cli/testdata/bad_suite.toml"), "--exe", kA});
+                        SourcePath("tests/cli/testdata/bad_suite.toml"), "--exe", kKnownWorkA});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad_suite.toml:4: workload 'typo': key 'comand' is not known"),
             std::string::npos)
       << r.err;
   // An option that needs a value never takes the next option as it.
   r = Run({"count", "--backend", kExactBackend, "--json", "--suite",
-           SourcePath("workloads/interp.toml"), "--exe", kA});
+           SourcePath("workloads/interp.toml"), "--exe", kKnownWorkA});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--json: needs a value, not the option --suite"), std::string::npos)
       << r.err;
@@ -67,8 +65,8 @@ TEST_F(CliTest, VersionNamesTheCommitItWasBuiltFrom) {
 
 TEST_F(CliTest, NumericOptionsMustBeFiniteAndInRange) {
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
-  const std::vector<std::string> compare = {"compare", "--baseline", kA,   "--candidate",
-                                            kA,        "--suite",    suite};
+  const std::vector<std::string> compare = {"compare",   "--baseline", kKnownWorkA, "--candidate",
+                                            kKnownWorkA, "--suite",    suite};
   struct Case {
     std::vector<std::string> args;
     std::string message;
@@ -101,7 +99,8 @@ TEST_F(CliTest, NumericOptionsMustBeFiniteAndInRange) {
       {with(compare, {"--explain-top", "0"}), "--explain-top: must be an integer in [1, 1000]"},
       // CLI11 alone read -1 as 2^64-1.
       {with(compare, {"--seed", "-1"}), "--seed: must be an integer in [0, 4294967295], not -1"},
-      {{"explain", "--baseline", kA, "--candidate", kA, "--suite", suite, "--explain-top", "0"},
+      {{"explain", "--baseline", kKnownWorkA, "--candidate", kKnownWorkA, "--suite", suite,
+        "--explain-top", "0"},
        "--explain-top: must be an integer in [1, 1000], not 0"},
       // A missing value is still reported as such.
       {{"count", "--timeout", "--suite", suite},
@@ -131,7 +130,7 @@ TEST_F(CliTest, NumericSuiteKeysMustBeFiniteAndInRange) {
   std::ofstream(Path("nan.toml")) << "[[workload]]\nname = \"w\"\ncommand = [\"{exe}\"]\n"
                                      "clock = \"none\"\ntimeout = nan\n";
   LaunchResult r =
-      Run({"count", "--backend", kExactBackend, "--suite", Path("nan.toml"), "--exe", kA});
+      Run({"count", "--backend", kExactBackend, "--suite", Path("nan.toml"), "--exe", kKnownWorkA});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("nan.toml:5: workload 'w': key 'timeout' must be a number in (0, 604800] "
                        "(seconds), not nan"),
@@ -139,8 +138,8 @@ TEST_F(CliTest, NumericSuiteKeysMustBeFiniteAndInRange) {
       << r.err;
   std::ofstream(Path("margin.toml")) << "[[workload]]\nname = \"w\"\ncommand = [\"{exe}\"]\n"
                                         "clock = \"none\"\nmax_work_added = nan\n";
-  r = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kA, "--suite",
-           Path("margin.toml")});
+  r = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+           kKnownWorkA, "--suite", Path("margin.toml")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("margin.toml:5: workload 'w': key 'max_work_added' must be a number in "
                        "[0, 1000] (percent), not nan"),
@@ -150,13 +149,13 @@ TEST_F(CliTest, NumericSuiteKeysMustBeFiniteAndInRange) {
 
 TEST_F(CliTest, ASuiteThatIsNoFileSaysWhy) {
   LaunchResult dir =
-      Run({"count", "--backend", kExactBackend, "--suite", dir_.path(), "--exe", kA});
+      Run({"count", "--backend", kExactBackend, "--suite", dir_.path(), "--exe", kKnownWorkA});
   EXPECT_EQ(dir.exit_code, 2);
   EXPECT_NE(dir.err.find("Error: the suite " + dir_.path() + " is a directory, not a file"),
             std::string::npos)
       << dir.err;
-  LaunchResult missing = Run({"compare", "--backend", kExactBackend, "--baseline", kA,
-                              "--candidate", kA, "--suite", Path("nope.toml")});
+  LaunchResult missing = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                              "--candidate", kKnownWorkA, "--suite", Path("nope.toml")});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("Error: the suite " + Path("nope.toml") + " does not exist"),
             std::string::npos)
@@ -202,10 +201,11 @@ TEST_F(CliTest, NoUsableBackendExitsFive) {
   LaunchResult named = Run({"count", "--backend", "callgrind", "--", KnownLoop(), "1"}, env);
   EXPECT_EQ(named.exit_code, 5);
   EXPECT_NE(named.err.find("no usable counting backend"), std::string::npos) << named.err;
-  EXPECT_EQ(
-      Run({"compare", "--backend", "vgcount", "--baseline", kA, "--candidate", kB, "--", "1"}, env)
-          .exit_code,
-      5);
+  EXPECT_EQ(Run({"compare", "--backend", "vgcount", "--baseline", kKnownWorkA, "--candidate",
+                 kKnownWorkB, "--", "1"},
+                env)
+                .exit_code,
+            5);
   // And without a PMU as well, auto has nothing left.
   LaunchResult probe = Run({"probe", "--json", "-"}, env);
   auto j = nlohmann::json::parse(probe.out);
@@ -267,8 +267,9 @@ TEST_F(CountingCliTest, CountOfAFailingCommandIsInvalid) {
 }
 
 TEST_F(CountingCliTest, IdenticalBuildsPassWithAZeroDelta) {
-  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kA,
-                        "--timed", "0", "--json", "aa.json", "--", "100000"});
+  LaunchResult r =
+      Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+           kKnownWorkA, "--timed", "0", "--json", "aa.json", "--", "100000"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   auto j = ReadJson("aa.json");
   EXPECT_EQ(j["verdict"], "ok");
@@ -277,9 +278,9 @@ TEST_F(CountingCliTest, IdenticalBuildsPassWithAZeroDelta) {
 }
 
 TEST_F(CountingCliTest, KnownExtraWorkGivesExactlyThatDeltaAndExitsOne) {
-  LaunchResult r =
-      Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB, "--timed",
-           "0", "--json", "wa.json", "--markdown", "wa.md", "--", "1000000"});
+  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                        "--candidate", kKnownWorkB, "--timed", "0", "--json", "wa.json",
+                        "--markdown", "wa.md", "--", "1000000"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   auto j = ReadJson("wa.json");
   EXPECT_EQ(j["verdict"], "work-added");
@@ -288,14 +289,14 @@ TEST_F(CountingCliTest, KnownExtraWorkGivesExactlyThatDeltaAndExitsOne) {
   ASSERT_TRUE(md);
   EXPECT_EQ(md->rfind("### workgate: ❌ work added", 0), 0u) << *md;
   // The same delta within a wider margin passes.
-  EXPECT_EQ(Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB,
-                 "--timed", "0", "--max-work-added", "60", "--", "1000000"})
+  EXPECT_EQ(Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+                 kKnownWorkB, "--timed", "0", "--max-work-added", "60", "--", "1000000"})
                 .exit_code,
             0);
   // And the other way round, work removed, passes too.
   LaunchResult removed =
-      Run({"compare", "--backend", kExactBackend, "--baseline", kB, "--candidate", kA, "--timed",
-           "0", "--json", "wr.json", "--", "1000000"});
+      Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkB, "--candidate",
+           kKnownWorkA, "--timed", "0", "--json", "wr.json", "--", "1000000"});
   EXPECT_EQ(removed.exit_code, 0);
   EXPECT_EQ(ReadJson("wr.json")["workloads"][0]["verdict"], "work-removed");
 }
@@ -305,8 +306,8 @@ TEST_F(CountingCliTest, ExplainFindsTheFunctionThatAddedTheWork) {
   // delta, exactly, in one row, matched across the two differently named
   // builds as {exe}.
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
-  LaunchResult r = Run({"explain", "--baseline", kA, "--candidate", kB, "--suite", suite,
-                        "--workload", "work", "--json", "e.json"});
+  LaunchResult r = Run({"explain", "--baseline", kKnownWorkA, "--candidate", kKnownWorkB, "--suite",
+                        suite, "--workload", "work", "--json", "e.json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto e = ReadJson("e.json")["workloads"][0]["explanation"];
   ASSERT_GE(e["rows"].size(), 1u) << e.dump();
@@ -315,9 +316,9 @@ TEST_F(CountingCliTest, ExplainFindsTheFunctionThatAddedTheWork) {
   EXPECT_EQ(e["rows"][0]["delta"], 1000000);
   EXPECT_EQ(e["total_delta"], 1000000);
   // compare explains a work-added workload by itself, in every report.
-  LaunchResult c = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB,
-                        "--suite", suite, "--workload", "work", "--timed", "0", "--json", "ce.json",
-                        "--markdown", "ce.md"});
+  LaunchResult c = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                        "--candidate", kKnownWorkB, "--suite", suite, "--workload", "work",
+                        "--timed", "0", "--json", "ce.json", "--markdown", "ce.md"});
   EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
   EXPECT_EQ(ReadJson("ce.json")["workloads"][0]["explanation"]["rows"][0]["delta"], 1000000);
   EXPECT_NE(c.out.find("main in {exe}"), std::string::npos) << c.out;
@@ -334,16 +335,16 @@ TEST_F(CountingCliTest, ExplanationsComeFromTheCountingRunsAndExplainSaysWhich) 
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
   auto compare = [&](const std::string& backend, const std::string& explain,
                      const std::string& candidate, const std::string& json) {
-    LaunchResult r =
-        Run({"compare", "--backend", backend, "--baseline", kA, "--candidate", candidate, "--suite",
-             suite, "--workload", "work", "--timed", "0", "--explain", explain, "--json", json});
-    EXPECT_EQ(r.exit_code, candidate == kB ? 1 : 0) << r.out << r.err;
+    LaunchResult r = Run({"compare", "--backend", backend, "--baseline", kKnownWorkA, "--candidate",
+                          candidate, "--suite", suite, "--workload", "work", "--timed", "0",
+                          "--explain", explain, "--json", json});
+    EXPECT_EQ(r.exit_code, candidate == kKnownWorkB ? 1 : 0) << r.out << r.err;
     // No run was made for an explanation: none was announced.
     EXPECT_EQ(r.err.find("explaining"), std::string::npos) << r.err;
     return r;
   };
   for (const std::string& backend : {kExactBackend, std::string("callgrind")}) {
-    LaunchResult r = compare(backend, "work-added", kB, "wa.json");
+    LaunchResult r = compare(backend, "work-added", kKnownWorkB, "wa.json");
     auto e = ReadJson("wa.json")["workloads"][0]["explanation"];
     ASSERT_TRUE(e.is_object()) << backend;
     EXPECT_EQ(e["profiler"], backend);
@@ -357,14 +358,14 @@ TEST_F(CountingCliTest, ExplanationsComeFromTheCountingRunsAndExplainSaysWhich) 
     EXPECT_NE(r.out.find("(" + backend + ", self cost)"), std::string::npos) << r.out;
   }
   // never: no explanation, though work was added.
-  compare(kExactBackend, "never", kB, "never.json");
+  compare(kExactBackend, "never", kKnownWorkB, "never.json");
   EXPECT_TRUE(ReadJson("never.json")["workloads"][0]["explanation"].is_null());
   EXPECT_EQ(ReadJson("never.json")["settings"]["explain"], "never");
   // work-added leaves an ok workload alone; always explains it too (an
   // A/A comparison: nothing changed, so no row).
-  compare(kExactBackend, "work-added", kA, "ok.json");
+  compare(kExactBackend, "work-added", kKnownWorkA, "ok.json");
   EXPECT_TRUE(ReadJson("ok.json")["workloads"][0]["explanation"].is_null());
-  compare(kExactBackend, "always", kA, "always.json");
+  compare(kExactBackend, "always", kKnownWorkA, "always.json");
   auto e = ReadJson("always.json")["workloads"][0]["explanation"];
   ASSERT_TRUE(e.is_object());
   EXPECT_EQ(e["total_delta"], 0);
@@ -384,19 +385,19 @@ TEST_F(CliTest, ExplainTakesOnlyItsThreeWords) {
 
 TEST_F(CountingCliTest, ScoreMismatchCrashAndMissingBuildAreInvalid) {
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
-  LaunchResult mismatch =
-      Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB, "--suite",
-           suite, "--workload", "wrong-score", "--timed", "0", "--json", "i.json"});
+  LaunchResult mismatch = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                               "--candidate", kKnownWorkB, "--suite", suite, "--workload",
+                               "wrong-score", "--timed", "0", "--json", "i.json"});
   EXPECT_EQ(mismatch.exit_code, 3) << mismatch.out << mismatch.err;
   EXPECT_NE(
       ReadJson("i.json")["workloads"][0]["reason"].get<std::string>().find("expected 7, got 1000"),
       std::string::npos);
-  EXPECT_EQ(Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate",
+  EXPECT_EQ(Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
                  KnownLoop(), "--timed", "0", "--", "--crash"})
                 .exit_code,
             3);
   EXPECT_EQ(Run({"compare", "--backend", kExactBackend, "--baseline", "/nonexistent/a",
-                 "--candidate", kB, "--", "1"})
+                 "--candidate", kKnownWorkB, "--", "1"})
                 .exit_code,
             3);
 }
@@ -407,10 +408,12 @@ TEST_F(CountingCliTest, NoisyCountsStraddlingTheMarginAreInconclusive) {
   // margin, so the interval of the relative delta straddles it. It does not
   // only if every baseline time falls on one side of every candidate time:
   // for 9 repeats a side, odds of 2 in C(18, 9) = 48,620 (3 gave 1 in 10).
-  LaunchResult r = Run({"compare", "--backend", "perf", "--event", "perf::task-clock", "--repeat",
-                        "9", "--max-work-added", "0.0001", "--timed", "0", "--baseline", kA,
-                        "--candidate", kA, "--json", "inc.json", "--", "3000000"});
-  if (r.exit_code == 5) GTEST_SKIP() << "perf_event_open refuses software events here: " << r.err;
+  const std::string refusal = testing::SoftwareEventRefusal(PERF_COUNT_SW_TASK_CLOCK);
+  if (!refusal.empty()) GTEST_SKIP() << refusal;
+  LaunchResult r =
+      Run({"compare", "--backend", "perf", "--event", "perf::task-clock", "--repeat", "9",
+           "--max-work-added", "0.0001", "--timed", "0", "--baseline", kKnownWorkA, "--candidate",
+           kKnownWorkA, "--json", "inc.json", "--", "3000000"});
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_EQ(ReadJson("inc.json")["verdict"], "inconclusive");
 }
@@ -422,34 +425,35 @@ class StoredBaselineCliTest : public CountingCliTest {
   void SetUp() override {
     CountingCliTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    LaunchResult save = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--suite",
-                             suite_, "--workload", "work", "--save-baseline", "base.json"});
+    LaunchResult save =
+        Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--suite", suite_,
+             "--workload", "work", "--save-baseline", "base.json"});
     ASSERT_EQ(save.exit_code, 0) << save.err;
   }
   const std::string suite_ = SourcePath("tests/cli/testdata/known_work.toml");
 };
 
 TEST_F(StoredBaselineCliTest, StoredBaselinesCompareAndAreCheckedForCompatibility) {
-  LaunchResult same =
-      Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json", "--candidate",
-           kA, "--suite", suite_, "--workload", "work", "--timed", "0", "--json", "s.json"});
+  LaunchResult same = Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json",
+                           "--candidate", kKnownWorkA, "--suite", suite_, "--workload", "work",
+                           "--timed", "0", "--json", "s.json"});
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   EXPECT_EQ(ReadJson("s.json")["workloads"][0]["delta"], 0);
   LaunchResult added =
       Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json", "--candidate",
-           kB, "--suite", suite_, "--workload", "work", "--timed", "0"});
+           kKnownWorkB, "--suite", suite_, "--workload", "work", "--timed", "0"});
   EXPECT_EQ(added.exit_code, 1) << added.out << added.err;
   // The same workload name with another definition: not comparable.
   LaunchResult other =
       Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json", "--candidate",
-           kA, "--suite", SourcePath("tests/cli/testdata/known_work_changed.toml"), "--timed", "0",
-           "--json", "o.json"});
+           kKnownWorkA, "--suite", SourcePath("tests/cli/testdata/known_work_changed.toml"),
+           "--timed", "0", "--json", "o.json"});
   EXPECT_EQ(other.exit_code, 3) << other.out;
   EXPECT_NE(ReadJson("o.json")["workloads"][0]["reason"].dump().find("suite"), std::string::npos);
   // A workload the file does not have: missing evidence.
   EXPECT_EQ(
       Run({"compare", "--backend", kExactBackend, "--baseline-results", "base.json", "--candidate",
-           kA, "--suite", suite_, "--workload", "work-other-size", "--timed", "0"})
+           kKnownWorkA, "--suite", suite_, "--workload", "work-other-size", "--timed", "0"})
           .exit_code,
       3);
 }
@@ -478,9 +482,9 @@ TEST_F(StoredBaselineCliTest, AStoredBaselineThatCannotBeUsedSaysWhyAndIsInvalid
   };
   for (const auto& [file, message] : cases) {
     // Missing evidence: invalid (3), never a pass, with what is wrong with the file.
-    LaunchResult r =
-        Run({"compare", "--backend", kExactBackend, "--baseline-results", file, "--candidate", kA,
-             "--suite", suite_, "--workload", "work", "--timed", "0", "--json", "bad.json"});
+    LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline-results", file,
+                          "--candidate", kKnownWorkA, "--suite", suite_, "--workload", "work",
+                          "--timed", "0", "--json", "bad.json"});
     EXPECT_EQ(r.exit_code, 3) << file << ": " << r.out << r.err;
     std::string reason = ReadJson("bad.json")["workloads"][0]["reason"].get<std::string>();
     EXPECT_EQ(reason.rfind("baseline: " + message, 0), 0u) << reason;
@@ -496,9 +500,9 @@ TEST_F(StoredBaselineCliTest, AStoredBaselineFromAnotherWorkgateBuildIsIncompati
   base["workgate_version"] = "v0.0.9-2-gdeadbee";
   base["workloads"][0]["fingerprint"]["workgate_version"] = "v0.0.9-2-gdeadbee";
   std::ofstream(Path("other.json")) << base.dump();
-  LaunchResult r =
-      Run({"compare", "--backend", kExactBackend, "--baseline-results", "other.json", "--candidate",
-           kA, "--suite", suite_, "--workload", "work", "--timed", "0", "--json", "o.json"});
+  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline-results", "other.json",
+                        "--candidate", kKnownWorkA, "--suite", suite_, "--workload", "work",
+                        "--timed", "0", "--json", "o.json"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   const std::string reason = ReadJson("o.json")["workloads"][0]["reason"].get<std::string>();
   EXPECT_NE(reason.find("workgate version differs (baseline v0.0.9-2-gdeadbee, candidate " +
@@ -510,8 +514,9 @@ TEST_F(StoredBaselineCliTest, AStoredBaselineFromAnotherWorkgateBuildIsIncompati
 TEST_F(CountingCliTest, TimedContextWithFiveSamplesHasABootstrapInterval) {
   // 20M iterations, a few ms a run: long enough that a run twice as long as
   // its siblings (a stall) is rare even on a loaded machine.
-  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kA,
-                        "--timed", "5", "--json", "t.json", "--", "20000000"});
+  LaunchResult r =
+      Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+           kKnownWorkA, "--timed", "5", "--json", "t.json", "--", "20000000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto w = ReadJson("t.json")["workloads"][0];
   ASSERT_EQ(w["baseline"]["timed"].size(), 5u);

@@ -19,8 +19,6 @@ using testing::BuildPath;
 using testing::KnownLoop;
 using testing::WorkgateBin;
 
-const std::string kA = BuildPath("probes/known_work_a");
-
 class EnvironmentCliTest : public CountingCliTest {
  protected:
   // Runs `script` with /bin/sh in a mount namespace of its own, where it may
@@ -120,8 +118,8 @@ TEST_F(EnvironmentCliTest, UnwritableReportPathsStopTheRunBeforeAnyCount) {
     std::string summary;  // $GITHUB_STEP_SUMMARY
     std::string expected;
   };
-  const std::vector<std::string> compare = {"compare", "--backend",   "callgrind", "--baseline",
-                                            kA,        "--candidate", kA};
+  const std::vector<std::string> compare = {"compare",   "--backend",   "callgrind", "--baseline",
+                                            kKnownWorkA, "--candidate", kKnownWorkA};
   auto with = [&compare](std::vector<std::string> extra) {
     std::vector<std::string> args = compare;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -157,9 +155,10 @@ TEST_F(EnvironmentCliTest, AnEarlierReportIsGoneOnceCountingStarts) {
   std::ofstream(Path("r.json")) << "{\"verdict\": \"ok\", \"exit_code\": 0}\n";
   std::ofstream(Path("r.md")) << "ok\n";
   std::ofstream(Path("c.json")) << "{\"valid\": true}\n";
-  LaunchResult r = Run({"compare", "--backend", "callgrind", "--baseline", kA, "--candidate", kA,
-                        "--json", "r.json", "--markdown", "r.md", "--", "1000"},
-                       env);
+  LaunchResult r =
+      Run({"compare", "--backend", "callgrind", "--baseline", kKnownWorkA, "--candidate",
+           kKnownWorkA, "--json", "r.json", "--markdown", "r.md", "--", "1000"},
+          env);
   EXPECT_EQ(r.exit_code, 5) << r.err;
   // What was searched, and how to fix it; never "not installed".
   EXPECT_NE(r.err.find("valgrind is not on PATH (searched /nonexistent)"), std::string::npos)
@@ -179,8 +178,8 @@ TEST_F(EnvironmentCliTest, TheValgrindThatCountedIsInTheFingerprintAndTheReport)
   fs::create_symlink(real, Path("vg-link"));
   auto env = MinimalEnvironment(dir_.path());
   env["WORKGATE_VALGRIND"] = Path("vg-link");
-  LaunchResult saved = Run({"compare", "--backend", "callgrind", "--baseline", kA, "--timed", "0",
-                            "--save-baseline", "base.json", "--", "1000"},
+  LaunchResult saved = Run({"compare", "--backend", "callgrind", "--baseline", kKnownWorkA,
+                            "--timed", "0", "--save-baseline", "base.json", "--", "1000"},
                            env);
   ASSERT_EQ(saved.exit_code, 0) << saved.err;
   EXPECT_EQ(ReadJson("base.json")["workloads"][0]["fingerprint"]["valgrind_path"], real);
@@ -190,9 +189,10 @@ TEST_F(EnvironmentCliTest, TheValgrindThatCountedIsInTheFingerprintAndTheReport)
   const std::string fake = Script("fake/valgrind", "exec " + real + " \"$@\"\n");
   env = MinimalEnvironment(dir_.path());
   env["PATH"] = Path("fake") + ":" + env["PATH"];
-  LaunchResult r = Run({"compare", "--backend", "callgrind", "--baseline-results", "base.json",
-                        "--candidate", kA, "--timed", "0", "--json", "r.json", "--", "1000"},
-                       env);
+  LaunchResult r =
+      Run({"compare", "--backend", "callgrind", "--baseline-results", "base.json", "--candidate",
+           kKnownWorkA, "--timed", "0", "--json", "r.json", "--", "1000"},
+          env);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("Valgrind " + version + " at " + fake), std::string::npos) << r.out;
   const auto j = ReadJson("r.json");

@@ -22,8 +22,6 @@ using testing::BuildPath;
 using testing::KnownLoop;
 using testing::SourcePath;
 
-const std::string kA = BuildPath("probes/known_work_a");
-const std::string kB = BuildPath("probes/known_work_b");
 const std::vector<std::string> kCommands = {"probe",   "count", "compare",
                                             "explain", "merge", "selftest"};
 
@@ -83,8 +81,9 @@ TEST_F(CliTest, EveryChoiceAnOptionListsIsOneItTakes) {
     EXPECT_TRUE(Contains(bad.err, option)) << bad.err;
   }
   // The explain table's size is --explain-top everywhere.
-  LaunchResult top = Run({"explain", "--top", "3", "--baseline", kA, "--candidate", kA, "--suite",
-                          SourcePath("tests/cli/testdata/known_work.toml")});
+  LaunchResult top =
+      Run({"explain", "--top", "3", "--baseline", kKnownWorkA, "--candidate", kKnownWorkA,
+           "--suite", SourcePath("tests/cli/testdata/known_work.toml")});
   EXPECT_EQ(top.exit_code, 2);
   EXPECT_TRUE(Contains(top.err, "--top")) << top.err;
   // probe --json takes a file, as every other --json does.
@@ -94,8 +93,8 @@ TEST_F(CliTest, EveryChoiceAnOptionListsIsOneItTakes) {
 }
 
 TEST_F(CliTest, OnlyOneReportCanHaveStandardOutput) {
-  LaunchResult r = Run({"compare", "--baseline", kA, "--candidate", kA, "--json", "-", "--markdown",
-                        "-", "--", "1"});
+  LaunchResult r = Run({"compare", "--baseline", kKnownWorkA, "--candidate", kKnownWorkA, "--json",
+                        "-", "--markdown", "-", "--", "1"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(Contains(r.err,
                        "--json - and --markdown -: only one report can go to standard "
@@ -125,8 +124,8 @@ TEST_F(CountingCliTest, RepeatableOptionsStopAtTheCommand) {
   // The same for --workload: the second name is a second workload.
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
   LaunchResult two =
-      Run({"count", "--backend", kExactBackend, "--suite", suite, "--exe", kA, "--workload", "work",
-           "--workload", "work-other-size", "--json", "w.json"});
+      Run({"count", "--backend", kExactBackend, "--suite", suite, "--exe", kKnownWorkA,
+           "--workload", "work", "--workload", "work-other-size", "--json", "w.json"});
   ASSERT_EQ(two.exit_code, 0) << two.err;
   EXPECT_EQ(ReadJson("w.json")["workloads"].size(), 2u);
 }
@@ -183,16 +182,18 @@ TEST_F(CountingCliTest, JsonToStandardOutputLeavesItThereAlone) {
   EXPECT_TRUE(Contains(count.err, "the command's output")) << count.err;
   EXPECT_TRUE(Contains(count.err, "counted with " + kExactBackend)) << count.err;
   // compare: the table goes to stderr, the Markdown comment has stdout.
-  LaunchResult md = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB,
-                         "--timed", "0", "--markdown", "-", "--", "1000"});
+  LaunchResult md =
+      Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+           kKnownWorkB, "--timed", "0", "--markdown", "-", "--", "1000"});
   EXPECT_EQ(md.exit_code, 1) << md.err;
   EXPECT_EQ(md.out.rfind("### workgate: ", 0), 0u) << md.out;
   EXPECT_TRUE(Contains(md.err, "work-added")) << md.err;
 }
 
 TEST_F(CountingCliTest, ColorIsAutoAlwaysOrNever) {
-  const std::vector<std::string> compare = {
-      "compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB, "--timed", "0"};
+  const std::vector<std::string> compare = {"compare",    "--backend", kExactBackend,
+                                            "--baseline", kKnownWorkA, "--candidate",
+                                            kKnownWorkB,  "--timed",   "0"};
   auto run = [&](const std::string& when, std::map<std::string, std::string> env = {}) {
     std::vector<std::string> args = compare;
     if (!when.empty()) args.insert(args.end(), {"--color", when});
@@ -216,9 +217,9 @@ TEST_F(CountingCliTest, GithubAppendsTheCommentToTheStepSummary) {
   auto env = MinimalEnvironment(dir_.path());
   env["GITHUB_STEP_SUMMARY"] = Path("summary.md");
   std::ofstream(Path("summary.md")) << "earlier step\n";
-  const std::vector<std::string> args = {
-      "compare", "--backend", kExactBackend, "--baseline", kA,   "--candidate",
-      kB,        "--timed",   "0",           "--github",   "--", "1000"};
+  const std::vector<std::string> args = {"compare",   "--backend",   kExactBackend, "--baseline",
+                                         kKnownWorkA, "--candidate", kKnownWorkB,   "--timed",
+                                         "0",         "--github",    "--",          "1000"};
   EXPECT_EQ(Run(args, env).exit_code, 1);
   EXPECT_EQ(Run(args, env).exit_code, 1);
   auto summary = ReadFile(Path("summary.md"));
@@ -262,8 +263,9 @@ TEST_F(CountingCliTest, ExplainTopBoundsTheRows) {
 
 TEST_F(CountingCliTest, TheTimedContextIsRedoneFromTheSamplesAndTheSeed) {
   for (const std::string seed : {"1", "4294967295"}) {
-    LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate",
-                          kA, "--timed", "6", "--seed", seed, "--json", "t.json", "--", "1000"});
+    LaunchResult r =
+        Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+             kKnownWorkA, "--timed", "6", "--seed", seed, "--json", "t.json", "--", "1000"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = ReadJson("t.json");
     EXPECT_EQ(j["timed_seed"].get<uint64_t>(), std::stoull(seed));
@@ -318,9 +320,9 @@ TEST_F(CountingCliTest, JobsCountsSeveralWorkloadsAtOnceWithTheSameCounts) {
   out.close();
   std::map<std::string, nlohmann::json> by_jobs;
   for (const std::string jobs : {"1", "4"}) {
-    LaunchResult c =
-        Run({"compare", "--backend", kExactBackend, "--baseline", kA, "--candidate", kB, "--suite",
-             several, "--jobs", jobs, "--timed", "0", "--json", "j" + jobs + ".json"});
+    LaunchResult c = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                          "--candidate", kKnownWorkB, "--suite", several, "--jobs", jobs, "--timed",
+                          "0", "--json", "j" + jobs + ".json"});
     EXPECT_EQ(c.exit_code, 1) << jobs << ": " << c.err;
     by_jobs[jobs] = ReadJson("j" + jobs + ".json");
     ASSERT_EQ(by_jobs[jobs]["workloads"].size(), 4u);

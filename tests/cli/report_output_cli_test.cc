@@ -18,9 +18,6 @@ using testing::KnownLoop;
 using testing::SourcePath;
 using testing::WorkgateBin;
 
-const std::string kA = BuildPath("probes/known_work_a");
-const std::string kB = BuildPath("probes/known_work_b");
-
 class ReportOutputCliTest : public CountingCliTest {
  protected:
   // workgate with `args`, its stdout sent to /dev/full by the shell.
@@ -47,31 +44,32 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
   EXPECT_EQ(ReadJson("count.json")["schema_version"], 2);
 
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
-  LaunchResult suite_count = Run({"count", "--backend", "callgrind", "--suite", suite, "--exe", kA,
-                                  "--workload", "work", "--json", "suite.json"});
+  LaunchResult suite_count = Run({"count", "--backend", "callgrind", "--suite", suite, "--exe",
+                                  kKnownWorkA, "--workload", "work", "--json", "suite.json"});
   ASSERT_EQ(suite_count.exit_code, 0) << suite_count.out << suite_count.err;
   nlohmann::json s = ReadJson("suite.json");
   EXPECT_EQ(s["schema_version"], 2);
   EXPECT_EQ(s["workloads"][0]["unstable"], false);
 
-  LaunchResult explain = Run({"explain", "--baseline", kA, "--candidate", kB, "--suite", suite,
-                              "--workload", "work", "--json", "explain.json"});
+  LaunchResult explain = Run({"explain", "--baseline", kKnownWorkA, "--candidate", kKnownWorkB,
+                              "--suite", suite, "--workload", "work", "--json", "explain.json"});
   ASSERT_EQ(explain.exit_code, 0) << explain.out << explain.err;
   nlohmann::json e = ReadJson("explain.json");
   EXPECT_EQ(e["schema_version"], 1);
   EXPECT_EQ(e["workloads"][0]["explanation"]["total_delta"], 1000000);
 
-  LaunchResult compare =
-      Run({"compare", "--backend", "callgrind", "--baseline", kA, "--candidate", kA, "--timed", "0",
-           "--json", "compare.json", "--save-baseline", "base.json", "--", "1000"});
+  LaunchResult compare = Run({"compare", "--backend", "callgrind", "--baseline", kKnownWorkA,
+                              "--candidate", kKnownWorkA, "--timed", "0", "--json", "compare.json",
+                              "--save-baseline", "base.json", "--", "1000"});
   ASSERT_EQ(compare.exit_code, 0) << compare.out << compare.err;
   EXPECT_EQ(ReadJson("compare.json")["schema_version"], 3);  // 3: the result store
   EXPECT_EQ(ReadJson("base.json")["schema_version"], 1);
 }
 
 TEST_F(ReportOutputCliTest, AFullDiskUnderStdoutIsExitFiveNotATruncatedTable) {
-  LaunchResult r = RunIntoFullDisk("compare --backend callgrind --baseline " + kA +
-                                   " --candidate " + kA + " --timed 0 --json c.json -- 1000");
+  LaunchResult r =
+      RunIntoFullDisk("compare --backend callgrind --baseline " + kKnownWorkA + " --candidate " +
+                      kKnownWorkA + " --timed 0 --json c.json -- 1000");
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_NE(r.err.find("cannot write the report to standard output: No space left on device"),
             std::string::npos)
@@ -105,8 +103,8 @@ TEST_F(ReportOutputCliTest, AReaderThatWentAwayIsExitFiveNotADeathBySigpipe) {
 }
 
 TEST_F(ReportOutputCliTest, AFullStepSummaryIsExitFive) {
-  LaunchResult r = Run({"compare", "--backend", "callgrind", "--baseline", kA, "--candidate", kA,
-                        "--timed", "0", "--github", "--", "1000"},
+  LaunchResult r = Run({"compare", "--backend", "callgrind", "--baseline", kKnownWorkA,
+                        "--candidate", kKnownWorkA, "--timed", "0", "--github", "--", "1000"},
                        [&] {
                          auto env = MinimalEnvironment(dir_.path());
                          env["GITHUB_STEP_SUMMARY"] = "/dev/full";

@@ -19,7 +19,6 @@ namespace {
 using testing::BuildPath;
 using testing::SourcePath;
 
-const std::string kJitter = BuildPath("tests/jitter_workload");
 const std::string kSuite = SourcePath("tests/cli/testdata/known_work.toml");
 
 class SchemaCliTest : public CountingCliTest {

@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 
 // perf counts a software event without a PMU; the hardware event is the one
 // the seccomp filter makes it refuse.
-constexpr const char* kSoftwareEvent = "perf::page-faults";
+constexpr const char* kFactorySoftwareEvent = "perf::page-faults";
 constexpr const char* kHardwareEvent = "instructions:u";
 
 struct Machine {
@@ -111,12 +111,13 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
 }
 
 TEST_F(FactoryTest, AutoPrefersPerfWhereItCounts) {
-  const PerfCheck here = CheckPerf(kSoftwareEvent, GatherSystemInfo());
+  const PerfCheck here = CheckPerf(kFactorySoftwareEvent, GatherSystemInfo());
   if (!here.ok) GTEST_SKIP() << "perf_event_open refuses even software events: " << here.reason;
   // Over vgcount and callgrind, both there.
-  Choice c = Choose({}, "auto", kSoftwareEvent, "kvm-without-pmu");
+  Choice c = Choose({}, "auto", kFactorySoftwareEvent, "kvm-without-pmu");
   EXPECT_EQ(c.backend, "perf");
-  EXPECT_EQ(c.reason, std::string("perf_event_open counts ") + kSoftwareEvent + " on this machine");
+  EXPECT_EQ(c.reason,
+            std::string("perf_event_open counts ") + kFactorySoftwareEvent + " on this machine");
   EXPECT_EQ(c.made, "made perf");
 }
 

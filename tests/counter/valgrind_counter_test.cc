@@ -32,7 +32,7 @@ TEST(ParseVgcountTotalTest, ReadsTheInstructionsLine) {
 }
 
 // A profile in callgrind's format whose functions add up to `total`.
-std::filesystem::path Profile(const TempDir& dir, long long pid, uint64_t total) {
+std::filesystem::path ProfileFile(const TempDir& dir, long long pid, uint64_t total) {
   const auto path = std::filesystem::path(dir.path()) / ("vgcount.profile." + std::to_string(pid));
   std::ofstream(path) << "# callgrind format\nversion: 1\npositions: line\nevents: Ir\n"
                       << "ob=(1) /bin/prog\nfn=(1) main\n0 " << total - total / 3
@@ -44,21 +44,23 @@ TEST(ProfilesMatchCountsTest, EachCountedProcessNeedsAProfileThatAddsUpToItsCoun
   TempDir dir;
   const TracedTree tree = {{40, {1, 3000}}, {41, {40, 700}}, {42, {40, std::nullopt}}};
   std::string err;
-  EXPECT_TRUE(ProfilesMatchCounts({Profile(dir, 40, 3000), Profile(dir, 41, 700)}, tree, &err))
+  EXPECT_TRUE(
+      ProfilesMatchCounts({ProfileFile(dir, 40, 3000), ProfileFile(dir, 41, 700)}, tree, &err))
       << err;
 
   // One instruction off: the profile does not explain that count.
-  EXPECT_FALSE(ProfilesMatchCounts({Profile(dir, 40, 3000), Profile(dir, 41, 701)}, tree, &err));
+  EXPECT_FALSE(
+      ProfilesMatchCounts({ProfileFile(dir, 40, 3000), ProfileFile(dir, 41, 701)}, tree, &err));
   EXPECT_EQ(err, "vgcount's profile of process 41 adds up to 701, its count is 700");
 
   // A counted process without a profile.
-  EXPECT_FALSE(ProfilesMatchCounts({Profile(dir, 40, 3000)}, tree, &err));
+  EXPECT_FALSE(ProfilesMatchCounts({ProfileFile(dir, 40, 3000)}, tree, &err));
   EXPECT_EQ(err, "vgcount wrote no profile of process 41");
 
   // A profile that is no profile at all.
   const auto broken = std::filesystem::path(dir.path()) / "vgcount.profile.41";
   std::ofstream(broken) << "not callgrind\n";
-  EXPECT_FALSE(ProfilesMatchCounts({Profile(dir, 40, 3000), broken}, tree, &err));
+  EXPECT_FALSE(ProfilesMatchCounts({ProfileFile(dir, 40, 3000), broken}, tree, &err));
   EXPECT_FALSE(err.empty());
 }
 

@@ -12,12 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace workgate::testing {
+#include "test_requirements.h"
 
-/// Whether `tool` is on the PATH.
-inline bool HaveTool(const std::string& tool) {
-  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
+namespace workgate::testing {
 
 /// The first of valgrind and setarch that is missing, or "".
 inline std::string MissingCallgrindTool() {

@@ -13,7 +13,7 @@
 namespace workgate {
 namespace {
 
-std::string Fixture(const std::string& name) {
+std::string FixtureText(const std::string& name) {
   std::ifstream in(std::string(WORKGATE_SOURCE_DIR) + "/tests/explain/testdata/" + name,
                    std::ios::binary);
   std::ostringstream text;
@@ -39,7 +39,7 @@ TEST(CallgrindTotal, SumsEveryPartNotTheLastTotals) {
   // totals: line, as the gate once did, gave 12.
   uint64_t ir = 0;
   std::string err;
-  ASSERT_TRUE(Total(Fixture("multipart.callgrind"), &ir, &err)) << err;
+  ASSERT_TRUE(Total(FixtureText("multipart.callgrind"), &ir, &err)) << err;
   EXPECT_EQ(ir, 42u);
 }
 
@@ -47,7 +47,7 @@ TEST(CallgrindTotal, AgreesWithTheSelfCostProfile) {
   // The fixtures in callgrind's own form (the others have no totals: line).
   for (const char* name :
        {"calls_compressed.callgrind", "multipart.callgrind", "jumps_thread.callgrind"}) {
-    const std::string text = Fixture(name);
+    const std::string text = FixtureText(name);
     Profile p;
     std::string err;
     ASSERT_TRUE(ParseCallgrind(text, name, &p, &err)) << err;
@@ -95,7 +95,7 @@ TEST(CallgrindTotal, EveryTruncationOfAPartFails) {
   // One part, as the gate's files are (one file per process and dump). A
   // file of several parts cut just after one part's totals: line is whole
   // as far as any reader can tell.
-  const std::string text = Fixture("calls_compressed.callgrind");
+  const std::string text = FixtureText("calls_compressed.callgrind");
   for (size_t len = 0; len + 1 < text.size(); ++len) {
     uint64_t ir = 0;
     std::string err;
@@ -105,7 +105,7 @@ TEST(CallgrindTotal, EveryTruncationOfAPartFails) {
 
 // The parser takes a file in chunks of any size; a line may span chunks.
 TEST(CallgrindParserChunks, AnySplitGivesTheWholeFilesResult) {
-  const std::string text = Fixture("calls_compressed.callgrind");
+  const std::string text = FixtureText("calls_compressed.callgrind");
   Profile whole;
   std::string err;
   ASSERT_TRUE(ParseCallgrind(text, "in", &whole, &err)) << err;

@@ -17,7 +17,7 @@
 namespace workgate {
 namespace {
 
-Fingerprint Sample() {
+Fingerprint SampleFingerprint() {
   Fingerprint fp;
   fp.workgate_version = "0.1.0";
   fp.backend = "callgrind";
@@ -41,16 +41,16 @@ std::string ProblemOf(const Fingerprint& a, const Fingerprint& b) {
 }
 
 TEST(FingerprintTest, IdenticalFingerprintsAreCompatible) {
-  EXPECT_EQ(CompatibilityProblem(Sample(), Sample()), std::nullopt);
+  EXPECT_EQ(CompatibilityProblem(SampleFingerprint(), SampleFingerprint()), std::nullopt);
 }
 
 TEST(FingerprintTest, TheChangeUnderTestAndTheKernelAreNotProblems) {
-  Fingerprint b = Sample();
+  Fingerprint b = SampleFingerprint();
   b.binary_sha256 = std::string(64, 'e');
   b.libraries["/usr/lib/libextra.so"] = std::string(64, 'f');
   b.kernel = "6.5.0";
   b.cpu_model = "AMD EPYC";  // not compared under Valgrind
-  EXPECT_EQ(CompatibilityProblem(Sample(), b), std::nullopt);
+  EXPECT_EQ(CompatibilityProblem(SampleFingerprint(), b), std::nullopt);
 }
 
 TEST(FingerprintTest, EachPartThatMovesACountIsAProblem) {
@@ -76,16 +76,16 @@ TEST(FingerprintTest, EachPartThatMovesACountIsAProblem) {
        "dynamic loader cache (/etc/ld.so.cache) differs"},
   };
   for (const Case& c : cases) {
-    Fingerprint b = Sample();
+    Fingerprint b = SampleFingerprint();
     c.change(&b);
-    std::string problem = ProblemOf(Sample(), b);
+    std::string problem = ProblemOf(SampleFingerprint(), b);
     EXPECT_NE(problem.find(c.expected), std::string::npos)
         << "expected '" << c.expected << "' in '" << problem << "'";
   }
 }
 
 TEST(FingerprintTest, CpuModelMattersUnderPerf) {
-  Fingerprint a = Sample(), b = Sample();
+  Fingerprint a = SampleFingerprint(), b = SampleFingerprint();
   a.backend = b.backend = "perf";
   a.valgrind_version = b.valgrind_version = "";
   a.valgrind_path = b.valgrind_path = "";
@@ -94,10 +94,10 @@ TEST(FingerprintTest, CpuModelMattersUnderPerf) {
 }
 
 TEST(FingerprintTest, AllProblemsAreListed) {
-  Fingerprint b = Sample();
+  Fingerprint b = SampleFingerprint();
   b.event = "Ir2";
   b.argv = {"./other"};
-  std::string problem = ProblemOf(Sample(), b);
+  std::string problem = ProblemOf(SampleFingerprint(), b);
   EXPECT_NE(problem.find("event differs"), std::string::npos) << problem;
   EXPECT_NE(problem.find("; argv differs"), std::string::npos) << problem;
 }
@@ -115,13 +115,13 @@ TEST(FingerprintTest, SharedLibrariesOfTrueIncludeLibc) {
   EXPECT_TRUE(libc) << "no libc among " << libs.size() << " libraries";
 }
 
-class TempDir {
+class FingerprintDir {
  public:
-  TempDir() {
+  FingerprintDir() {
     std::string tmpl = ::testing::TempDir() + "/wg_fp_XXXXXX";
     path_ = mkdtemp(tmpl.data());
   }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  ~FingerprintDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
   const std::string& path() const { return path_; }
 
  private:
@@ -129,7 +129,7 @@ class TempDir {
 };
 
 TEST(FingerprintTest, ScriptsAndStaticProgramsHaveNoLibraries) {
-  TempDir dir;
+  FingerprintDir dir;
   const std::string script = dir.path() + "/script.sh";
   std::ofstream(script) << "#!/bin/sh\necho ran > " << dir.path() << "/ran\n";
   chmod(script.c_str(), 0755);
@@ -161,7 +161,7 @@ TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
   GTEST_SKIP() << "the hostile interpreter is built for x86-64 and aarch64 only";
 #endif
   WORKGATE_ASSERT_BUILT(exe);
-  TempDir dir;
+  FingerprintDir dir;
   const std::string pids = dir.path() + "/pids";
   std::map<std::string, std::string> libs;
   std::string err;
@@ -183,7 +183,7 @@ TEST(FingerprintTest, SharedLibrariesOfRunsNothing) {
 
 TEST(FingerprintTest, LdLibraryPathComesFromTheGivenEnvironment) {
   WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
-  TempDir dir;
+  FingerprintDir dir;
   const std::string lib = dir.path() + "/lib/libwgfp.so", exe = dir.path() + "/prog";
   std::system(("mkdir -p '" + dir.path() + "/lib'").c_str());
   ASSERT_TRUE(testing::CompileC("int wg_fp(void) { return 0; }\n", lib,

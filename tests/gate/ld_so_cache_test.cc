@@ -64,7 +64,7 @@ std::string OldCache(const std::vector<Entry>& entries) {
   return out + table + strings;
 }
 
-std::vector<LdSoCacheEntry> Parsed(const std::string& bytes) {
+std::vector<LdSoCacheEntry> ParsedCache(const std::string& bytes) {
   std::vector<LdSoCacheEntry> entries;
   std::string err;
   EXPECT_TRUE(ParseLdSoCache(bytes, &entries, &err)) << err;
@@ -91,7 +91,7 @@ void ExpectSampleLookups(const std::vector<LdSoCacheEntry>& entries) {
 }
 
 TEST(LdSoCacheTest, NewFormat) {
-  std::vector<LdSoCacheEntry> entries = Parsed(NewCache(kSample));
+  std::vector<LdSoCacheEntry> entries = ParsedCache(NewCache(kSample));
   ASSERT_EQ(entries.size(), kSample.size());
   EXPECT_EQ(entries[0].hwcap, (1ull << 62) | 1);
   ExpectSampleLookups(entries);
@@ -105,14 +105,14 @@ TEST(LdSoCacheTest, NewFormatAfterTheOldOne) {
     std::string bytes = OldCache(old);
     bytes.resize(16 + 12 * old_entries);  // the old strings are not read
     bytes.resize((bytes.size() + 7) / 8 * 8, '\0');
-    ExpectSampleLookups(Parsed(bytes + NewCache(kSample)));
+    ExpectSampleLookups(ParsedCache(bytes + NewCache(kSample)));
   }
 }
 
 TEST(LdSoCacheTest, OldFormatAlone) {
   std::vector<Entry> old = {{kI386, "libz.so.1", "/lib/i386-linux-gnu/libz.so.1"},
                             {1, "libold.so", "/lib/libold.so"}};
-  std::vector<LdSoCacheEntry> entries = Parsed(OldCache(old));
+  std::vector<LdSoCacheEntry> entries = ParsedCache(OldCache(old));
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(LookUpLdSoCache(entries, "libz.so.1", kI386, true), "/lib/i386-linux-gnu/libz.so.1");
   EXPECT_EQ(LookUpLdSoCache(entries, "libold.so", kI386, true), "/lib/libold.so");
@@ -139,7 +139,7 @@ TEST(LdSoCacheTest, MalformedCachesAreRefusedOrTrimmed) {
   std::string bad_offset = NewCache(kSample);
   uint32_t outside = 0xfffffff0;
   std::memcpy(bad_offset.data() + 48 + 24 * 2 + 8, &outside, sizeof outside);
-  entries = Parsed(bad_offset);
+  entries = ParsedCache(bad_offset);
   EXPECT_EQ(entries.size(), kSample.size() - 1);
   EXPECT_EQ(LookUpLdSoCache(entries, "libz.so.1", kX8664, false), "/usr/local/lib/libz.so.1");
   // Every prefix: an answer, never a read past the end.

@@ -10,11 +10,9 @@
 #include <sstream>
 #include <string>
 
-namespace workgate::testing {
+#include "test_requirements.h"
 
-inline bool HaveTool(const std::string& tool) {
-  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
+namespace workgate::testing {
 
 /// Compiles C `source` into `out` with `flags` (e.g. "-shared -fPIC").
 inline bool CompileC(const std::string& source, const std::string& out, const std::string& flags) {

@@ -12,7 +12,7 @@ namespace {
 // Uniform in [-1, 1), from the generator's raw output, which the standard
 // specifies (the distributions, std::normal_distribution included, are left
 // to each library): the same samples with libstdc++ and libc++.
-double Noise(std::mt19937_64& rng) {
+double StatsNoise(std::mt19937_64& rng) {
   return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0;  // 53 bits, exact
 }
 
@@ -22,8 +22,8 @@ void Samples(double effect, int n, uint64_t seed, std::vector<double>* base,
   std::mt19937_64 rng(seed);
   for (int i = 0; i < n; ++i) {
     const double machine = 2.0 * (1 + 0.05 * (i % 3));  // pairs differ; pairing removes it
-    base->push_back(machine * (1 + 0.01 * Noise(rng)));
-    cand->push_back(machine * effect * (1 + 0.01 * Noise(rng)));
+    base->push_back(machine * (1 + 0.01 * StatsNoise(rng)));
+    cand->push_back(machine * effect * (1 + 0.01 * StatsNoise(rng)));
   }
 }
 

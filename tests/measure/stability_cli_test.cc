@@ -14,7 +14,6 @@ namespace {
 
 using testing::BuildPath;
 
-const std::string kJitter = BuildPath("tests/jitter_workload");
 const std::string kWorkA = BuildPath("probes/known_work_a");
 const std::string kWorkB = BuildPath("probes/known_work_b");
 

@@ -12,7 +12,9 @@ namespace {
 
 using testing::SampleHistoryRecords;
 
-std::vector<WorkloadHistory> Sample() { return AnalyzeHistory(SampleHistoryRecords(), 10); }
+std::vector<WorkloadHistory> SampleHistories() {
+  return AnalyzeHistory(SampleHistoryRecords(), 10);
+}
 
 // The lines of `text` that contain `needle`.
 std::vector<std::string> LinesWith(const std::string& text, const std::string& needle) {
@@ -28,7 +30,7 @@ std::vector<std::string> LinesWith(const std::string& text, const std::string& n
 }
 
 TEST(HistoryTextTest, EachSeriesHasItsHeaderVerdictAndTable) {
-  const std::string text = RenderHistoryText(Sample(), false);
+  const std::string text = RenderHistoryText(SampleHistories(), false);
   // Sorted by workload: interp/fib, interp/loop, wgmark/sort.
   EXPECT_LT(text.find("interp/fib ("), text.find("interp/loop ("));
   EXPECT_LT(text.find("interp/loop ("), text.find("wgmark/sort ("));
@@ -65,7 +67,7 @@ TEST(HistoryTextTest, EachSeriesHasItsHeaderVerdictAndTable) {
 }
 
 TEST(HistoryTextTest, ColourMarksDriftAndCrossedSteps) {
-  const std::string text = RenderHistoryText(Sample(), true);
+  const std::string text = RenderHistoryText(SampleHistories(), true);
   EXPECT_NE(text.find("\033[1;33mdrift: +5.00%"), std::string::npos) << text;
   EXPECT_NE(text.find("\033[1;31m+2.40%\033[0m"), std::string::npos) << text;
 }

@@ -136,7 +136,7 @@ TEST(JsonReportTest, SpreadsAndTimedStats) {
 }
 
 TEST(JsonReportTest, WritesParseableJsonAtomically) {
-  std::string path = testing::TempDir() + "/wg_json_report.json";
+  std::string path = ::testing::TempDir() + "/wg_json_report.json";
   std::string err;
   ASSERT_TRUE(WriteJsonReport(path, CallgrindReport(), &err)) << err;
   json back = json::parse(std::ifstream(path));

@@ -116,7 +116,7 @@ std::string TextOf(const std::string& html) {
   return DecodeEntities(text);
 }
 
-size_t Occurrences(const std::string& text, const std::string& part) {
+size_t CountNonOverlapping(const std::string& text, const std::string& part) {
   size_t n = 0;
   for (size_t at = text.find(part); at != std::string::npos;
        at = text.find(part, at + part.size())) {
@@ -237,8 +237,9 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     EXPECT_EQ(whole, h.one_span ? 13 : 1) << h.label << "\n" << md;
     EXPECT_TRUE(in_reason || !h.one_span) << h.label << ": the printed score is not in its reason";
     // The reader sees the text thirteen times, and in the printed score's reason.
-    EXPECT_GE(Occurrences(TextOf(rendered), h.shown), quoted_whole ? 14u : 13u) << h.label << "\n"
-                                                                                << md;
+    EXPECT_GE(CountNonOverlapping(TextOf(rendered), h.shown), quoted_whole ? 14u : 13u)
+        << h.label << "\n"
+        << md;
   }
 }
 

@@ -99,7 +99,7 @@ TEST(MarkdownReportTest, ExplanationRowsAgainstTheWholeDelta) {
 }
 
 TEST(MarkdownReportTest, WritesTheFile) {
-  std::string path = testing::TempDir() + "/wg_markdown_report.md";
+  std::string path = ::testing::TempDir() + "/wg_markdown_report.md";
   std::string err;
   ASSERT_TRUE(WriteMarkdownReport(path, CallgrindReport(), &err)) << err;
   std::ostringstream text;

@@ -11,10 +11,10 @@
 namespace workgate {
 namespace {
 
-class AtomicFileTest : public testing::Test {
+class AtomicFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = testing::TempDir() + "/wg_atomic_XXXXXX";
+    std::string tmpl = ::testing::TempDir() + "/wg_atomic_XXXXXX";
     dir_ = mkdtemp(tmpl.data());
   }
   void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }

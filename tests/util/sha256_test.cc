@@ -17,7 +17,7 @@ TEST(Sha256Test, KnownStrings) {
 
 TEST(Sha256Test, FileReadInChunks) {
   // One million 'a' spans several read chunks.
-  const std::string path = testing::TempDir() + "/wg_sha256_million_a";
+  const std::string path = ::testing::TempDir() + "/wg_sha256_million_a";
   std::ofstream(path, std::ios::binary) << std::string(1000000, 'a');
   std::string err;
   std::optional<std::string> digest = Sha256OfFile(path, &err);
