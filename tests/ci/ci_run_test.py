@@ -1,0 +1,145 @@
+"""ci/test's own rules, with each cause simulated: the step table and what
+ends a run (ci/lib/steps.sh), and the steps that used to turn a failure into
+a skip. Under CI=true a failed download, a boot that does not come, or a
+missing compiler fails; only on a developer's machine do the scripts say
+"this machine cannot" (exit 77)."""
+
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BUILD, ROOT, ScriptTest, require_built  # noqa: E402
+
+STEPS = os.path.join(ROOT, "ci", "lib", "steps.sh")
+VM_SH = os.path.join(ROOT, "ci", "pmu-vm.d", "vm.sh")
+
+
+class StepsTest(ScriptTest):
+    """ci/lib/steps.sh: every step's seconds and outcome in one table, and
+    the run's exit code."""
+
+    def steps(self, body, env=None, timeout=60):
+        script = f"set -euo pipefail\nsource {STEPS}\nsteps_begin\n{body}\n"
+        return self.run_script(["bash", "-c", script], env=env, timeout=timeout)
+
+    def table(self, stderr):
+        start = stderr.index("ci/test: steps")
+        return {line.split()[0]: line for line in stderr[start:].splitlines()[2:]}
+
+    def test_a_passing_run_lists_every_step(self):
+        r = self.steps("step one true\nstep two bash -c 'exit 77'\nstep_skipped three 'WORKGATE_SKIP_X=1'")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = self.table(r.stderr)
+        self.assertRegex(rows["one"], r"one\s+\d+\s+ok$")
+        self.assertIn("skipped (this machine cannot", rows["two"])
+        self.assertIn("skipped (WORKGATE_SKIP_X=1)", rows["three"])
+        self.assertRegex(rows["total"], r"total\s+\d+$")
+
+    def test_a_step_that_may_not_skip_fails_on_77(self):
+        r = self.steps("STEP_NO_SKIP=1 step strict bash -c 'exit 77'\nstep never true")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("strict may not skip here", r.stderr)
+        rows = self.table(r.stderr)
+        self.assertIn("FAILED (exit 1)", rows["strict"])
+        self.assertNotIn("never", rows)
+
+    def test_a_failure_ends_the_run_with_its_code_and_the_table(self):
+        r = self.steps("step first bash -c 'exit 3'\nstep second true")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("FAILED (exit 3)", self.table(r.stderr)["first"])
+
+    def test_a_background_step_is_judged_when_waited_for(self):
+        r = self.steps("STEP_NO_SKIP=1 step_bg bg bash -c 'echo from-the-background; exit 77'\n"
+                       "step fg true\nstep_wait bg")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("from-the-background", r.stderr)
+        rows = self.table(r.stderr)
+        self.assertIn("ok", rows["fg"])
+        self.assertIn("FAILED (exit 1)", rows["bg"])
+
+    def test_an_early_failure_stops_the_background_step(self):
+        pid_file = self.path("bg.pid")
+        begin = time.monotonic()
+        r = self.steps(f"step_bg bg bash -c 'echo $$ >{pid_file}; exec sleep 60'\n"
+                       f"while [[ ! -s {pid_file} ]]; do sleep 0.05; done\n"
+                       "step fg bash -c 'exit 4'\nstep_wait bg")
+        self.assertLess(time.monotonic() - begin, 30)
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("unfinished (stopped)", self.table(r.stderr)["bg"])
+        with open(pid_file) as f:
+            pid = int(f.read())
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            self.fail(f"the background step's process {pid} outlived the run")
+
+
+class FormerSkipsTest(ScriptTest):
+    """Causes that used to end as a green skip, simulated: each fails under
+    CI=true, and only on a developer's machine says "this machine cannot"."""
+
+    def fake_bin(self, name, body):
+        d = self.path("bin")
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        return d
+
+    def test_a_failed_source_download_fails_profile_exactness(self):
+        # ci/profile-exactness builds its programs first (up to date here).
+        require_built(self, os.path.join(BUILD, "tests", "compare_profiles"))
+        fake = self.fake_bin("apt-get", "echo 'E: simulated: no network' >&2\nexit 100\n")
+        env = {"PATH": f"{fake}:{os.environ['PATH']}"}
+        for ci, code in (("true", 1), ("", 77)):
+            r = self.run_script([os.path.join(ROOT, "ci", "profile-exactness"), BUILD],
+                                env={**env, "CI": ci})
+            self.assertEqual(r.returncode, code, f"CI={ci!r}: {r.stderr}")
+            self.assertIn("cannot fetch Debian's sqlite3 source package", r.stderr)
+            self.assertIn("simulated: no network", r.stderr)
+
+    def boot(self, qemu_body, ci):
+        fake = self.fake_bin("qemu-system-aarch64", qemu_body)
+        script = (f"source {VM_SH}\nVM_DIR={self.tmp}\n"
+                  f"vm_boot {self.path('initrd.gz')} {self.path('console.log')}")
+        return self.run_script(["bash", "-c", script],
+                               env={"PATH": f"{fake}:{os.environ['PATH']}", "CI": ci,
+                                    "WORKGATE_VM_BOOT_LIMIT": "1"})
+
+    def test_a_slow_boot_fails_the_emulated_machine_under_ci(self):
+        for ci, code in (("true", 1), ("", 77)):
+            r = self.boot("exec sleep 30\n", ci)
+            self.assertEqual(r.returncode, code, f"CI={ci!r}: {r.stderr}")
+            self.assertIn("did not boot within 1 s", r.stderr)
+
+    def test_a_qemu_that_does_not_start_fails_under_ci(self):
+        for ci, code in (("true", 1), ("", 77)):
+            r = self.boot("echo 'qemu: simulated: cannot start' >&2\nexit 1\n", ci)
+            self.assertEqual(r.returncode, code, f"CI={ci!r}: {r.stderr}")
+            self.assertIn("before the machine booted", r.stderr)
+
+    def test_fuzzing_without_clang_fails(self):
+        # A PATH with what ci/fuzz needs before it builds, and no clang++.
+        d = self.path("no-clang")
+        os.makedirs(d)
+        for tool in ("dirname",):
+            os.symlink(subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True,
+                                      text=True, check=True).stdout.strip(),
+                       os.path.join(d, tool))
+        r = self.run_script(["/bin/bash", os.path.join(ROOT, "ci", "fuzz"), "7"],
+                            env={"PATH": d, "CI": "true",
+                                 "WORKGATE_FUZZ_BUILD_DIR": self.path("build-san")})
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertIn("clang++ is not installed", r.stderr)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
