@@ -36,18 +36,28 @@ void UnregisterCleanupPath(const std::string& path) {
 bool RemoveTree(const std::string& path) {
   namespace fs = std::filesystem;
   // remove_all gives up, leaving the rest, when an entry it listed is gone
-  // before it gets to it: another thread removing the same tree (the run
-  // that owns it, while an interruption removes everything). Each try
-  // removes what is left.
-  for (int tries = 0; tries < 100; ++tries) {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-    const fs::file_status st = fs::symlink_status(path, ec);
+  // before it gets to it (ENOENT), or a directory it emptied gained an entry
+  // (ENOTEMPTY): another thread removing the same tree (the run that owns it,
+  // while an interruption removes everything). Each try removes what is left,
+  // and together the two always make progress, but one of them can lose many
+  // tries in a row on a loaded machine (a fixed 100 tries were not always
+  // enough on 2 busy cores), so the tries are bounded by time instead. Any
+  // other error (EACCES, EROFS, EBUSY) does not go away by trying again.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    std::error_code removing;
+    fs::remove_all(path, removing);
+    std::error_code looking;
+    const fs::file_status st = fs::symlink_status(path, looking);
     if (st.type() == fs::file_type::not_found) return true;
-    if (ec && ec != std::errc::no_such_file_or_directory) return false;
+    if (looking) return false;
+    if (removing && removing != std::errc::no_such_file_or_directory &&
+        removing != std::errc::directory_not_empty) {
+      return false;
+    }
+    if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::yield();
   }
-  return false;
 }
 
 int RemoveCleanupPaths() {
