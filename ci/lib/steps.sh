@@ -37,15 +37,15 @@ steps_table() {
   {
     echo
     echo "ci/test: steps (seconds of wall time; the machine has $(nproc) cores)"
-    printf '  %-34s %8s  %s\n' step seconds result
+    printf '  %-50s %8s  %s\n' step seconds result
     for i in "${!_step_names[@]}"; do
-      printf '  %-34s %8d  %s\n' "${_step_names[$i]}" "${_step_seconds[$i]}" "${_step_results[$i]}"
+      printf '  %-50s %8d  %s\n' "${_step_names[$i]}" "${_step_seconds[$i]}" "${_step_results[$i]}"
     done
     for name in "${!_step_bg_pid[@]}"; do
-      printf '  %-34s %8d  %s\n' "$name" $((SECONDS - _step_bg_begin[$name])) \
+      printf '  %-50s %8d  %s\n' "$name" $((SECONDS - _step_bg_begin[$name])) \
         "unfinished (stopped)"
     done
-    printf '  %-34s %8d\n' total $((SECONDS - _step_start))
+    printf '  %-50s %8d\n' total $((SECONDS - _step_start))
   } >&2
 }
 
