@@ -45,22 +45,30 @@ inline bool HaveTool(const std::string& tool) {
 /// Whether `path` is a file this process may execute (or load).
 inline bool IsBuilt(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
 
-/// Why this machine refuses a user-space software perf event (the
-/// PERF_COUNT_SW_* `config`) on this process, straight from
-/// perf_event_open(2); empty when it grants one. A test of the perf backend's
-/// plumbing checks this before it runs workgate, instead of reading
-/// workgate's own exit code, which a regression could produce.
-inline std::string SoftwareEventRefusal(unsigned long long config) {
+/// A disabled user-space software perf event (a PERF_COUNT_SW_* `config`)
+/// on this process, straight from perf_event_open(2), counting its children
+/// too where `inherit`: the descriptor, or -1 with errno set where the kernel
+/// refuses. Not close-on-exec: a child may need to inherit it.
+inline int OpenSoftwareEvent(unsigned long long config, bool inherit) {
   perf_event_attr attr{};
   attr.size = sizeof attr;
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = config;
   attr.disabled = 1;
+  attr.inherit = inherit ? 1 : 0;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+}
+
+/// Why this machine refuses a software perf event (OpenSoftwareEvent);
+/// empty when it grants one. A test of the perf backend's plumbing checks
+/// this before it runs workgate, instead of reading workgate's own exit
+/// code, which a regression could produce.
+inline std::string SoftwareEventRefusal(unsigned long long config) {
+  const int fd = OpenSoftwareEvent(config, false);
   if (fd >= 0) {
-    close(static_cast<int>(fd));
+    close(fd);
     return {};
   }
   return std::string("perf_event_open of a software event: ") + std::strerror(errno);

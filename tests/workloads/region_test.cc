@@ -81,21 +81,10 @@ TEST_F(RegionTest, CallgrindCountsOnlyTheRegion) {
   EXPECT_LT(light, 1500000);
 }
 
-// A disabled, inherited page-fault counter for this process and its children;
-// -1 with errno set when the kernel refuses.
-int OpenPageFaultCounter() {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-  attr.disabled = 1;
-  attr.inherit = 1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  // No PERF_FLAG_FD_CLOEXEC: the child must inherit the descriptor.
-  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
-}
+// A disabled, inherited page-fault counter for this process and its children
+// (the child inherits the descriptor too); -1 with errno set when the kernel
+// refuses.
+int OpenPageFaultCounter() { return testing::OpenSoftwareEvent(PERF_COUNT_SW_PAGE_FAULTS, true); }
 
 uint64_t ReadCounter(int fd) {
   uint64_t value = 0;
