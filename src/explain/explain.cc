@@ -4,13 +4,13 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
 
 #include "explain/clone_names.h"
 #include "explain/symbol_hints.h"
+#include "gate/decision.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -97,7 +97,7 @@ FunctionId ShownFunction(const FunctionId& id) {
 
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
   Explanation out;
-  if (baseline.total > kMaxProfileTotal || candidate.total > kMaxProfileTotal) {
+  if (baseline.total > kMaxCount || candidate.total > kMaxCount) {
     out.error = "a profile's total exceeds the int64 range of the explain table";
     return out;
   }

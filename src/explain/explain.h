@@ -2,7 +2,6 @@
 // Where a work delta went: the per-function self-cost difference between
 // two callgrind profiles (see callgrind_profile.h).
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,10 +14,6 @@ namespace workgate {
 /// The row that stands for an object's code without a symbol (PLT stubs and
 /// the like), which callgrind names by address.
 inline constexpr const char* kUnnamedCode = "(code without a symbol)";
-
-/// The largest profile total the explanations take: every delta between two
-/// such totals fits in an int64_t.
-inline constexpr uint64_t kMaxProfileTotal = static_cast<uint64_t>(INT64_MAX);
 
 /// The row a function is shown under: the function it was cloned from
 /// (SplitCloneName: "f.constprop.0" and "f.cold" are "f"), except code

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include "explain/explain.h"
+#include "gate/decision.h"
 #include "gate/elf_symbols.h"
 
 namespace workgate {
@@ -89,7 +89,7 @@ std::map<std::string, std::string> PathsOf(const std::string& object, const Prof
 
 std::vector<MissingSymbols> FindMissingSymbols(const Profile& baseline, const Profile& candidate,
                                                const std::string& debug_root) {
-  if (baseline.total > kMaxProfileTotal || candidate.total > kMaxProfileTotal) return {};
+  if (baseline.total > kMaxCount || candidate.total > kMaxCount) return {};
   const uint64_t total = Distance(candidate.total, baseline.total);
   const std::map<std::string, uint64_t> base = UnnamedCost(baseline);
   const std::map<std::string, uint64_t> cand = UnnamedCost(candidate);
