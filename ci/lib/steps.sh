@@ -10,6 +10,10 @@
 #   step_wait NAME                   waits for a step_bg step, prints its
 #                                    log, and judges it like `step`
 #
+# STEP_UNLESS=VAR before `step` or `step_bg` leaves the step out when $VAR is
+# 1 (WORKGATE_SKIP_*=1: a developer's shorter run), and the table says so; a
+# step_bg step left out that way is not waited for.
+#
 # A step that exits 0 passed. Exit 77 is the step saying "this machine
 # cannot" (its reason is above, in its own output): a skip, unless the step
 # was declared with STEP_NO_SKIP=1 in its environment of ci/test (CI=true and
@@ -22,6 +26,7 @@ _step_seconds=()
 _step_results=()
 _step_start=$SECONDS
 declare -A _step_bg_pid=() _step_bg_log=() _step_bg_begin=() _step_bg_no_skip=()
+declare -A _step_omitted=()
 
 # _step_record NAME SECONDS RESULT
 _step_record() {
@@ -94,24 +99,29 @@ _step_judge() {
   fi
 }
 
+# _step_left_out NAME: true, and NAME recorded as skipped, when STEP_UNLESS
+# names a variable that is 1.
+_step_left_out() {
+  local var=${STEP_UNLESS:-}
+  [[ -n $var && "${!var:-}" == 1 ]] || return 1
+  echo "ci/test: $1 skipped: $var=1" >&2
+  _step_record "$1" 0 "skipped ($var=1)"
+  _step_omitted[$1]=1
+}
+
 step() {
   local name=$1 begin=$SECONDS code=0 no_skip=${STEP_NO_SKIP:-0}
   shift
+  _step_left_out "$name" && return 0
   echo "ci/test: == $name" >&2
   "$@" || code=$?
   _step_judge "$name" $((SECONDS - begin)) "$code" "$no_skip"
 }
 
-# A step that leaves one step's worth of seconds unaccounted for: skipped
-# on purpose by the one who ran ci/test (WORKGATE_SKIP_*=1).
-step_skipped() {
-  echo "ci/test: $1 skipped: $2" >&2
-  _step_record "$1" 0 "skipped ($2)"
-}
-
 step_bg() {
   local name=$1 log
   shift
+  _step_left_out "$name" && return 0
   log=$(mktemp "${TMPDIR:-/tmp}/ci-test-step.XXXXXX")
   echo "ci/test: == $name (started beside the next steps; its output follows when it ends)" >&2
   # A process group of its own, so that an early end stops all of it.
@@ -124,6 +134,7 @@ step_bg() {
 
 step_wait() {
   local name=$1 code=0
+  [[ -n ${_step_omitted[$name]:-} ]] && return 0
   wait "${_step_bg_pid[$name]}" || code=$?
   local seconds=$((SECONDS - _step_bg_begin[$name])) no_skip=${_step_bg_no_skip[$name]}
   echo "ci/test: == $name (ran beside the steps above) said:" >&2

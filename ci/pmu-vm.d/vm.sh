@@ -124,8 +124,8 @@ vm_pack() {
 
 # Boots initramfs $1, writing the serial console to $2. Returns 0 when the
 # guest reported that it was done; otherwise says why and returns
-# $VM_CANNOT_BOOT when the machine never reached /init for reasons of this
-# host (slow, or QEMU could not start), 1 for every other failure.
+# vm_cannot_boot's code when the machine never reached /init (slow, or QEMU
+# could not start), 1 for every other failure.
 vm_boot() {
   local initrd=$1 log=$2
   local boot_limit=${WORKGATE_VM_BOOT_LIMIT:-180} run_limit=${WORKGATE_VM_RUN_LIMIT:-300}

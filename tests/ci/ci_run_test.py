@@ -29,12 +29,18 @@ class StepsTest(ScriptTest):
         return {line.split()[0]: line for line in stderr[start:].splitlines()[2:]}
 
     def test_a_passing_run_lists_every_step(self):
-        r = self.steps("step one true\nstep two bash -c 'exit 77'\nstep_skipped three 'WORKGATE_SKIP_X=1'")
+        r = self.steps("step one true\nstep two bash -c 'exit 77'\n"
+                       "STEP_UNLESS=WORKGATE_SKIP_X step three false\n"
+                       "STEP_UNLESS=WORKGATE_SKIP_X step_bg four false\nstep_wait four\n"
+                       "STEP_UNLESS=WORKGATE_SKIP_Y step five true",
+                       env={"WORKGATE_SKIP_X": "1"})
         self.assertEqual(r.returncode, 0, r.stderr)
         rows = self.table(r.stderr)
         self.assertRegex(rows["one"], r"one\s+\d+\s+ok$")
         self.assertIn("skipped (this machine cannot", rows["two"])
         self.assertIn("skipped (WORKGATE_SKIP_X=1)", rows["three"])
+        self.assertIn("skipped (WORKGATE_SKIP_X=1)", rows["four"])
+        self.assertRegex(rows["five"], r"five\s+\d+\s+ok$")
         self.assertRegex(rows["total"], r"total\s+\d+$")
 
     def test_a_step_that_may_not_skip_fails_on_77(self):
