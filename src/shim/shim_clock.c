@@ -33,41 +33,6 @@
 
 #define WG_EXPORT __attribute__((visibility("default")))
 
-/* Dynamic clock ids encode a process or thread CPU clock, or (low bits 3) a
- * posix clock opened from a device file (linux/posix-timers.h). */
-#define WG_CLOCKFD 3
-#define WG_CLOCKFD_MASK 7
-
-/* The origin of a clock id, or -1 for an id the kernel rejects with EINVAL
- * (so a program probing for clocks sees the same answer). Called once per
- * static id, at initialisation, to fill wg_config.origin_ns; at run time
- * only for dynamic (negative) ids. */
-int64_t wg_clock_origin_ns(clockid_t id) {
-  switch (id) {
-    case CLOCK_REALTIME:
-    case CLOCK_REALTIME_COARSE:
-    case CLOCK_REALTIME_ALARM:
-    /* CLOCK_TAI differs from CLOCK_REALTIME by the kernel's TAI offset,
-     * which is 0 unless an NTP daemon sets it; pinned, they are equal. */
-    case CLOCK_TAI:
-      return wg_config.start_ns;
-    case CLOCK_MONOTONIC:
-    case CLOCK_MONOTONIC_RAW:
-    case CLOCK_MONOTONIC_COARSE:
-    case CLOCK_BOOTTIME:
-    case CLOCK_BOOTTIME_ALARM:
-      return WG_MONOTONIC_ORIGIN_NS;
-    case CLOCK_PROCESS_CPUTIME_ID:
-    case CLOCK_THREAD_CPUTIME_ID:
-      return 0;
-    default:
-      if (id >= 0) return -1;
-      /* A device clock (PTP) keeps wall time; a CPU clock of another
-       * process or thread starts at 0 like ours. */
-      return (id & WG_CLOCKFD_MASK) == WG_CLOCKFD ? wg_config.start_ns : 0;
-  }
-}
-
 WG_EXPORT int clock_gettime(clockid_t id, struct timespec *tp) {
   if (!wg_ready()) {
     wg_init_slow();
@@ -75,8 +40,8 @@ WG_EXPORT int clock_gettime(clockid_t id, struct timespec *tp) {
   }
   /* The static ids come from a table (a load instead of a switch): this is
    * the call programs make most, and its cost is in every pinned count. */
-  int64_t origin =
-      (unsigned int)id < WG_STATIC_CLOCKS ? wg_config.origin_ns[id] : wg_clock_origin_ns(id);
+  int64_t origin = (unsigned int)id < WG_STATIC_CLOCKS ? wg_config.origin_ns[id]
+                                                       : wg_origin_of_clock(id, wg_config.start_ns);
   if (origin < 0) {
     errno = EINVAL;
     return -1;

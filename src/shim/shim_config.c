@@ -9,9 +9,8 @@
  *   WORKGATE_RANDOM_SEED  unsigned decimal seed of the entropy stream
  *                         (default 0)
  *
- * Values are parsed by hand into integer nanoseconds: strtod would depend on
- * the program's locale (a decimal comma) if the first clock call came after
- * setlocale(), and floating point would make 0.1 s a rounded value.
+ * Values are parsed by hand into integer nanoseconds (pinned_sequence.h,
+ * shared with vgcount, which reads the same variables).
  */
 #define _GNU_SOURCE
 #include "shim_config.h"
@@ -20,14 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* 2020-01-01T00:00:00Z: a fixed, unremarkable date. */
-#define WG_DEFAULT_START_NS (1577836800LL * WG_NS_PER_SEC)
-/* One second per call: at least the target of the common self-calibrating
- * loops (Python timeit 0.2 s, Google Benchmark 0.5 s, CoreMark's 1 s
- * calibration round), so each of them stops after its first, smallest round.
- * See README.md for the measurements. */
-#define WG_DEFAULT_STEP_NS WG_NS_PER_SEC
 
 struct wg_config wg_config;
 _Atomic int wg_init_state;
@@ -43,37 +34,6 @@ static void wg_fail(const char *name, const char *value, const char *why) {
     (void)ignored;
   }
   _exit(125);
-}
-
-/* Parses "S[.F]" (digits only, at most nanosecond resolution; further
- * fraction digits are truncated) from [text, end) into nanoseconds.
- * Returns 0 on success. */
-static int wg_parse_seconds(const char *text, const char *end, int64_t *out) {
-  while (text < end && *text == ' ') ++text;
-  while (end > text && end[-1] == ' ') --end;
-  if (text == end) return -1;
-  int64_t seconds = 0;
-  int digits = 0;
-  /* Keeps seconds * 1e9 + fraction within int64_t (about 292 years). */
-  const int64_t max_seconds = INT64_MAX / WG_NS_PER_SEC - 1;
-  for (; text < end && *text >= '0' && *text <= '9'; ++text, ++digits) {
-    int64_t digit = *text - '0';
-    if (seconds > (max_seconds - digit) / 10) return -1;
-    seconds = seconds * 10 + digit;
-  }
-  int64_t fraction = 0;
-  int64_t scale = WG_NS_PER_SEC;
-  if (text < end && *text == '.') {
-    for (++text; text < end && *text >= '0' && *text <= '9'; ++text, ++digits) {
-      if (scale > 1) {
-        scale /= 10;
-        fraction += (*text - '0') * scale;
-      }
-    }
-  }
-  if (text != end || digits == 0) return -1;
-  *out = seconds * WG_NS_PER_SEC + fraction;
-  return 0;
 }
 
 static void wg_read_seconds(const char *name, int64_t fallback, int64_t *out) {
@@ -107,13 +67,8 @@ static void wg_read_seed(void) {
   const char *name = "WORKGATE_RANDOM_SEED";
   const char *value = getenv(name);
   uint64_t seed = 0;
-  if (value != NULL && *value != '\0') {
-    for (const char *p = value; *p; ++p) {
-      if (*p < '0' || *p > '9' || seed > (UINT64_MAX - 9) / 10) {
-        wg_fail(name, value, "expected an unsigned decimal integer below 2^64");
-      }
-      seed = seed * 10 + (uint64_t)(*p - '0');
-    }
+  if (value != NULL && wg_parse_seed(value, &seed) != 0) {
+    wg_fail(name, value, "expected an unsigned decimal integer below 2^64");
   }
   /* The key is the seed itself; shim_entropy.c mixes it per word, so seeds
    * that differ in one bit still give unrelated streams. */
@@ -134,7 +89,8 @@ void wg_init_slow(void) {
       wg_config.tail_ns = wg_config.table_ns[wg_config.table_len - 1] -
                           (int64_t)(wg_config.table_len - 1) * wg_config.step_ns;
     }
-    for (int id = 0; id < WG_STATIC_CLOCKS; ++id) wg_config.origin_ns[id] = wg_clock_origin_ns(id);
+    for (int id = 0; id < WG_STATIC_CLOCKS; ++id)
+      wg_config.origin_ns[id] = wg_origin_of_clock(id, wg_config.start_ns);
     atomic_store_explicit(&wg_init_state, 2, memory_order_release);
     return;
   }

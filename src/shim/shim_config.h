@@ -12,17 +12,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define WG_NS_PER_SEC 1000000000LL
+#include "pinned_sequence.h"
+
 /* The most WORKGATE_CLOCK_TABLE entries accepted; a longer table is an error. */
 #define WG_TABLE_MAX 1024
-
-/* Where CLOCK_MONOTONIC and its relatives start: a small uptime, so programs
- * that subtract two readings see the same differences as on the realtime
- * clock, and programs that print uptime see a plausible one. */
-#define WG_MONOTONIC_ORIGIN_NS (1000LL * WG_NS_PER_SEC)
-
-/* Clock ids 0..11 (CLOCK_REALTIME .. CLOCK_TAI) have a precomputed origin. */
-#define WG_STATIC_CLOCKS 12
 
 /* The configuration, fixed once wg_ready(). Times are integer
  * nanoseconds so that no floating point (and no locale) is involved. */
@@ -52,10 +45,6 @@ extern _Atomic uint64_t wg_random_bytes;
  * WORKGATE_* variable cannot be parsed, because a misread setting would
  * silently pin a different clock than the suite asked for. */
 __attribute__((cold, noinline)) void wg_init_slow(void);
-
-/* The origin (nanoseconds) of a clock id, or -1 if the id is invalid
- * (shim_clock.c). */
-int64_t wg_clock_origin_ns(int id);
 
 /* Whether the configuration has been read. The constructor in shim_config.c
  * normally reads it before main; each replaced function still checks, for

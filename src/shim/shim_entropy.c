@@ -9,14 +9,15 @@
  *
  *   byte p of the stream = byte (p mod 8) of mix(seed + (p / 8 + 1) * gamma)
  *
- * with mix() the SplitMix64 finaliser and gamma the 64-bit golden ratio.
+ * (pinned_sequence.h, shared with vgcount, which answers raw getrandom
+ * calls, RDRAND and /dev/urandom reads from the same stream).
  * Calls take consecutive ranges of the stream (an atomic reservation), so
  * the bytes a process reads in total do not depend on how it splits them
  * into calls, and concurrent callers get disjoint ranges.
  *
  * This is not cryptographic randomness and must never be used as such; it
  * exists so that two runs of a program do the same work. Reads of
- * /dev/urandom are not replaced.
+ * /dev/urandom are not replaced here (vgcount replaces them).
  *
  * glibc 2.36's arc4random functions fetch their bytes with an internal
  * getrandom call that a preloaded getrandom cannot see, so they are
@@ -35,34 +36,26 @@
 
 #define WG_EXPORT __attribute__((visibility("default")))
 
-#define WG_GAMMA 0x9e3779b97f4a7c15ULL
 /* Flags the kernel accepts; others get EINVAL, as from the kernel. */
 #define WG_GRND_KNOWN (GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE)
 /* getentropy's documented limit. */
 #define WG_GETENTROPY_MAX 256
-
-static inline uint64_t wg_stream_word(uint64_t index) {
-  uint64_t z = wg_config.random_key + (index + 1) * WG_GAMMA;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 /* Copies stream bytes [pos, pos + len) to out, a word at a time where the
  * position is word-aligned. Bytes are taken little-end first, so the result
  * is the same on every architecture. */
 static void wg_fill(unsigned char *out, size_t len, uint64_t pos) {
   while (len > 0 && pos % 8 != 0) {
-    *out++ = (unsigned char)(wg_stream_word(pos / 8) >> (8 * (pos % 8)));
+    *out++ = wg_stream_byte(wg_config.random_key, pos);
     ++pos;
     --len;
   }
   for (; len >= 8; len -= 8, pos += 8, out += 8) {
-    uint64_t w = htole64(wg_stream_word(pos / 8));
+    uint64_t w = htole64(wg_stream_word(wg_config.random_key, pos / 8));
     memcpy(out, &w, sizeof(w));
   }
   for (; len > 0; --len, ++pos) {
-    *out++ = (unsigned char)(wg_stream_word(pos / 8) >> (8 * (pos % 8)));
+    *out++ = wg_stream_byte(wg_config.random_key, pos);
   }
 }
 
