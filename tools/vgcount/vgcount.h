@@ -2,7 +2,7 @@
  * callgrind counts Ir, at close to the cost of --tool=none, and, when asked,
  * records where they went (per-function self cost) in the same run.
  *
- * The tool is four parts:
+ * The tool is five parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
  *                         and, when profiling, hands the instructions counted
@@ -14,6 +14,9 @@
  *                         which function;
  *   vgcount_profile.c     the functions, named as callgrind names them, and
  *                         the profile written in callgrind's format;
+ *   vgcount_pin.c         time and entropy pinned inside the counter (TSC,
+ *                         RDRAND, time and getrandom system calls, the
+ *                         random devices), and what the run met unpinned;
  *   vgcount_main.c        tool registration, options, the report file.
  *
  * Per thread, vgcount keeps eight words in the first shadow guest state
@@ -137,5 +140,57 @@ Int vgc_open_output(const HChar* option, const HChar* path_template, HChar** pat
 
 /// Writes all `length` bytes of `text` to `fd`; False on a failed write.
 Bool vgc_write_all(Int fd, const HChar* text, SizeT length);
+
+/// What vgcount_pin.c pins, and what it meets and cannot pin; the output
+/// file lists the kinds by name with their counts.
+typedef enum {
+  kVgcTsc,           // RDTSC, RDTSCP (arm64: CNTVCT_EL0)
+  kVgcRdrand,        // RDRAND helper calls (32 bits each)
+  kVgcRdseed,        // RDSEED helper calls
+  kVgcClock,         // clock_gettime, gettimeofday, time system calls
+  kVgcGetrandom,     // getrandom system calls
+  kVgcRandomDevice,  // reads of /dev/urandom or /dev/random
+  kVgcSysinfo,       // sysinfo system calls: uptime, loads, free memory fixed
+  kVgcPinnedKinds
+} VgcPinnedKind;
+typedef enum {
+  kVgcThreads,  // more than one thread ran: the schedule decides
+  kVgcSignals,  // signals delivered
+  kVgcTimes,    // system calls that read time or the machine unpinned
+  kVgcGetrusage,
+  kVgcGetcpu,
+  kVgcTimerRead,  // timer_gettime, timerfd_gettime
+  kVgcAdjtime,    // adjtimex, clock_adjtime
+  kVgcUnpinnedKinds
+} VgcUnpinnedKind;
+
+/// Pinning on (the default) or off (--vgcount-pin=no). CPUID's RDTSCP bit
+/// is hidden either way.
+void vgc_pin_set_enabled(Bool enabled);
+Bool vgc_pin_enabled(void);
+
+/// Adds `sb_out`'s version of dirty statement `st` when pinning changes it
+/// (CPUID) and returns True; otherwise may swap the callee of a TSC or
+/// random-number helper in place and returns False (the caller adds `st`).
+Bool vgc_pin_statement(IRSB* sb_out, IRStmt* st);
+
+/// The tool's system-call post handler's share: pinned answers written over
+/// the kernel's, descriptors of the random devices followed, unpinned
+/// readings counted.
+void vgc_pin_post_syscall(ThreadId tid, UInt number, UWord* args, SysRes result);
+
+/// Before the first client instruction of the process: pins AT_RANDOM.
+void vgc_pin_at_start(ThreadId tid);
+
+/// Counts `n` more of an unpinned kind (signals, from vgcount_account.c).
+void vgc_pin_note_unpinned(VgcUnpinnedKind kind, ULong n);
+
+/// Fills the output file's two lines, "pinned: name=N ..." and
+/// "unpinned: name=N ...", each at most `size` bytes.
+void vgc_pin_describe(HChar* pinned, HChar* unpinned, SizeT size);
+
+/// In a forked child: its lists start empty (the parent's stay the
+/// parent's); the clock and stream go on from where the parent was.
+void vgc_pin_forget_counts(void);
 
 #endif  // WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_

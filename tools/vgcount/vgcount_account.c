@@ -128,6 +128,7 @@ void vgc_account_switch_context(ThreadId tid, ULong raw, VgcFunction* next) {
 static void OnStartClientCode(ThreadId tid, ULong blocks_dispatched) {
   (void)blocks_dispatched;
   Track(tid);
+  vgc_pin_at_start(tid);
 }
 
 static void OnThreadCreate(ThreadId parent, ThreadId child) {
@@ -144,6 +145,7 @@ static void OnThreadExit(ThreadId tid) {
 static void OnPreDeliverSignal(ThreadId tid, Int signal_number, Bool alt_stack) {
   (void)signal_number;
   (void)alt_stack;
+  vgc_pin_note_unpinned(kVgcSignals, 1);
   CloseInterval(tid);
   threads[tid].depth++;
   *CollectSlot(tid) = collect_atstart;
@@ -167,11 +169,8 @@ static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt ar
 
 static void OnPostSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count,
                           SysRes result) {
-  (void)tid;
-  (void)syscall_number;
-  (void)args;
   (void)arg_count;
-  (void)result;
+  vgc_pin_post_syscall(tid, syscall_number, args, result);
 }
 
 static void OnPostDeliverSignal(ThreadId tid, Int signal_number) {
@@ -196,6 +195,7 @@ static void OnForkChild(ThreadId tid) {
   vgc_shadow_set(tid, VGC_SHADOW_SEEN, Raw(tid));
   threads[tid].tracked = True;
   vgc_functions_zero();
+  vgc_pin_forget_counts();
   threads_seen = 1;
 }
 

@@ -482,6 +482,9 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       StoreCounter(sb_out, counter_offset, base, total);
       stored_total = total;
     }
+    // Helpers that read the TSC or the random generator, and CPUID
+    // (vgcount_pin.c); every other statement goes through as it is.
+    if (st->tag == Ist_Dirty && vgc_pin_statement(sb_out, st)) continue;
     addStmtToIRSB(sb_out, st);
   }
   if (total > stored_total) StoreCounter(sb_out, counter_offset, base, total);

@@ -25,11 +25,13 @@
 static const HChar* clo_out_file = "vgcount.out.%p";
 static const HChar* clo_profile_file = NULL;
 static Bool clo_collect_atstart = True;
+static Bool clo_pin = True;
 
 static Bool ProcessCommandLineOption(const HChar* arg) {
   if VG_STR_CLO (arg, "--vgcount-out-file", clo_out_file) {
   } else if VG_STR_CLO (arg, "--vgcount-profile-file", clo_profile_file) {
   } else if VG_BOOL_CLO (arg, "--collect-atstart", clo_collect_atstart) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-pin", clo_pin) {
   } else {
     return False;
   }
@@ -37,13 +39,16 @@ static Bool ProcessCommandLineOption(const HChar* arg) {
 }
 
 static void PrintUsage(void) {
-  VG_(printf)(
-      "    --vgcount-out-file=<f>    write the count to <f> [vgcount.out.%%p];\n"
-      "                              %%p is the pid, %%q{VAR} an env variable\n"
-      "    --vgcount-profile-file=<f> also write the self cost of every function\n"
-      "                              to <f>, in callgrind's format [none]\n"
-      "    --collect-atstart=no|yes  count from the start; CALLGRIND_TOGGLE_COLLECT\n"
-      "                              flips it per thread, as callgrind does [yes]\n");
+  VG_(printf)
+  ("    --vgcount-out-file=<f>    write the count to <f> [vgcount.out.%%p];\n"
+   "                              %%p is the pid, %%q{VAR} an env variable\n"
+   "    --vgcount-profile-file=<f> also write the self cost of every function\n"
+   "                              to <f>, in callgrind's format [none]\n"
+   "    --collect-atstart=no|yes  count from the start; CALLGRIND_TOGGLE_COLLECT\n"
+   "                              flips it per thread, as callgrind does [yes]\n"
+   "    --vgcount-pin=yes|no      answer the TSC, RDRAND/RDSEED, the time and\n"
+   "                              getrandom system calls and the random devices\n"
+   "                              with workgate's pinned sequences [yes]\n");
 }
 
 static void PrintDebugUsage(void) { VG_(printf)("    (none)\n"); }
@@ -100,13 +105,19 @@ static void WriteReport(const HChar* cmd, ULong instructions) {
   const Int fd = vgc_open_output("--vgcount-out-file", clo_out_file, &path);
   if (fd < 0) return;
   HChar line[128];
-  VG_(snprintf)(line, sizeof(line), "version: 1\npid: %d\nppid: %d\ncmd: ", VG_(getpid)(),
-                VG_(getppid)());
+  VG_(snprintf)
+  (line, sizeof(line), "version: 2\npid: %d\nppid: %d\ncmd: ", VG_(getpid)(), VG_(getppid)());
   WriteAll(fd, line);
   WriteAll(fd, cmd);
   VG_(snprintf)(line, sizeof(line), "\ninstructions: %llu\nthreads: %llu\n", instructions,
                 vgc_account_threads());
   WriteAll(fd, line);
+  HChar pinned[256], unpinned[256];
+  vgc_pin_describe(pinned, unpinned, sizeof(pinned));
+  WriteAll(fd, pinned);
+  WriteAll(fd, "\n");
+  WriteAll(fd, unpinned);
+  WriteAll(fd, "\n");
   VG_(close)(fd);
   VG_(free)(path);
 }
@@ -133,6 +144,7 @@ static void PostCommandLineInit(void) {
     VG_(clo_vex_control).guest_chase = False;
   }
   if (clo_profile_file != NULL) vgc_profile_enable();
+  vgc_pin_set_enabled(clo_pin);
   vgc_account_init(clo_collect_atstart);
 }
 
