@@ -6,6 +6,7 @@
 // knows which backends exist.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ struct CountOptions {
   /// backends; for explanations and the stability check). Empty: discard
   /// them. A profile that cannot be kept makes the run invalid.
   std::string keep_profiles_dir;
+  /// Pin time and entropy inside the counter where it can (vgcount: the TSC,
+  /// RDRAND, the time and getrandom system calls, the random devices).
+  /// Off only for --as-is.
+  bool pin = true;
 };
 
 /// The outcome of one counted run.
@@ -46,6 +51,19 @@ struct CountedRun {
   /// launched process first (TotalsRootFirst, counter/valgrind_counter.h),
   /// the others in pid order, which is not creation order: pids wrap.
   std::vector<uint64_t> per_process;
+  /// Whether the counter saw every nondeterministic input the run met, so
+  /// that an empty `unpinned` means it met none: vgcount with pinning on.
+  /// Callgrind and perf see none of them.
+  bool inputs_seen = false;
+  /// vgcount: the inputs it answered with the pinned sequences, by kind
+  /// ("tsc", "rdrand", "rdseed", "clock", "getrandom", "random-device",
+/// "sysinfo"),
+  /// summed over the run's processes.
+  std::map<std::string, uint64_t> pinned;
+  /// vgcount: what the run met that nothing pinned, by kind ("threads",
+  /// "signals", "times", ...), summed over the processes (DescribeUnpinned
+  /// says them in words).
+  std::map<std::string, uint64_t> unpinned;
 
   bool valid() const { return error.empty() && !events.empty(); }
   std::optional<uint64_t> instructions() const {
@@ -53,6 +71,11 @@ struct CountedRun {
     return events[0].value;
   }
 };
+
+/// `unpinned` (CountedRun::unpinned) in words, one entry per kind: "4
+/// threads (the schedule decides which thread reads what)", "2 signals
+/// delivered", "times() called 3 times (not pinned)".
+std::vector<std::string> DescribeUnpinned(const std::map<std::string, uint64_t>& unpinned);
 
 class Counter {
  public:

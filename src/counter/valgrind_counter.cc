@@ -67,6 +67,36 @@ bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* er
   return false;
 }
 
+bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::string* err) {
+  // Far more than the tool's kinds: a line past this is not the tool's.
+  constexpr size_t kMaxKinds = 32;
+  std::istringstream in(text);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    const bool pinned = line.rfind("pinned:", 0) == 0;
+    if (!pinned && line.rfind("unpinned:", 0) != 0) continue;
+    auto& into = pinned ? inputs->pinned : inputs->unpinned;
+    for (const std::string& word : SplitWords(line.substr(line.find(':') + 1))) {
+      const size_t eq = word.find('=');
+      uint64_t n = 0;
+      const std::string name = word.substr(0, eq);
+      const bool name_ok = !name.empty() && name.size() <= 32 &&
+                           std::all_of(name.begin(), name.end(),
+                                       [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
+      if (eq == std::string::npos || !name_ok || !ParseUnsigned(word.substr(eq + 1), &n) ||
+          into.size() >= kMaxKinds) {
+        *err = fmt::format("vgcount output has a malformed input list: '{}'", line.substr(0, 200));
+        return false;
+      }
+      into[name] += n;
+    }
+    ++lines;
+  }
+  inputs->listed = lines >= 2;
+  return true;
+}
+
 bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std::string* err) {
   // The launched process's parent is workgate's supervisor (or, in a PID
   // namespace, its init): not run by Valgrind, and alive until the tree is
@@ -208,9 +238,11 @@ struct RemovedAtEnd {
 constexpr size_t kMaxLogBytes = 16 << 20;
 constexpr size_t kMaxVgcountOutputBytes = 1 << 20;
 
-// Valgrind's own errors from every log, labelled, for a run's error message.
-std::string QuotedValgrindErrors(const std::vector<fs::path>& logs) {
+// Valgrind's own errors from every log, labelled, for a run's error message,
+// and what to do about an instruction it could not decode.
+std::string QuotedValgrindErrors(const std::vector<fs::path>& logs, const std::string& tool) {
   std::vector<std::string> errors;
+  std::string advice;
   for (const auto& log : logs) {
     // A log too large to read only loses its quotation: the run already failed.
     auto text = ReadFile(log.string(), kMaxLogBytes);
@@ -218,10 +250,11 @@ std::string QuotedValgrindErrors(const std::vector<fs::path>& logs) {
     for (std::string& e : ValgrindErrorsIn(*text)) {
       if (std::find(errors.begin(), errors.end(), e) == errors.end()) errors.push_back(e);
     }
+    if (advice.empty()) advice = UndecodedInstructionAdvice(*text, tool);
   }
-  if (errors.empty()) return "";
-  return fmt::format("; Valgrind's own error{}: {}", errors.size() == 1 ? "" : "s",
-                     fmt::join(errors, " | "));
+  if (errors.empty()) return advice;
+  return fmt::format("; Valgrind's own error{}: {}{}", errors.size() == 1 ? "" : "s",
+                     fmt::join(errors, " | "), advice);
 }
 
 // The files a run left in its private directory: the per-process outputs
@@ -320,6 +353,9 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     if (!options.keep_profiles_dir.empty()) {
       run_spec.argv.push_back("--vgcount-profile-file=" + dir + "/" + kVgcountProfilePrefix + "%p");
     }
+    // Time and entropy are pinned inside the tool (vgcount_pin.c) unless
+    // the run is to be as it is.
+    if (!options.pin) run_spec.argv.push_back("--vgcount-pin=no");
     run_spec.env["VALGRIND_LIB"] = vgcount_lib_;
   }
   if (options.region) run_spec.argv.push_back("--collect-atstart=no");
@@ -329,7 +365,8 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
   return run_spec;
 }
 
-bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, std::string* err) const {
+bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, VgcountInputs* inputs,
+                                std::string* err) const {
   // Messages name the file, not workgate's temporary directory.
   const std::string file = output.filename().string();
   if (tool_ == Tool::kCallgrind) {
@@ -345,7 +382,7 @@ bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, std::st
     *err = file + " " + why;
     return false;
   }
-  if (ParseVgcountTotal(text, total, err)) return true;
+  if (ParseVgcountTotal(text, total, err) && ParseVgcountInputs(text, inputs, err)) return true;
   *err = file + ": " + *err;
   return false;
 }
@@ -356,10 +393,14 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
   long long pid = 0;
   for (const auto& out : outputs) {
     uint64_t total = 0;
-    if (!PidInName(out, OutputPrefix(), &pid, err) || !ReadTotal(out, &total, err)) return false;
+    VgcountInputs inputs;
+    if (!PidInName(out, OutputPrefix(), &pid, err) || !ReadTotal(out, &total, &inputs, err)) {
+      return false;
+    }
     // "PREFIX<pid>" and its dumps "PREFIX<pid>.<n>" add up.
     std::optional<uint64_t>& counted = (*tree)[pid].instructions;
     counted = counted.value_or(0) + total;
+    (*tree)[pid].inputs = std::move(inputs);
   }
   for (const auto& log : logs) {
     if (!PidInName(log, kLogPrefix, &pid, err)) return false;
@@ -403,20 +444,29 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   // Valgrind's banner and notes stay out: the program's own stderr (in
   // launch.err) says what went wrong, Valgrind's errors are added here.
   if (MarkFailedLaunch(&run, spec.timeout_seconds)) {
-    return fail(run.error + QuotedValgrindErrors(files.logs));
+    return fail(run.error + QuotedValgrindErrors(files.logs, name()));
   }
   if (files.outputs.empty()) {
-    return fail(name() + " wrote no output file" + QuotedValgrindErrors(files.logs));
+    return fail(name() + " wrote no output file" + QuotedValgrindErrors(files.logs, name()));
   }
   TracedTree tree;
   std::string err;
   if (!ReadTree(files.outputs, files.logs, &tree, &err) ||
       !TotalsRootFirst(tree, &run.per_process, &err)) {
-    return fail(err + QuotedValgrindErrors(files.logs));
+    return fail(err + QuotedValgrindErrors(files.logs, name()));
   }
   uint64_t sum = 0;
   for (uint64_t total : run.per_process) sum += total;
   run.processes = static_cast<int>(run.per_process.size());
+  // vgcount lists, per process, what it pinned and what it met unpinned; a
+  // run is seen whole only when every process that counted listed both.
+  run.inputs_seen = tool_ == Tool::kVgcount && options.pin;
+  for (const auto& [pid, process] : tree) {
+    if (!process.instructions) continue;
+    run.inputs_seen = run.inputs_seen && process.inputs.listed;
+    for (const auto& [kind, n] : process.inputs.pinned) run.pinned[kind] += n;
+    for (const auto& [kind, n] : process.inputs.unpinned) run.unpinned[kind] += n;
+  }
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
   if (!options.keep_profiles_dir.empty()) {
     // Callgrind's outputs are its profiles; vgcount writes one beside each

@@ -20,10 +20,25 @@ namespace workgate {
 /// Reads the total of one vgcount output file (the "instructions: N" line).
 bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* err);
 
+/// What one vgcount output file says of the nondeterministic inputs its
+/// process met: its "pinned:" and "unpinned:" lines (output version 2,
+/// tools/vgcount/README.md), each "name=N" words.
+struct VgcountInputs {
+  bool listed = false;  // both lines were there
+  std::map<std::string, uint64_t> pinned;
+  std::map<std::string, uint64_t> unpinned;
+};
+
+/// Reads those two lines of a vgcount output. An output without them (an
+/// older tool) is not an error: `listed` stays false. False with `*err` for
+/// a malformed line.
+bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::string* err);
+
 /// One process of a Valgrind run, from the files it left.
 struct TracedProcess {
   std::optional<long long> parent_pid;   // from its log's banner; nullopt: none there
   std::optional<uint64_t> instructions;  // its output's total; nullopt: it wrote none
+  VgcountInputs inputs = {};             // vgcount only
 };
 /// The processes of one run by pid, the pid each file is named by.
 using TracedTree = std::map<long long, TracedProcess>;
@@ -96,8 +111,9 @@ class ValgrindCounter : public Counter {
   LaunchSpec UnderValgrind(const LaunchSpec& spec, const std::string& dir,
                            const CountOptions& options) const;
   /// The total of one output file (callgrind's parser, explain/callgrind_profile.h,
-  /// or vgcount's line).
-  bool ReadTotal(const std::filesystem::path& output, uint64_t* total, std::string* err) const;
+  /// or vgcount's line), and for vgcount the inputs it lists.
+  bool ReadTotal(const std::filesystem::path& output, uint64_t* total, VgcountInputs* inputs,
+                 std::string* err) const;
   /// Each process's total (its output and its dumps) and parent pid (its
   /// log), by the pid in the files' names.
   bool ReadTree(const std::vector<std::filesystem::path>& outputs,

@@ -66,6 +66,38 @@ std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lin
   return errors;
 }
 
+std::string UndecodedInstructionAdvice(const std::string& log, const std::string& tool) {
+  constexpr const char* kUnhandled = "unhandled instruction bytes: ";
+  const size_t at = log.find(kUnhandled);
+  if (at == std::string::npos) return "";
+  size_t end = log.find('\n', at);
+  if (end == std::string::npos) end = log.size();
+  std::string bytes = Trimmed(log.substr(
+      at + std::strlen(kUnhandled), std::min<size_t>(end - at, 120) - std::strlen(kUnhandled)));
+  // What a program's bytes may hold is shown as hex digits only.
+  bytes.erase(std::remove_if(bytes.begin(), bytes.end(),
+                             [](char c) {
+                               return !std::isxdigit(static_cast<unsigned char>(c)) && c != ' ' &&
+                                      c != 'x';
+                             }),
+              bytes.end());
+  if (StartsWith(bytes, "0xF 0x1 0xF9")) {
+    if (tool == "vgcount") {
+      return "; the program executes RDTSCP without asking CPUID (vgcount hides RDTSCP from "
+             "CPUID), and Valgrind decodes RDTSCP only where this machine's CPU has it";
+    }
+    return fmt::format(
+        "; the program executes RDTSCP (Go's runtime does wherever CPUID offers it), which "
+        "Valgrind decodes only where this machine's CPU has it: {} cannot count it here; "
+        "--backend vgcount can, since it hides RDTSCP from the program's CPUID",
+        tool);
+  }
+  return fmt::format(
+      "; Valgrind cannot decode an instruction of the program (bytes {}): no Valgrind backend "
+      "can count it on this machine; --backend perf can where the machine has a PMU",
+      bytes);
+}
+
 std::optional<long long> ParentPidInBanner(std::istream& log) {
   // The banner is a handful of lines; the command line in it can be as long
   // as the program's arguments.

@@ -22,6 +22,15 @@ namespace workgate {
 /// line once, at most `max_lines`, each cut to 300 characters.
 std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lines = 6);
 
+/// What a failed run should say about an instruction Valgrind's decoder
+/// did not know, from the "unhandled instruction bytes" line VEX writes to
+/// the log; "" when the log has none. RDTSCP gets its own advice: Go's
+/// runtime executes it wherever CPUID offers it, Valgrind's synthetic CPUID
+/// does offer it, and Valgrind decodes it only where the host has it;
+/// vgcount hides it from CPUID, callgrind cannot. `tool` is the backend's
+/// name ("callgrind", "vgcount").
+std::string UndecodedInstructionAdvice(const std::string& log, const std::string& tool);
+
 /// The parent pid in the banner of one process's log ("==12301== Parent
 /// PID: 12299"), nullopt when the banner names none. Only the banner is read,
 /// up to the blank line that ends it: Valgrind writes it before the program

@@ -31,6 +31,46 @@ TEST(ParseVgcountTotalTest, ReadsTheInstructionsLine) {
   EXPECT_FALSE(ParseVgcountTotal("instructions: -3\n", &n, &err));
 }
 
+TEST(ParseVgcountInputsTest, ReadsWhatWasPinnedAndWhatWasNot) {
+  VgcountInputs inputs;
+  std::string err;
+  ASSERT_TRUE(ParseVgcountInputs(
+      "version: 2\ninstructions: 7\npinned: tsc=3 clock=2\nunpinned: threads=4 times=1\n", &inputs,
+      &err))
+      << err;
+  EXPECT_TRUE(inputs.listed);
+  EXPECT_EQ(inputs.pinned, (std::map<std::string, uint64_t>{{"clock", 2}, {"tsc", 3}}));
+  EXPECT_EQ(inputs.unpinned, (std::map<std::string, uint64_t>{{"threads", 4}, {"times", 1}}));
+  // Empty lists are lists: a run that met nothing.
+  VgcountInputs none;
+  ASSERT_TRUE(ParseVgcountInputs("pinned:\nunpinned:\n", &none, &err)) << err;
+  EXPECT_TRUE(none.listed);
+  EXPECT_TRUE(none.unpinned.empty());
+  // An older tool's output lists nothing: not an error, but not seen either.
+  VgcountInputs old;
+  ASSERT_TRUE(ParseVgcountInputs("version: 1\ninstructions: 7\n", &old, &err)) << err;
+  EXPECT_FALSE(old.listed);
+}
+
+TEST(ParseVgcountInputsTest, RefusesWhatTheToolNeverWrites) {
+  for (const char* line : {"unpinned: threads\n", "unpinned: threads=x\n", "pinned: TSC=1\n",
+                           "pinned: a=1;rm=2\n", "unpinned: threads=99999999999999999999999\n"}) {
+    VgcountInputs inputs;
+    std::string err;
+    EXPECT_FALSE(ParseVgcountInputs(line, &inputs, &err)) << line;
+    EXPECT_NE(err.find("malformed input list"), std::string::npos) << err;
+  }
+}
+
+TEST(DescribeUnpinnedTest, SaysEachKindInWords) {
+  const std::vector<std::string> words =
+      DescribeUnpinned({{"threads", 4}, {"signals", 1}, {"times", 3}, {"zero", 0}});
+  ASSERT_EQ(words.size(), 3u);
+  EXPECT_EQ(words[0], "1 signal delivered");
+  EXPECT_EQ(words[1], "4 threads (the schedule decides which thread reads what)");
+  EXPECT_EQ(words[2], "times() called 3 times (not pinned)");
+}
+
 // A profile in callgrind's format whose functions add up to `total`.
 std::filesystem::path ProfileFile(const TempDir& dir, long long pid, uint64_t total) {
   const auto path = std::filesystem::path(dir.path()) / ("vgcount.profile." + std::to_string(pid));

@@ -77,6 +77,26 @@ TEST(ValgrindErrorsInTest, EachLineOnceAndFewOfThem) {
   EXPECT_EQ(errors[0].size(), 303u);  // 300 characters and "..."
 }
 
+TEST(UndecodedInstructionAdviceTest, RdtscpSendsCallgrindUsersToVgcount) {
+  // Valgrind 3.19 running a Go program under callgrind on a CPU without RDTSCP.
+  const std::string log =
+      "==6180== Command: /tmp/pin_go\n"
+      "vex amd64->IR: unhandled instruction bytes: 0xF 0x1 0xF9 0x48 0xC1 0xE2 0x20 0x48\n"
+      "==6180== valgrind: Unrecognised instruction at address 0x45d029.\n";
+  const std::string callgrind = UndecodedInstructionAdvice(log, "callgrind");
+  EXPECT_NE(callgrind.find("RDTSCP"), std::string::npos) << callgrind;
+  EXPECT_NE(callgrind.find("--backend vgcount"), std::string::npos) << callgrind;
+  EXPECT_NE(UndecodedInstructionAdvice(log, "vgcount").find("without asking CPUID"),
+            std::string::npos);
+  // Another instruction: its bytes, and no backend that Valgrind runs.
+  const std::string other = UndecodedInstructionAdvice(
+      "vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0x7C 0x48 <b>\n", "vgcount");
+  EXPECT_NE(other.find("bytes 0x62 0xF1 0x7C 0x48 b"), std::string::npos) << other;
+  EXPECT_NE(other.find("--backend perf"), std::string::npos) << other;
+  EXPECT_EQ(other.find('<'), std::string::npos) << other;
+  EXPECT_EQ(UndecodedInstructionAdvice("==1== Command: x\n", "callgrind"), "");
+}
+
 TEST(FullFileSystemTest, AFileSystemWithRoomIsNotFull) {
   // The build's own directory has room, or the build could not have run.
   EXPECT_EQ(FullFileSystem(WORKGATE_BUILD_DIR), "");

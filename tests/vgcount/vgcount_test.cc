@@ -165,8 +165,11 @@ TEST_F(VgcountTest, TotalIsCallgrindIrPlusTheFinalBlock) {
   EXPECT_GE(ours - theirs, 0);
   EXPECT_LE(ours - theirs, kMaxBlockInstructions);
   EXPECT_NE(err.find("vgcount instructions: " + std::to_string(ours)), std::string::npos) << err;
-  EXPECT_EQ(Field(report, "version"), 1);
+  EXPECT_EQ(Field(report, "version"), 2);
   EXPECT_EQ(Field(report, "threads"), 1);
+  // One thread, no signal, no unpinned system call: an empty list, present.
+  EXPECT_NE(report.find("\nunpinned:\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("\npinned:"), std::string::npos) << report;
   EXPECT_NE(report.find("cmd: " + kKnownLoop.string() + " 100000\n"), std::string::npos);
 }
 
