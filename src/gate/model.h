@@ -64,6 +64,15 @@ struct SideResult {
   /// What its runs did that does not make them invalid but is worth saying:
   /// "the workload left 1 process running; it was killed".
   std::vector<std::string> notes;
+  /// What its counted runs met that nothing pinned, in words ("4 threads
+  /// (...)", "2 signals delivered", "the clock shim cannot reach a static
+  /// program; ..."). Empty says nothing on a counter that cannot see them:
+  /// see `deterministic`.
+  std::vector<std::string> unpinned;
+  /// Its counts are deterministic by construction: vgcount pinned time and
+  /// entropy and saw every input its runs met, and none was unpinned. Only
+  /// then does a work verdict stand on one count (measure/stability_runs.h).
+  bool deterministic = false;
   std::vector<TimedSample> timed;
   Fingerprint fingerprint;
   /// Set when the result store gave some or all of `counts`.
@@ -312,8 +321,10 @@ struct MergeInfo {
 
 struct CompareReport {
   /// 2: timed slots and the two-test timed context (gate/timed_context.h);
-  /// 3: the result store (`store`, each side's `from_store`).
-  int schema_version = 3;
+  /// 3: the result store (`store`, each side's `from_store`); 4: what the
+  /// counted runs met unpinned (`deterministic`, `unpinned`, per workload
+  /// and per side).
+  int schema_version = 4;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst
   int exit_code = kExitPass;

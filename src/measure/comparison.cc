@@ -42,6 +42,8 @@ void FillSide(const CountedWorkload& counted, const std::string& fingerprint_err
   side->score = counted.score;
   side->error = counted.error;
   side->notes = counted.notes;
+  side->unpinned = counted.unpinned;
+  side->deterministic = counted.deterministic;
   if (side->error.empty() && !fingerprint_error.empty()) {
     side->error = "cannot fingerprint what was measured: " + fingerprint_error;
   }

@@ -267,6 +267,7 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
     side.counted.score = entry->score;
     side.counted.argv = run.argv;
     side.counted.env = run.env;
+    side.counted.deterministic = entry->deterministic;
     side.from_store = FromStore{entry->counted_at, entry->ref, entry->label, entry->counts.size()};
     side.in_store = entry->counts.size();
     if (!keep.empty() && !entry->profiles.empty()) {
@@ -284,6 +285,9 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
   CountedWorkload fresh =
       CountWorkload(counter, w, suite_dir, dir, exe, repeat - have, options, keep);
   fresh.from_store = std::move(side.counted.from_store);
+  // Stored counts are deterministic where their entry says its first run
+  // was (StoredCount::deterministic).
+  fresh.deterministic = fresh.deterministic && (!entry || entry->deterministic);
   side.counted = std::move(fresh);
   if (!side.counted.valid()) return side;
 
@@ -310,6 +314,7 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
   add.ref = labels.ref;
   add.label = labels.label;
   add.workgate_version = common.workgate_version;
+  add.deterministic = side.counted.deterministic;
   if (cache.Add(side.key, add, &err)) {
     side.in_store = counts.size();
   } else {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gate/elf_file.h"
 #include "workload/score.h"
 
 namespace workgate {
@@ -63,6 +64,46 @@ bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkD
   return true;
 }
 
+namespace {
+
+// Whether `path` is an ELF program the kernel starts without a loader (no
+// PT_INTERP): statically linked, so an LD_PRELOAD library never loads in it.
+bool IsStaticProgram(const std::string& path) {
+  FileSource file;
+  ElfFile elf;
+  std::string ignored;
+  return file.Open(path, &ignored) && ReadElfFile(file, &elf, &ignored) && elf.elf_class != 0 &&
+         elf.interpreter.empty();
+}
+
+// Adds `words` to `list`, each once.
+void AddOnce(const std::vector<std::string>& words, std::vector<std::string>* list) {
+  for (const std::string& w : words) {
+    if (std::find(list->begin(), list->end(), w) == list->end()) list->push_back(w);
+  }
+}
+
+// What `result`'s runs met unpinned, and whether its counts are
+// deterministic by construction (CountedWorkload).
+void NoteDeterminism(const Counter& counter, const Workload& w, const LaunchSpec& spec,
+                     CountedWorkload* result) {
+  bool seen = !result->runs.empty() && result->from_store.empty();
+  for (const CountedRun& run : result->runs) {
+    seen = seen && run.inputs_seen;
+    AddOnce(DescribeUnpinned(run.unpinned), &result->unpinned);
+  }
+  // vgcount pins a static program's clock itself; under the other counters
+  // the shim is all there is, and it cannot load into one.
+  if (w.clock == ClockMode::kShim && counter.name() != "vgcount" &&
+      IsStaticProgram(spec.exec_path)) {
+    AddOnce({"the clock shim cannot reach a static program; its clock is not pinned"},
+            &result->unpinned);
+  }
+  result->deterministic = seen && result->unpinned.empty();
+}
+
+}  // namespace
+
 CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::string& suite_dir,
                               const WorkDir& dir, const std::string& exe, int repeat,
                               const LaunchOptions& options,
@@ -79,6 +120,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   result.env = spec.env;
   CountOptions count_options;
   count_options.region = w.region;
+  count_options.pin = !options.as_is;
   for (int i = 0; i < repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
     if (i > 0 && !options.as_is && !dir.PointExeAt(exe, &err)) {
@@ -119,6 +161,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
     if (score) result.score = score;
     result.runs.push_back(std::move(run));
   }
+  NoteDeterminism(counter, w, spec, &result);
   return result;
 }
 

@@ -26,6 +26,14 @@ struct CountedWorkload {
   /// What the runs did that the reports should say without making them
   /// invalid: "the workload left 1 process running; it was killed".
   std::vector<std::string> notes;
+  /// What the runs met that nothing pinned, in words, each once
+  /// (DescribeUnpinned; "the clock shim cannot reach a static program").
+  std::vector<std::string> unpinned;
+  /// The counts are deterministic by construction: the counter saw every
+  /// run's inputs (vgcount, pinning on) and none was unpinned. False on
+  /// callgrind and perf, which cannot see raw clock or entropy reads, and
+  /// for counts that came from the result store.
+  bool deterministic = false;
 
   bool valid() const { return error.empty(); }
   /// from_store, then the runs' counts.

@@ -1,6 +1,7 @@
 #include "measure/stability_runs.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -81,6 +82,40 @@ void DiffRuns(const StabilityPlan& plan, const CountableSide& side, Stability* s
 bool Repeats(const SideResult& s) { return s.counts.size() > 1 && s.min() == s.max(); }
 bool Differs(const SideResult& s) { return s.counts.size() > 1 && s.min() != s.max(); }
 
+// A side whose one count a work verdict may not stand on alone: not
+// deterministic by construction, and counted once.
+bool Unconfirmed(const SideResult& s) {
+  return s.error.empty() && s.counts.size() == 1 && !s.deterministic;
+}
+
+bool IsWorkVerdict(Verdict v) { return v == Verdict::kWorkAdded || v == Verdict::kWorkRemoved; }
+
+// Why a work verdict is confirmed, for the report.
+std::string ConfirmationTrigger(const std::string& backend, const WorkloadResult& r) {
+  std::vector<std::string> met;
+  const std::pair<const char*, const SideResult*> sides[] = {{"baseline", &r.baseline},
+                                                             {"candidate", &r.candidate}};
+  for (const auto& [name, side] : sides) {
+    if (!side->unpinned.empty()) {
+      met.push_back(fmt::format("the {} met {}", name, fmt::join(side->unpinned, ", ")));
+    }
+  }
+  std::string why;
+  if (!met.empty()) {
+    why = fmt::format("{}", fmt::join(met, "; "));
+  } else if (backend == "vgcount") {
+    why = "a count came from the result store, which does not keep what its run met";
+  } else {
+    why = fmt::format(
+        "{} cannot see the clock and entropy reads that bypass glibc (the TSC, RDRAND, system "
+        "calls made directly); --backend vgcount pins them",
+        backend);
+  }
+  return "a work verdict on counts that are not deterministic by construction is confirmed by "
+         "counting again: " +
+         why;
+}
+
 }  // namespace
 
 bool SettleNeedsRuns(const StabilityPlan& plan, const std::string& backend,
@@ -91,8 +126,13 @@ bool SettleNeedsRuns(const StabilityPlan& plan, const std::string& backend,
   if (plan.candidate_twice && !plan.candidate_exe.empty() && r.candidate.counts.size() == 1) {
     return true;
   }
-  if (Repeats(r.baseline) || Repeats(r.candidate)) return false;
   const bool both = !r.baseline.counts.empty() && !r.candidate.counts.empty();
+  if (both && IsWorkVerdict(r.verdict) &&
+      ((!plan.baseline_exe.empty() && Unconfirmed(r.baseline)) ||
+       (!plan.candidate_exe.empty() && Unconfirmed(r.candidate)))) {
+    return true;
+  }
+  if (Repeats(r.baseline) || Repeats(r.candidate)) return false;
   return plan.mode == StabilityMode::kAlways || (both && NeedsStabilityCheck(r));
 }
 
@@ -128,6 +168,22 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
       plan.progress(fmt::format("{}  {}  counting again (stability check)", w.name, s.name));
       CountMore(plan, counter, w, dir, 1, s.second_profiles, &s);
       if (plan.mode != StabilityMode::kAlways) break;
+    }
+  }
+  // A work verdict stands on one count per side only where the counts are
+  // deterministic by construction; any other side counted once is counted
+  // again first, and counts that differ make the workload unstable.
+  if (both && IsWorkVerdict(r->verdict)) {
+    for (CountableSide& s : sides) {
+      if (!s.countable() || !Unconfirmed(*s.result)) continue;
+      if (!st.checked) {
+        st.checked = true;
+        st.trigger = ConfirmationTrigger(counter.name(), *r);
+      }
+      s.second_profiles = profiles_dir.empty() ? "" : profiles_dir + "/" + s.name + "-2";
+      plan.progress(
+          fmt::format("{}  {}  counting again (confirming a work verdict)", w.name, s.name));
+      CountMore(plan, counter, w, dir, 1, s.second_profiles, &s);
     }
   }
   CountableSide& candidate = sides[1];

@@ -44,7 +44,10 @@ struct FirstProfiles {
 
 /// Settles `r`'s stability after its first counts (and any stored baseline)
 /// are in: fills `r->stability`, counts more where the check or an unstable
-/// workload needs it, and leaves `r` decided (Decide). Does nothing on a
+/// workload needs it, and leaves `r` decided (Decide). A work verdict
+/// (work-added, work-removed) on a side that is not deterministic by
+/// construction (SideResult::deterministic) and was counted once is
+/// confirmed: that side is counted again before the verdict is given. Does nothing on a
 /// backend that is not exact (perf), or when either side is invalid.
 /// `profiles_dir` is a directory the caller removes, for callgrind's files.
 void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload& w,

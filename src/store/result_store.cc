@@ -75,7 +75,7 @@ bool ReadEntry(sqlite3* db, const std::string& key, bool with_profiles, Entry* s
                std::string* problem, SqlError* e) {
   Statement s(db,
               "SELECT counts, score, profiles_sha256, counted_at, ref, label, workgate_version, "
-              "checksum, last_used FROM count_cache WHERE key = ?1");
+              "checksum, last_used, deterministic FROM count_cache WHERE key = ?1");
   s.BindText(1, key);
   bool have = false;
   if (!s.Step(&have, e)) return TooBig(*e, state, problem);
@@ -101,6 +101,11 @@ bool ReadEntry(sqlite3* db, const std::string& key, bool with_profiles, Entry* s
   v.workgate_version = s.Text(6);
   row->checksum = s.Text(7);
   row->last_used = s.Type(8) == SQLITE_TEXT ? s.Text(8) : "";
+  if (s.Type(9) != SQLITE_INTEGER || (s.Int(9) != 0 && s.Int(9) != 1)) {
+    *problem = "its deterministic flag is not 0 or 1";
+    return true;
+  }
+  v.deterministic = s.Int(9) == 1;
   if (with_profiles) {
     if (!ReadProfiles(db, key, &v.profiles, problem, e)) return false;
     if (!problem->empty()) return true;
@@ -175,8 +180,8 @@ bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   const std::string digest = ProfilesDigest(profiles);
   Statement s(db,
               "INSERT INTO count_cache(key, counts, score, profiles_sha256, counted_at, ref, "
-              "label, workgate_version, checksum, last_used) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+              "label, workgate_version, checksum, last_used, deterministic) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   s.BindText(1, key);
   s.BindText(2, EncodeCounts(fields.counts));
   fields.score ? s.BindText(3, *fields.score) : s.BindNull(3);
@@ -187,6 +192,7 @@ bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   s.BindText(8, fields.workgate_version);
   s.BindText(9, EntryChecksum(key, fields, digest));
   s.BindText(10, StoreDate(0));
+  s.BindInt(11, fields.deterministic ? 1 : 0);
   if (!s.Run(e)) return false;
   Statement p(db,
               "INSERT INTO cache_profiles(key, ordinal, name, contents) VALUES(?1, ?2, ?3, ?4)");
@@ -265,6 +271,7 @@ bool ResultStore::Add(const std::string& key, const StoredCount& entry, std::str
   fields.ref = entry.ref;
   fields.label = entry.label;
   fields.workgate_version = entry.workgate_version;
+  fields.deterministic = entry.deterministic;
   if (!EntryProblem(fields).empty()) return true;  // no counts, or a text too long: not kept
   static const Profiles kNoProfiles;
   const Profiles& profiles = ProfilesFit(entry.profiles) ? entry.profiles : kNoProfiles;

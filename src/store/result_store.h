@@ -36,7 +36,7 @@ struct SqlError;
 
 /// The schema version this workgate writes; an older store is migrated to
 /// it step by step, a newer one is left alone.
-inline constexpr int kStoreSchemaVersion = 2;
+inline constexpr int kStoreSchemaVersion = 3;
 
 /// SQLite's application_id of a workgate store ("wgat"): a database with
 /// another id is someone else's and is never touched.
@@ -64,6 +64,11 @@ struct StoredCount {
   std::string ref;         // the commit or label it was recorded under; "" when none
   std::string label;       // the build as named on the command line that counted it
   std::string workgate_version;  // the workgate that counted it
+  /// Its first count was deterministic by construction (vgcount pinned the
+  /// run and it met nothing unpinned; CountedWorkload::deterministic), so a
+  /// work verdict may stand on it alone. False in entries from before
+  /// store version 3.
+  bool deterministic = false;
 };
 
 /// Where the store lives unless --store names it:

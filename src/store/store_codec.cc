@@ -130,6 +130,9 @@ std::string EntryChecksum(const std::string& key, const StoredCount& entry,
   c.Field("ref", entry.ref);
   c.Field("label", entry.label);
   c.Field("workgate_version", entry.workgate_version);
+  // Only when set: an entry from before the flag (store version 2) keeps
+  // its checksum, and reads as not deterministic.
+  if (entry.deterministic) c.Field("deterministic", "1");
   return c.Digest();
 }
 

@@ -71,12 +71,18 @@ bool AddLastUsed(sqlite3* db, SqlError* e) {
   return today.Run(e);
 }
 
+bool AddDeterministic(sqlite3* db, SqlError* e) {
+  // What an older workgate stored is not known to be deterministic.
+  return Exec(db, "ALTER TABLE count_cache ADD COLUMN deterministic INTEGER NOT NULL DEFAULT 0;",
+              e);
+}
+
 struct Step {
   int version;  // the user_version once it is applied
   bool (*apply)(sqlite3* db, SqlError* e);
 };
 
-constexpr Step kSteps[] = {{1, CreateBaseTables}, {2, AddLastUsed}};
+constexpr Step kSteps[] = {{1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic}};
 static_assert(std::size(kSteps) == kStoreSchemaVersion, "one step per schema version");
 
 bool UserVersion(sqlite3* db, int64_t* version, SqlError* e) {

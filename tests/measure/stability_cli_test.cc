@@ -38,10 +38,11 @@ class StabilityCliTest : public CliTest {
   }
 };
 
+// vgcount pins the clock inside the counter whatever --clock says; --as-is
+// is what leaves it unpinned.
 TEST_F(StabilityCliTest, AnUnpinnedClockMakesTheWorkloadUnstableAndNeverBlocks) {
   LaunchResult r;
-  nlohmann::json w =
-      Compare(kJitter, kJitter, {"--backend", "vgcount", "--clock", "none"}, "1000000", &r);
+  nlohmann::json w = Compare(kJitter, kJitter, {"--backend", "vgcount", "--as-is"}, "1000000", &r);
   ASSERT_TRUE(w.is_object());
   EXPECT_TRUE(w["stability"]["checked"]);
   EXPECT_TRUE(w["stability"]["unstable"]) << w.dump(1);
@@ -56,6 +57,17 @@ TEST_F(StabilityCliTest, AnUnpinnedClockMakesTheWorkloadUnstableAndNeverBlocks) 
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("ok (unstable)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("counts of one build differ by up to"), std::string::npos) << r.out;
+}
+
+TEST_F(StabilityCliTest, VgcountPinsTheClockEvenWithoutTheShim) {
+  nlohmann::json w =
+      Compare(kJitter, kJitter, {"--backend", "vgcount", "--clock", "none"}, "1000000");
+  ASSERT_TRUE(w.is_object());
+  EXPECT_EQ(w["delta"], 0);
+  EXPECT_FALSE(w["stability"]["checked"]);
+  EXPECT_TRUE(w["deterministic"]) << w.dump(1);
+  EXPECT_TRUE(w["unpinned"].empty());
+  EXPECT_TRUE(w["baseline"]["deterministic"]);
 }
 
 TEST_F(StabilityCliTest, ThePinnedClockMakesItRepeatAndNothingIsCountedTwice) {
@@ -88,9 +100,8 @@ TEST_F(StabilityCliTest, ASmallDeltaIsCheckedOnceAndThenTrustedExactly) {
 }
 
 TEST_F(StabilityCliTest, NeverTrustsSingleCounts) {
-  nlohmann::json w =
-      Compare(kJitter, kJitter, {"--backend", "vgcount", "--clock", "none", "--stability", "never"},
-              "1000000");
+  nlohmann::json w = Compare(
+      kJitter, kJitter, {"--backend", "vgcount", "--as-is", "--stability", "never"}, "1000000");
   ASSERT_TRUE(w.is_object());
   EXPECT_FALSE(w["stability"]["checked"]);
   EXPECT_EQ(w["baseline"]["counts"].size(), 1u);
@@ -131,12 +142,12 @@ TEST_F(StabilityCliTest, ASavedBaselineRemembersThatItRepeats) {
 }
 
 TEST_F(StabilityCliTest, CountSaysWhenRepeatsDifferAndSuggestsPinningTheClock) {
-  LaunchResult r = Run({"count", "--backend", "vgcount", "--clock", "none", "--repeat", "2",
+  LaunchResult r = Run({"count", "--backend", "callgrind", "--clock", "none", "--repeat", "2",
                         "--quiet", "--json", Path("c.json"), "--", kJitter, "100000"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("unstable: 2 counts of the same command differ by up to"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("with --clock shim"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("with --clock shim, or with --backend vgcount"), std::string::npos) << r.out;
   nlohmann::json j = ReadJson("c.json");
   EXPECT_TRUE(j["unstable"]);
   EXPECT_EQ(j["clock"], "none");
@@ -150,6 +161,58 @@ TEST_F(StabilityCliTest, CountSaysWhenRepeatsDifferAndSuggestsPinningTheClock) {
   EXPECT_FALSE(j["unstable"]);
   EXPECT_EQ(j["clock"], "shim");
   EXPECT_EQ(j["spread"], 0);
+}
+
+TEST_F(StabilityCliTest, CountSaysWhatVgcountPinned) {
+  // No shim: the clock_gettime system call is answered inside the counter.
+  LaunchResult r = Run({"count", "--backend", "vgcount", "--clock", "none", "--repeat", "2",
+                        "--quiet", "--json", Path("c.json"), "--", kJitter, "100000"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("unstable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pinned by vgcount: clock 1"), std::string::npos) << r.out;
+  nlohmann::json j = ReadJson("c.json");
+  EXPECT_EQ(j["spread"], 0);
+  EXPECT_TRUE(j["deterministic"]) << j.dump(1);
+  EXPECT_EQ(j["runs"][0]["pinned"]["clock"], 1) << j.dump(1);
+  EXPECT_TRUE(j["runs"][0]["inputs_seen"]);
+  EXPECT_TRUE(j["runs"][0]["unpinned"].empty());
+  // --as-is: nothing pinned, nothing claimed.
+  r = Run({"count", "--backend", "vgcount", "--as-is", "--quiet", "--json", Path("c.json"), "--",
+           kJitter, "100000"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  j = ReadJson("c.json");
+  EXPECT_FALSE(j["deterministic"]);
+  EXPECT_FALSE(j["runs"][0]["inputs_seen"]);
+  EXPECT_TRUE(j["runs"][0]["pinned"].empty()) << j.dump(1);
+}
+
+TEST_F(StabilityCliTest, AWorkVerdictStandsOnOneCountOnlyWhereTheCountIsDeterministic) {
+  // known_work_b does 1,000,000 instructions more than a: far over four
+  // margins, so only the determinism rule can count either side again.
+  nlohmann::json w = Compare(kWorkA, kWorkB, {"--backend", "vgcount"}, "1000");
+  ASSERT_TRUE(w.is_object());
+  EXPECT_EQ(w["verdict"], "work-added");
+  EXPECT_TRUE(w["deterministic"]) << w.dump(1);
+  EXPECT_FALSE(w["stability"]["checked"]);
+  EXPECT_EQ(w["baseline"]["counts"].size(), 1u);
+  EXPECT_EQ(w["candidate"]["counts"].size(), 1u);
+  // Callgrind cannot see a raw clock read: both sides are counted again.
+  w = Compare(kWorkA, kWorkB, {"--backend", "callgrind"}, "1000");
+  ASSERT_TRUE(w.is_object());
+  EXPECT_EQ(w["verdict"], "work-added");
+  EXPECT_FALSE(w["deterministic"]);
+  EXPECT_TRUE(w["stability"]["checked"]);
+  EXPECT_FALSE(w["stability"]["unstable"]);
+  EXPECT_NE(w["stability"]["trigger"].get<std::string>().find("callgrind cannot see"),
+            std::string::npos)
+      << w["stability"].dump(1);
+  EXPECT_EQ(w["baseline"]["counts"].size(), 2u);
+  EXPECT_EQ(w["candidate"]["counts"].size(), 2u);
+  // An identical build is ok on one count a side, whatever the backend.
+  w = Compare(kWorkA, kWorkA, {"--backend", "callgrind"}, "1000");
+  ASSERT_TRUE(w.is_object());
+  EXPECT_EQ(w["verdict"], "ok");
+  EXPECT_EQ(w["baseline"]["counts"].size(), 1u);
 }
 
 }  // namespace
