@@ -2,6 +2,7 @@
 // suite for one build, retires in user space.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdio.h>
 
 #include <algorithm>
@@ -9,21 +10,21 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "counter/factory.h"
-#include "launch/interrupt.h"
 #include "gate/count_key.h"
+#include "launch/interrupt.h"
 #include "measure/count_cache.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
 #include "probe/system_info.h"
 #include "report/count_json.h"
 #include "report/format.h"
-#include "report/summary.h"
 #include "report/report_output.h"
 #include "report/report_paths.h"
+#include "report/summary.h"
+#include "store/result_store.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
-#include "store/result_store.h"
 #include "version.h"
 
 namespace workgate {
@@ -72,9 +73,10 @@ void PrintSummary(FILE* out, const std::vector<uint64_t>& counts, const std::str
 }
 
 // What repeats that differ mean on an exact backend, and what to try: the
-// clock and entropy first when they were left unpinned.
+// inputs the run met unpinned where vgcount saw them, else pinning the clock
+// and entropy.
 std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::string& backend,
-                           ClockMode clock) {
+                           ClockMode clock, const CountedWorkload& result) {
   if (counts.size() < 2 || !IsExactBackend(backend)) return "";
   auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
   if (*lo == *hi) return "";
@@ -83,18 +85,30 @@ std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::strin
       "the program does not do the same work every run, so compare decides it on an interval "
       "over several counts a side, not on one count\n",
       counts.size(), FormatCount(*hi - *lo), SpreadPpm(*lo, *hi));
-  if (clock != ClockMode::kShim) {
+  const bool vgcount_pinned = !result.runs.empty() && result.runs[0].inputs_seen;
+  if (vgcount_pinned && !result.unpinned.empty()) {
+    out += fmt::format(
+        "hint: vgcount pinned the clock, the TSC and entropy; the runs met what nothing pins: "
+        "{}\n",
+        fmt::join(result.unpinned, "; "));
+  } else if (vgcount_pinned) {
+    out +=
+        "hint: vgcount pinned the clock, the TSC and entropy, and the runs met no thread, "
+        "signal or unpinned system call; what still differs is input that changes between "
+        "runs (a file, the network, /proc); count with --backend callgrind and compare the "
+        "runs' profiles to see where\n";
+  } else if (clock != ClockMode::kShim) {
     out += fmt::format(
         "hint: the clock and entropy were not pinned (--clock {}); a program that reads the "
         "time, seeds a hash from getrandom or sizes its work from the clock repeats exactly "
-        "with --clock shim\n",
+        "with --clock shim, or with --backend vgcount, which pins them inside the counter\n",
         ClockModeName(clock));
   } else {
     out +=
-        "hint: the clock and entropy were pinned; what still differs is usually threads "
-        "(Valgrind runs them one at a time, in an order that depends on timing), input that "
-        "changes between runs, or a clock read the shim does not see (a raw syscall); "
-        "count with --backend callgrind and compare the runs' profiles to see where\n";
+        "hint: the clock and entropy were pinned by the shim; what still differs is usually "
+        "threads (Valgrind runs them one at a time, in an order that depends on timing), input "
+        "that changes between runs, or a clock read the shim does not see (a raw syscall, the "
+        "TSC, a static program), which --backend vgcount pins\n";
   }
   return out;
 }
@@ -124,6 +138,8 @@ void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::strin
     fmt::print(out, "{}: invalid: {}\n", name, TerminalSafe(result.error, LineBreaks::kKeep));
   }
   for (const std::string& note : result.notes) fmt::print(out, "{}: note: {}\n", name, note);
+  for (const std::string& what : result.unpinned)
+    fmt::print(out, "{}: not pinned: {}\n", name, what);
 }
 
 void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
@@ -278,9 +294,17 @@ void PrintCommandCount(FILE* out, const Counter& counter, const BackendChoice& c
     if (auto n = result.runs[i].instructions()) counts.push_back(*n);
   }
   for (const std::string& note : result.notes) fmt::print(out, "note: {}\n", note);
+  if (!result.runs.empty() && !result.runs[0].pinned.empty()) {
+    std::vector<std::string> pinned;
+    for (const auto& [kind, n] : result.runs[0].pinned)
+      pinned.push_back(fmt::format("{} {}", kind, n));
+    fmt::print(out, "pinned by {}: {}\n", counter.name(), fmt::join(pinned, ", "));
+  }
+  for (const std::string& what : result.unpinned) fmt::print(out, "not pinned: {}\n", what);
   fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
   report->valid = result.valid() && static_cast<int>(counts.size()) == repeat;
-  const std::string advice = report->valid ? UnstableAdvice(counts, counter.name(), w.clock) : "";
+  const std::string advice =
+      report->valid ? UnstableAdvice(counts, counter.name(), w.clock, result) : "";
   if (report->valid) PrintSummary(out, counts, counter.event());
   fmt::print(out, "{}", advice);
   report->unstable = !advice.empty();

@@ -29,6 +29,9 @@ json RunToJson(const CountedRun& run) {
   }
   j["events"] = events;
   if (!run.per_process.empty()) j["per_process"] = run.per_process;
+  j["inputs_seen"] = run.inputs_seen;
+  j["pinned"] = run.pinned;
+  j["unpinned"] = run.unpinned;
   return j;
 }
 
@@ -75,6 +78,8 @@ json CommandCountToJson(const CommandCount& count) {
   out["error"] = count.valid ? json() : json(result.error);
   out["runs"] = RunsToJson(result.runs);
   out["notes"] = result.notes;
+  out["deterministic"] = result.deterministic;
+  out["unpinned"] = result.unpinned;
   AddMinMax(&out, count.valid ? result.counts() : std::vector<uint64_t>{});
   out["clock"] = count.clock;
   out["unstable"] = count.unstable;
@@ -103,6 +108,8 @@ json SuiteCountToJson(const SuiteCount& count) {
               {"unstable", w.unstable},
               {"runs", RunsToJson(result.runs)},
               {"notes", result.notes},
+              {"deterministic", result.deterministic},
+              {"unpinned", result.unpinned},
               {"from_store", FromStoreToJson(w.from_store)}};
     AddMinMax(&j, counts);
     workloads.push_back(j);

@@ -2,19 +2,23 @@
 // The JSON of `workgate count --json FILE`: every run and figure of one
 // command counted, or of every workload of a suite counted for one build.
 //
-// Schema version 2 (kCountSchemaVersion; 2 added the result store to a
-// suite's counts). Figures that do not exist are null;
+// Schema version 3 (kCountSchemaVersion; 2 added the result store to a
+// suite's counts; 3 what the runs met and pinned: "deterministic",
+// "unpinned", and each run's "inputs_seen", "pinned", "unpinned"). Figures
+// that do not exist are null;
 // `spread` and `spread_ppm` are present only beside a `min` and `max`.
 //
 // A command: {"schema_version", "exit_code", "backend", "backend_reason",
 //   "event", "argv", "valid", "error", "clock", "unstable", "runs": [RUN],
-//   "notes", "min", "max", "spread", "spread_ppm"}
+//   "notes", "deterministic", "unpinned": [text], "min", "max", "spread",
+//   "spread_ppm"}
 // A suite: {"schema_version", "exit_code", "backend", "backend_reason",
 //   "event", "exe", "suite", "store": {"path" | null, "notes", "recorded_as"
 //   (--record REF) | null} | null,
 //   "workloads": [{"name", "score", "expected_score", "instructions" (the
 //     first count), "error", "unstable", "runs": [RUN] (those run: none for
-//     counts the store gave), "notes", "min", "max", "spread", "spread_ppm",
+//     counts the store gave), "notes", "deterministic", "unpinned": [text],
+//     "min", "max", "spread", "spread_ppm",
 //     "from_store": {"counted_at", "ref" | null, "label", "counts"} | null}]}
 // RUN = {"instructions", "exit_status", "signal", "timed_out",
 //        "wall_seconds", "error",
@@ -22,7 +26,10 @@
 //                    "multiplexed"}],
 //        "per_process" (Valgrind, where it counted processes: the launched
 //          process first, the others in pid order, which is not creation
-//          order)}
+//          order),
+//        "inputs_seen" (vgcount pinning: the counter saw every input),
+//        "pinned": {kind: N}, "unpinned": {kind: N} (vgcount's lists, summed
+//          over the processes)}
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -35,7 +42,7 @@
 
 namespace workgate {
 
-inline constexpr int kCountSchemaVersion = 2;
+inline constexpr int kCountSchemaVersion = 3;
 
 /// The spread `hi - lo` in parts per million of `lo` (0 when `lo` is 0).
 double SpreadPpm(uint64_t lo, uint64_t hi);

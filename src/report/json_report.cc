@@ -36,6 +36,8 @@ json SideToJson(const SideResult& side) {
               {"score", OrNull(side.score)},
               {"error", side.error.empty() ? json(nullptr) : json(side.error)},
               {"notes", side.notes},
+              {"deterministic", side.deterministic},
+              {"unpinned", side.unpinned},
               {"timed", timed},
               {"fingerprint", FingerprintToJson(side.fingerprint)},
               {"from_store", FromStoreToJson(side.from_store)}};
@@ -105,6 +107,17 @@ json StabilityToJson(const Stability& st) {
       {"functions", functions}};
 }
 
+// Both sides' unpinned inputs, each named by its side.
+json UnpinnedToJson(const WorkloadResult& w) {
+  json out = json::array();
+  for (const auto& [name, side] :
+       {std::pair<const char*, const SideResult*>{"baseline", &w.baseline},
+        {"candidate", &w.candidate}}) {
+    for (const std::string& what : side->unpinned) out.push_back(std::string(name) + ": " + what);
+  }
+  return out;
+}
+
 json WorkloadToJson(const WorkloadResult& w) {
   const bool figures = HasDelta(w);
   auto figure = [figures](auto v) { return figures ? json(v) : json(nullptr); };
@@ -119,6 +132,8 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"relative", figure(w.relative)},
               {"relative_low", figure(w.relative_low)},
               {"relative_high", figure(w.relative_high)},
+              {"deterministic", w.baseline.deterministic && w.candidate.deterministic},
+              {"unpinned", UnpinnedToJson(w)},
               {"stability", StabilityToJson(w.stability)},
               {"timed", TimedStatsToJson(w.timed_stats)},
               {"explanation", ExplanationToJson(w.explanation)}};

@@ -84,6 +84,11 @@ std::string Notes(const CompareReport& r) {
       out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
                          MarkdownText(unstable));
     }
+    const std::string unpinned = UnpinnedSentence(w);
+    if (!unpinned.empty()) {
+      out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
+                         MarkdownText(unpinned));
+    }
     if (!w.stability.functions.empty()) {
       out += fmt::format("- {}: {}", MarkdownCode(w.name, SpanIn::kParagraph),
                          MarkdownText(UnstableFunctionsLead(w)));
@@ -94,6 +99,11 @@ std::string Notes(const CompareReport& r) {
             FormatSignedCount(f.delta(), kMarkdownMinus));
       }
       out.back() = '\n';
+    }
+    const std::string hint = RuntimeSeedHint(w);
+    if (!hint.empty()) {
+      out +=
+          fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph), MarkdownText(hint));
     }
   }
   return out;

@@ -1,6 +1,7 @@
 #include "report/summary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -183,9 +184,56 @@ std::string StabilitySentence(const WorkloadResult& w) {
       100 * st.confidence);
 }
 
+std::string UnpinnedSentence(const WorkloadResult& w) {
+  std::vector<std::string> parts;
+  for (const auto& [name, side] :
+       {std::pair{"baseline", &w.baseline}, std::pair{"candidate", &w.candidate}}) {
+    if (!side->unpinned.empty()) {
+      parts.push_back(fmt::format("{}: {}", name, fmt::join(side->unpinned, "; ")));
+    }
+  }
+  if (parts.empty()) return "";
+  const bool confirmed = (w.verdict == Verdict::kWorkAdded || w.verdict == Verdict::kWorkRemoved) &&
+                         w.stability.checked && !w.stability.unstable;
+  return fmt::format("not deterministic by construction: its runs met what nothing pins ({}){}",
+                     fmt::join(parts, " | "),
+                     confirmed ? "; the work verdict was confirmed by counting again" : "");
+}
+
+std::string RuntimeSeedHint(const WorkloadResult& w) {
+  // Function-name prefixes of runtimes' hash tables, and what pins them.
+  struct Runtime {
+    const char* prefix;
+    const char* what;
+    const char* variables;
+  };
+  static const Runtime kRuntimes[] = {
+      {"Perl_hv_", "Perl's hash table", "PERL_HASH_SEED=0 and PERL_PERTURB_KEYS=0"},
+      {"S_hsplit", "Perl's hash table", "PERL_HASH_SEED=0 and PERL_PERTURB_KEYS=0"},
+      {"Perl_hfree", "Perl's hash table", "PERL_HASH_SEED=0 and PERL_PERTURB_KEYS=0"},
+      {"siphash", "Python's string hash", "PYTHONHASHSEED=0"},
+      {"_Py_HashBytes", "Python's string hash", "PYTHONHASHSEED=0"},
+      {"set_add_entry", "Python's set", "PYTHONHASHSEED=0"},
+      {"insertdict", "Python's dict", "PYTHONHASHSEED=0"},
+  };
+  for (const FunctionDelta& f : w.stability.functions) {
+    for (const Runtime& r : kRuntimes) {
+      if (f.function.rfind(r.prefix, 0) != 0) continue;
+      // The prefix, not the function's own name: the report adds no text of
+      // the program's here.
+      return fmt::format(
+          "{}* is {}, whose work follows a hash seed: {} pin it (workgate sets them in the fixed "
+          "environment; --as-is, or a workload's env or --env that sets them otherwise, unpins "
+          "it)",
+          r.prefix, r.what, r.variables);
+    }
+  }
+  return "";
+}
+
 std::string UnstableFunctionsLead(const WorkloadResult& w) {
   if (w.stability.functions.empty()) return "";
-  return fmt::format("functions whose self cost differed between two {} runs (callgrind):",
+  return fmt::format("functions whose self cost differed between two {} runs (their profiles):",
                      w.stability.functions_side);
 }
 

@@ -39,6 +39,19 @@ uint64_t ShownCount(const WorkloadResult& w, const SideResult& side);
 /// and what the verdict was taken from.
 std::string StabilitySentence(const WorkloadResult& w);
 
+/// What the workload's counted runs met that nothing pinned, by side
+/// ("not deterministic by construction: its runs met what nothing pins
+/// (candidate: 4 threads (...))"), and whether a work
+/// verdict was confirmed by counting again; "" when neither side met any.
+std::string UnpinnedSentence(const WorkloadResult& w);
+
+/// Where the functions that moved between two runs of one build belong to
+/// a runtime whose hash seed an environment variable fixes, what to set:
+/// "Perl_hv_* is Perl's hash table, ...: PERL_HASH_SEED=0 and
+/// PERL_PERTURB_KEYS=0 pin it ..."; "" otherwise. Names a known prefix,
+/// never the program's own text.
+std::string RuntimeSeedHint(const WorkloadResult& w);
+
 /// "Functions whose self cost differed between two baseline runs:" (the
 /// lead-in to Stability::functions), or "" when there are none.
 std::string UnstableFunctionsLead(const WorkloadResult& w);

@@ -79,12 +79,16 @@ std::string Reasons(const CompareReport& r) {
                            Line(f.object.empty() ? f.function : f.function + " in " + f.object));
       }
     }
+    const std::string hint = RuntimeSeedHint(w);
+    if (!hint.empty()) out += fmt::format("{}: hint: {}\n", Line(w.name), Line(hint));
     for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
                                        std::pair{"candidate", &w.candidate}}) {
       for (const std::string& note : result->notes) {
         out += fmt::format("{}: {}: {}\n", Line(w.name), side, Line(note));
       }
     }
+    const std::string unpinned = UnpinnedSentence(w);
+    if (!unpinned.empty()) out += fmt::format("{}: {}\n", Line(w.name), Line(unpinned));
   }
   return out;
 }

@@ -71,7 +71,9 @@ bool ReadSide(const json& j, const std::string& where, SideResult* side, std::st
   if (!(f.UintOrNull("instructions", &instructions) && f.UintOrNull("min", &min) &&
         f.UintOrNull("max", &max) && f.StringOrNull("score", &side->score) &&
         f.StringOrNull("error", &side->error) && f.Strings("notes", kMaxListItems, &side->notes) &&
-        f.Done() && ReadTimedSamples(*timed, f.Path("timed"), &side->timed, err) &&
+        f.Bool("deterministic", &side->deterministic) &&
+        f.Strings("unpinned", kMaxListItems, &side->unpinned) && f.Done() &&
+        ReadTimedSamples(*timed, f.Path("timed"), &side->timed, err) &&
         ReadFingerprint(*fp, f.Path("fingerprint"), &side->fingerprint, err) &&
         ReadFromStore(from_store, f.Path("from_store"), &side->from_store, err))) {
     return false;
@@ -204,6 +206,8 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   double margin = 0;
   std::optional<int64_t> delta;
   std::optional<double> relative, low, high;
+  bool deterministic = false;
+  std::vector<std::string> unpinned;
   const json* base = f.Object("baseline", false);
   const json* cand = f.Object("candidate", false);
   const json* stability = f.Object("stability", false);
@@ -213,7 +217,8 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
         f.String("reason", &w->reason) && f.Number("max_work_added", &margin) &&
         f.StringOrNull("expected_score", &w->expected_score) && f.IntOrNull("delta", &delta) &&
         f.NumberOrNull("relative", &relative) && f.NumberOrNull("relative_low", &low) &&
-        f.NumberOrNull("relative_high", &high) && f.Done())) {
+        f.NumberOrNull("relative_high", &high) && f.Bool("deterministic", &deterministic) &&
+        f.Strings("unpinned", kMaxListItems, &unpinned) && f.Done())) {
     return false;
   }
   if (w->name.empty()) return f.Fail("name", "must not be empty");
@@ -224,9 +229,18 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   w->relative = relative.value_or(0);
   w->relative_low = low.value_or(0);
   w->relative_high = high.value_or(0);
-  return ReadSide(*base, f.Path("baseline"), &w->baseline, err) &&
-         ReadSide(*cand, f.Path("candidate"), &w->candidate, err) &&
-         ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
+  if (!(ReadSide(*base, f.Path("baseline"), &w->baseline, err) &&
+        ReadSide(*cand, f.Path("candidate"), &w->candidate, err))) {
+    return false;
+  }
+  // The workload's two fields say what its sides say (json_report.cc).
+  if (deterministic != (w->baseline.deterministic && w->candidate.deterministic)) {
+    return f.Fail("deterministic", "disagrees with its sides'");
+  }
+  if (unpinned.size() != w->baseline.unpinned.size() + w->candidate.unpinned.size()) {
+    return f.Fail("unpinned", "disagrees with its sides'");
+  }
+  return ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
          TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
          ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err);
 }

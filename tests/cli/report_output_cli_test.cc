@@ -41,14 +41,14 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
   LaunchResult count =
       Run({"count", "--backend", "callgrind", "--json", "count.json", "--", KnownLoop(), "1000"});
   ASSERT_EQ(count.exit_code, 0) << count.err;
-  EXPECT_EQ(ReadJson("count.json")["schema_version"], 2);
+  EXPECT_EQ(ReadJson("count.json")["schema_version"], 3);
 
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
   LaunchResult suite_count = Run({"count", "--backend", "callgrind", "--suite", suite, "--exe",
                                   kKnownWorkA, "--workload", "work", "--json", "suite.json"});
   ASSERT_EQ(suite_count.exit_code, 0) << suite_count.out << suite_count.err;
   nlohmann::json s = ReadJson("suite.json");
-  EXPECT_EQ(s["schema_version"], 2);
+  EXPECT_EQ(s["schema_version"], 3);
   EXPECT_EQ(s["workloads"][0]["unstable"], false);
 
   LaunchResult explain = Run({"explain", "--baseline", kKnownWorkA, "--candidate", kKnownWorkB,
@@ -62,7 +62,7 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
                               "--candidate", kKnownWorkA, "--timed", "0", "--json", "compare.json",
                               "--save-baseline", "base.json", "--", "1000"});
   ASSERT_EQ(compare.exit_code, 0) << compare.out << compare.err;
-  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 3);  // 3: the result store
+  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 4);  // 4: what the runs met unpinned
   EXPECT_EQ(ReadJson("base.json")["schema_version"], 1);
 }
 
