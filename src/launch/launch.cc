@@ -419,6 +419,14 @@ std::map<std::string, std::string> MinimalEnvironment(const std::string& home) {
       {"HOME", home},
       {"LC_ALL", "C"},
       {"TZ", "UTC"},
+      // Runtimes that seed their hash tables from the environment: with
+      // these, CPython's str and bytes hashes and Perl's hash order and
+      // bucket layout are the same every run (a different seed is different
+      // work). vgcount pins the getrandom bytes they otherwise use, but
+      // callgrind and perf do not.
+      {"PYTHONHASHSEED", "0"},
+      {"PERL_HASH_SEED", "0"},
+      {"PERL_PERTURB_KEYS", "0"},
   };
 }
 

@@ -89,7 +89,9 @@ LaunchResult Launch(const LaunchSpec& spec);
 /// namespaces). Checked once by forking a child that tries.
 bool PidNamespaceAvailable();
 
-/// The fixed environment workgate runs workloads in: PATH, HOME, LC_ALL, TZ.
+/// The fixed environment workgate runs workloads in: PATH, HOME, LC_ALL, TZ,
+/// and the hash seeds of runtimes that read one from the environment
+/// (PYTHONHASHSEED, PERL_HASH_SEED, PERL_PERTURB_KEYS).
 std::map<std::string, std::string> MinimalEnvironment(const std::string& home);
 
 }  // namespace workgate
