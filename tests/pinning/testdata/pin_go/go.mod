@@ -1,0 +1,3 @@
+module workgate/pin_go
+
+go 1.19
