@@ -31,7 +31,8 @@ as_user() {
 ref() {
   name=$1
   shift
-  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LC_ALL=C TZ=UTC ./exec_count "$@" \
+  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LC_ALL=C TZ=UTC PYTHONHASHSEED=0 \
+    PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./exec_count "$@" \
     >"/vm-out/$name.out" 2>"/vm-out/$name.err"
   echo $? >"/vm-out/$name.rc"
 }
