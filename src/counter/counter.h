@@ -57,8 +57,7 @@ struct CountedRun {
   bool inputs_seen = false;
   /// vgcount: the inputs it answered with the pinned sequences, by kind
   /// ("tsc", "rdrand", "rdseed", "clock", "getrandom", "random-device",
-/// "sysinfo"),
-  /// summed over the run's processes.
+  /// "sysinfo"), summed over the run's processes.
   std::map<std::string, uint64_t> pinned;
   /// vgcount: what the run met that nothing pinned, by kind ("threads",
   /// "signals", "times", ...), summed over the processes (DescribeUnpinned

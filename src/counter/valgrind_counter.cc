@@ -72,10 +72,11 @@ bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::str
   constexpr size_t kMaxKinds = 32;
   std::istringstream in(text);
   std::string line;
-  int lines = 0;
+  bool saw[2] = {false, false};  // the pinned line, the unpinned line
   while (std::getline(in, line)) {
     const bool pinned = line.rfind("pinned:", 0) == 0;
     if (!pinned && line.rfind("unpinned:", 0) != 0) continue;
+    saw[pinned ? 0 : 1] = true;
     auto& into = pinned ? inputs->pinned : inputs->unpinned;
     for (const std::string& word : SplitWords(line.substr(line.find(':') + 1))) {
       const size_t eq = word.find('=');
@@ -91,9 +92,8 @@ bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::str
       }
       into[name] += n;
     }
-    ++lines;
   }
-  inputs->listed = lines >= 2;
+  inputs->listed = saw[0] && saw[1];
   return true;
 }
 

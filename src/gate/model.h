@@ -14,6 +14,11 @@ namespace workgate {
 
 enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid };
 
+/// work-added or work-removed: a verdict that says the work changed.
+inline bool IsWorkVerdict(Verdict v) {
+  return v == Verdict::kWorkAdded || v == Verdict::kWorkRemoved;
+}
+
 /// "ok", "work-added", "work-removed", "inconclusive", "invalid".
 const char* VerdictName(Verdict v);
 /// The inverse of VerdictName; false for any other text.

@@ -193,8 +193,7 @@ std::string UnpinnedSentence(const WorkloadResult& w) {
     }
   }
   if (parts.empty()) return "";
-  const bool confirmed = (w.verdict == Verdict::kWorkAdded || w.verdict == Verdict::kWorkRemoved) &&
-                         w.stability.checked && !w.stability.unstable;
+  const bool confirmed = IsWorkVerdict(w.verdict) && w.stability.checked && !w.stability.unstable;
   return fmt::format("not deterministic by construction: its runs met what nothing pins ({}){}",
                      fmt::join(parts, " | "),
                      confirmed ? "; the work verdict was confirmed by counting again" : "");

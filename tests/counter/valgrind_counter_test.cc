@@ -50,6 +50,10 @@ TEST(ParseVgcountInputsTest, ReadsWhatWasPinnedAndWhatWasNot) {
   VgcountInputs old;
   ASSERT_TRUE(ParseVgcountInputs("version: 1\ninstructions: 7\n", &old, &err)) << err;
   EXPECT_FALSE(old.listed);
+  // Both lines, not one of them twice.
+  VgcountInputs twice;
+  ASSERT_TRUE(ParseVgcountInputs("pinned: tsc=1\npinned:\n", &twice, &err)) << err;
+  EXPECT_FALSE(twice.listed);
 }
 
 TEST(ParseVgcountInputsTest, RefusesWhatTheToolNeverWrites) {
