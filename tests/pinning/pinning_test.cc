@@ -269,16 +269,25 @@ TEST_P(PinningTest, UnpinnedCountsDiffer) {
 // the same build on both sides always passes (exit 0), never work added (1)
 // or an inconclusive interval (4), and on one count a side: the counts are
 // deterministic by construction. Go's threads make its counts vary (see
-// PinnedCountsRepeat): its comparisons must never find work (exit 0 or 4),
-// and must say what was left unpinned.
+// PinnedCountsRepeat): its runtime threads read the one pinned clock in an
+// order the host's scheduler picks, so the program's own clock readings,
+// and its work, differ from run to run (bimodal: 1.6 M or 3.2 M). The
+// decision then rests on an interval, and from 4 counts a side that
+// interval is the 97.1% one: about one A/A comparison in 35 finds the four
+// counts of one side all below the other's. So for Go the test holds what
+// the gate promises: a work verdict is never silent (the workload is marked
+// unstable and not deterministic, and names threads as unpinned), and it is
+// rare (at most 2 of 10; 3 or more has odds near 1 in 300).
 TEST_P(PinningTest, AaCompareOnVgcountAlwaysPasses) {
   WORKGATE_REQUIRE_TOOL(VgcountBuilt(), "CMake did not build vgcount");
   const PinSubject& s = GetParam();
-  // Go's unstable comparisons count up to --max-repeat a side: 4 is enough
-  // to show that no work verdict comes of them.
+  // Go's unstable comparisons count up to --max-repeat a side: 4 keeps the
+  // test short, and is the fewest counts that give an interval at all.
   const std::vector<PinCompare> results = CompareAa(
       "vgcount", 10,
       s.threaded ? std::vector<std::string>{"--max-repeat", "4"} : std::vector<std::string>{});
+  int work_verdicts = 0;
+  std::string work_contexts;
   for (size_t i = 0; i < results.size(); ++i) {
     const PinCompare& r = results[i];
     const nlohmann::json& w = r.workload;
@@ -286,11 +295,18 @@ TEST_P(PinningTest, AaCompareOnVgcountAlwaysPasses) {
                                 r.launch.out + r.launch.err + w.dump(1);
     ASSERT_TRUE(w.is_object()) << context;
     if (s.threaded) {
-      EXPECT_TRUE(r.launch.exit_code == 0 || r.launch.exit_code == 4) << context;
-      EXPECT_NE(w["verdict"], "work-added") << context;
-      EXPECT_NE(w["verdict"], "work-removed") << context;
       EXPECT_FALSE(w["deterministic"].get<bool>()) << context;
       EXPECT_NE(w["unpinned"].dump().find("threads"), std::string::npos) << context;
+      const bool work = w["verdict"] == "work-added" || w["verdict"] == "work-removed";
+      if (!work) {
+        EXPECT_TRUE(r.launch.exit_code == 0 || r.launch.exit_code == 4) << context;
+        continue;
+      }
+      ++work_verdicts;
+      work_contexts += context + "\n";
+      EXPECT_TRUE(w["stability"]["unstable"].get<bool>())
+          << "a work verdict on varying counts must be flagged unstable\n"
+          << context;
       continue;
     }
     EXPECT_EQ(r.launch.exit_code, 0) << context;
@@ -298,6 +314,9 @@ TEST_P(PinningTest, AaCompareOnVgcountAlwaysPasses) {
     EXPECT_EQ(w["baseline"]["counts"].size(), 1u) << context;
     EXPECT_EQ(w["delta"], 0) << context;
   }
+  EXPECT_LE(work_verdicts, 2) << "A/A comparisons of one build found work " << work_verdicts
+                              << " times in " << results.size() << ":\n"
+                              << work_contexts;
 }
 
 // On callgrind nothing is pinned, and an A/A comparison may find a
