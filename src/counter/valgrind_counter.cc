@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "counter/valgrind_messages.h"
+#include "counter/vgcount_channel.h"
 #include "explain/callgrind_profile.h"
 #include "probe/system_info.h"
 #include "util/cleanup.h"
@@ -287,6 +288,8 @@ bool PidInName(const fs::path& file, const std::string& prefix, long long* pid, 
   return false;
 }
 
+// For vgcount with a channel, the outputs and profiles are the channel's
+// (VgcountChannel), not these.
 RunFiles ListRunFiles(const std::string& dir, const std::string& prefix) {
   RunFiles files;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -333,7 +336,7 @@ bool KeepProfiles(const std::vector<fs::path>& outputs, const std::string& keep_
 }  // namespace
 
 LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::string& dir,
-                                          const CountOptions& options) const {
+                                          const CountOptions& options, int channel_fd) const {
   const std::string prefix = OutputPrefix();
   LaunchSpec run_spec = spec;
   // --vgdb=no: no gdb server, so no FIFOs in $TMPDIR, which a killed run
@@ -347,6 +350,12 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // instruction in exactly one file ("callgrind.out.PID.N" for the dumps).
     run_spec.argv.push_back("--dump-before=fork");
   } else {
+    // Outputs travel on the channel when there is one (Run), else as files.
+    if (channel_fd >= 0) {
+      run_spec.argv.push_back("--vgcount-channel-fd=" + std::to_string(channel_fd));
+      run_spec.inherit_fds.push_back(channel_fd);
+      run_spec.pin_fd_limit = true;
+    }
     run_spec.argv.push_back("--vgcount-out-file=" + dir + "/" + prefix + "%p");
     // The per-function profile comes from the same run, at a few percent of
     // its cost (tools/vgcount/README.md), when someone keeps it.
@@ -429,18 +438,37 @@ void ValgrindCounter::FailIfDiskFull(const std::string& dir, const LaunchSpec& r
 
 CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& options) {
   TempDir dir("workgate-" + name());
-  LaunchSpec run_spec = UnderValgrind(spec, dir.path(), options);
+  // vgcount's outputs come through its channel (counter/vgcount_channel.h)
+  // into a directory of their own; callgrind writes its files beside its
+  // logs, where the workload could reach them.
+  std::optional<TempDir> outputs_dir;
+  std::optional<VgcountChannel> channel;
+  if (tool_ == Tool::kVgcount) {
+    outputs_dir.emplace("workgate-counts");
+    channel.emplace(outputs_dir->path(), OutputPrefix(), kVgcountProfilePrefix);
+  }
+  LaunchSpec run_spec =
+      UnderValgrind(spec, dir.path(), options, channel ? channel->workload_fd() : -1);
   // Removed with everything the program left in it, so no run sees another's.
   const RemovedAtEnd own_tmp{UsePrivateTmpdir(&run_spec)};
 
   CountedRun run;
+  if (channel) channel->Start();
   run.launch = Launch(run_spec);
-  const RunFiles files = ListRunFiles(dir.path(), OutputPrefix());
+  const std::string forged = channel ? channel->Finish() : "";
+  RunFiles files = ListRunFiles(dir.path(), OutputPrefix());
+  if (channel) {
+    files.outputs.assign(channel->counts().begin(), channel->counts().end());
+    files.profiles.assign(channel->profiles().begin(), channel->profiles().end());
+  }
   auto fail = [&](std::string error) {
     run.error = std::move(error);
     FailIfDiskFull(dir.path(), run_spec, run.error);
     return run;
   };
+  // Before anything else: a launch that failed is no excuse for outputs that
+  // were tampered with.
+  if (!forged.empty()) return fail(forged);
   // Valgrind's banner and notes stay out: the program's own stderr (in
   // launch.err) says what went wrong, Valgrind's errors are added here.
   if (MarkFailedLaunch(&run, spec.timeout_seconds)) {

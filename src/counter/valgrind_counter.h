@@ -1,8 +1,10 @@
 #pragma once
 // The Valgrind backends: callgrind, and workgate's own counting tool
 // (tools/vgcount) where it is built. Both follow children
-// (--trace-children=yes), write one output file per process into a private
-// directory that is always removed, and report the total over the tree.
+// (--trace-children=yes) and report the total over the tree. Callgrind
+// writes one output file per process into a private directory that is
+// always removed; vgcount sends its outputs on a channel the workload cannot
+// reach (counter/vgcount_channel.h).
 // Valgrind is run by the absolute path found once (probe/system_info.h),
 // with its gdb server off (--vgdb=no) and its messages in a private log.
 
@@ -107,9 +109,11 @@ class ValgrindCounter : public Counter {
   std::string OutputPrefix() const {
     return tool_ == Tool::kCallgrind ? "callgrind.out." : "vgcount.out.";
   }
-  /// `spec` run under Valgrind, its outputs and logs going to `dir`.
+  /// `spec` run under Valgrind, its outputs and logs going to `dir`, or
+  /// vgcount's outputs on the channel `channel_fd` (-1: none), which the
+  /// workload inherits with its descriptor limit pinned.
   LaunchSpec UnderValgrind(const LaunchSpec& spec, const std::string& dir,
-                           const CountOptions& options) const;
+                           const CountOptions& options, int channel_fd) const;
   /// The total of one output file (callgrind's parser, explain/callgrind_profile.h,
   /// or vgcount's line), and for vgcount the inputs it lists.
   bool ReadTotal(const std::filesystem::path& output, uint64_t* total, VgcountInputs* inputs,

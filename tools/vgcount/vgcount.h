@@ -132,14 +132,35 @@ void vgc_functions_zero(void);
 /// be written (Valgrind's message says why).
 Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total);
 
-/// Opens (creating or truncating) the expansion of `path_template` (%p,
-/// %q{VAR}) given by `option`, for writing; sets `*path` (VG_(free) it).
-/// -1, with Valgrind's message naming the file and `*path` NULL, when it
-/// cannot.
-Int vgc_open_output(const HChar* option, const HChar* path_template, HChar** path);
+/// Where an output goes: a file named by its option, or, when workgate
+/// gave a channel, messages on it (vgcount_channel.c).
+typedef enum { kVgcOutputCount = 1, kVgcOutputProfile = 2 } VgcOutputKind;
+typedef struct {
+  VgcOutputKind kind;
+  Int fd;       // the file's descriptor; -1 on the channel
+  HChar* path;  // the file's name; NULL on the channel
+} VgcOutput;
 
-/// Writes all `length` bytes of `text` to `fd`; False on a failed write.
-Bool vgc_write_all(Int fd, const HChar* text, SizeT length);
+/// Takes the socket `given` (--vgcount-channel-fd) as the channel, or the
+/// one a previous generation of this process left across its exec. False,
+/// with Valgrind's message saying why, when there is none or the
+/// descriptor limits do not let it stay reserved.
+Bool vgc_channel_open(Int given);
+Bool vgc_channel_active(void);
+/// Called before each of the program's system calls: one that could reach
+/// the channel, or another process, sends a tamper message first.
+void vgc_channel_pre_syscall(UInt number, const UWord* args, UInt arg_count);
+
+/// Opens the output of `kind`: on the channel, or the file that `option`'s
+/// `path_template` expands to (%p, %q{VAR}), created or truncated. False,
+/// with Valgrind's message naming the file, when it cannot.
+Bool vgc_output_open(VgcOutput* out, VgcOutputKind kind, const HChar* option,
+                     const HChar* path_template);
+/// Writes all `length` bytes of `text`; False on a failed write.
+Bool vgc_output_write(VgcOutput* out, const HChar* text, SizeT length);
+/// Ends the output (on the channel, its end message when `ok`); returns
+/// `ok`, with Valgrind's message when it is False.
+Bool vgc_output_close(VgcOutput* out, Bool ok);
 
 /// What vgcount_pin.c pins, and what it meets and cannot pin; the output
 /// file lists the kinds by name with their counts.

@@ -155,8 +155,7 @@ static void OnPreDeliverSignal(ThreadId tid, Int signal_number, Bool alt_stack) 
 // The handler's last interval: closed here because the sigreturn that
 // follows puts the counter back (see the top comment).
 static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count) {
-  (void)args;
-  (void)arg_count;
+  vgc_channel_pre_syscall(syscall_number, args, arg_count);
   Bool is_sigreturn = False;
 #if defined(__NR_rt_sigreturn)
   is_sigreturn = is_sigreturn || syscall_number == __NR_rt_sigreturn;

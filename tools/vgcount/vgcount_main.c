@@ -2,10 +2,12 @@
  *
  *   valgrind --tool=vgcount [--vgcount-out-file=vgcount.out.%p]
  *                           [--vgcount-profile-file=vgcount.profile.%p]
+ *                           [--vgcount-channel-fd=N]
  *                           [--collect-atstart=yes|no] prog args...
  *
  * At exit it writes the output file (format in tools/vgcount/README.md),
- * the per-function profile when asked for one, and, unless -q, prints
+ * the per-function profile when asked for one (both as messages on the
+ * channel instead, when given one: vgcount_channel.c), and, unless -q, prints
  * "==PID== vgcount instructions: N" on stderr.
  */
 #include "vgcount.h"
@@ -26,12 +28,14 @@ static const HChar* clo_out_file = "vgcount.out.%p";
 static const HChar* clo_profile_file = NULL;
 static Bool clo_collect_atstart = True;
 static Bool clo_pin = True;
+static Int clo_channel_fd = -1;
 
 static Bool ProcessCommandLineOption(const HChar* arg) {
   if VG_STR_CLO (arg, "--vgcount-out-file", clo_out_file) {
   } else if VG_STR_CLO (arg, "--vgcount-profile-file", clo_profile_file) {
   } else if VG_BOOL_CLO (arg, "--collect-atstart", clo_collect_atstart) {
   } else if VG_BOOL_CLO (arg, "--vgcount-pin", clo_pin) {
+  } else if VG_INT_CLO (arg, "--vgcount-channel-fd", clo_channel_fd) {
   } else {
     return False;
   }
@@ -48,7 +52,10 @@ static void PrintUsage(void) {
    "                              flips it per thread, as callgrind does [yes]\n"
    "    --vgcount-pin=yes|no      answer the TSC, RDRAND/RDSEED, the time and\n"
    "                              getrandom system calls and the random devices\n"
-   "                              with workgate's pinned sequences [yes]\n");
+   "                              with workgate's pinned sequences [yes]\n"
+   "    --vgcount-channel-fd=<n>  send the count and the profile as messages on\n"
+   "                              the SOCK_SEQPACKET socket <n> instead of\n"
+   "                              writing files (tools/vgcount/README.md)\n");
 }
 
 static void PrintDebugUsage(void) { VG_(printf)("    (none)\n"); }
@@ -98,28 +105,29 @@ static HChar* CommandLine(void) {
   return s;
 }
 
-static void WriteAll(Int fd, const HChar* text) { vgc_write_all(fd, text, VG_(strlen)(text)); }
+static void WriteAll(VgcOutput* out, Bool* ok, const HChar* text) {
+  *ok = *ok && vgc_output_write(out, text, VG_(strlen)(text));
+}
 
 static void WriteReport(const HChar* cmd, ULong instructions) {
-  HChar* path = NULL;
-  const Int fd = vgc_open_output("--vgcount-out-file", clo_out_file, &path);
-  if (fd < 0) return;
+  VgcOutput out;
+  if (!vgc_output_open(&out, kVgcOutputCount, "--vgcount-out-file", clo_out_file)) return;
+  Bool ok = True;
   HChar line[128];
   VG_(snprintf)
   (line, sizeof(line), "version: 2\npid: %d\nppid: %d\ncmd: ", VG_(getpid)(), VG_(getppid)());
-  WriteAll(fd, line);
-  WriteAll(fd, cmd);
+  WriteAll(&out, &ok, line);
+  WriteAll(&out, &ok, cmd);
   VG_(snprintf)(line, sizeof(line), "\ninstructions: %llu\nthreads: %llu\n", instructions,
                 vgc_account_threads());
-  WriteAll(fd, line);
+  WriteAll(&out, &ok, line);
   HChar pinned[256], unpinned[256];
   vgc_pin_describe(pinned, unpinned, sizeof(pinned));
-  WriteAll(fd, pinned);
-  WriteAll(fd, "\n");
-  WriteAll(fd, unpinned);
-  WriteAll(fd, "\n");
-  VG_(close)(fd);
-  VG_(free)(path);
+  WriteAll(&out, &ok, pinned);
+  WriteAll(&out, &ok, "\n");
+  WriteAll(&out, &ok, unpinned);
+  WriteAll(&out, &ok, "\n");
+  vgc_output_close(&out, ok);
 }
 
 static void Finish(Int exit_code) {
@@ -142,6 +150,11 @@ static void PostCommandLineInit(void) {
       VG_(umsg)("vgcount only works with --vex-guest-chase=no: resetting it to 'no'\n");
     }
     VG_(clo_vex_control).guest_chase = False;
+  }
+  // Before the program runs a single instruction: the channel must be out
+  // of its reach from the start.
+  if (clo_channel_fd >= 0 && !vgc_channel_open(clo_channel_fd)) {
+    VG_(fmsg_bad_option)("--vgcount-channel-fd", "vgcount cannot use the channel it was given\n");
   }
   if (clo_profile_file != NULL) vgc_profile_enable();
   vgc_pin_set_enabled(clo_pin);

@@ -158,38 +158,18 @@ VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
   return f;
 }
 
-// Buffered output to one file descriptor.
+// Buffered output.
 typedef struct {
-  Int fd;
+  VgcOutput sink;
   Bool failed;
   Int used;
   HChar buffer[16384];
 } Output;
 
-Int vgc_open_output(const HChar* option, const HChar* path_template, HChar** path) {
-  *path = VG_(expand_file_name)(option, path_template);
-  SysRes opened = VG_(open)(*path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY,
-                            VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IROTH);
-  if (!sr_isError(opened)) return (Int)sr_Res(opened);
-  // Even under -q: a missing file must not go unexplained.
-  VG_(message)(Vg_UserMsg, "vgcount: cannot write %s\n", *path);
-  VG_(free)(*path);
-  *path = NULL;
-  return -1;
-}
-
-Bool vgc_write_all(Int fd, const HChar* text, SizeT length) {
-  while (length > 0) {
-    Int written = VG_(write)(fd, text, (Int)length);
-    if (written <= 0) return False;
-    text += written;
-    length -= (SizeT)written;
-  }
-  return True;
-}
-
 static void Flush(Output* out) {
-  if (!out->failed && !vgc_write_all(out->fd, out->buffer, (SizeT)out->used)) out->failed = True;
+  if (!out->failed && !vgc_output_write(&out->sink, out->buffer, (SizeT)out->used)) {
+    out->failed = True;
+  }
   out->used = 0;
 }
 
@@ -227,11 +207,11 @@ static Word SameObject(const void* a, const void* b) {
 }
 
 Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total) {
-  HChar* path = NULL;
-  const Int fd = vgc_open_output("--vgcount-profile-file", path_template, &path);
-  if (fd < 0) return False;
   Output* out = VG_(malloc)("vgcount.output", sizeof(Output));
-  out->fd = fd;
+  if (!vgc_output_open(&out->sink, kVgcOutputProfile, "--vgcount-profile-file", path_template)) {
+    VG_(free)(out);
+    return False;
+  }
   out->failed = False;
   out->used = 0;
   PutRaw(out, "# callgrind format\nversion: 1\ncreator: vgcount\n");
@@ -271,10 +251,7 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   VG_(HT_destruct)(objects, VG_(free));
   PutNumberLine(out, "totals: ", total);
   Flush(out);
-  const Bool ok = !out->failed;
-  VG_(close)(out->fd);
+  const Bool ok = vgc_output_close(&out->sink, !out->failed);
   VG_(free)(out);
-  if (!ok) VG_(message)(Vg_UserMsg, "vgcount: cannot write %s\n", path);
-  VG_(free)(path);
   return ok;
 }
