@@ -151,6 +151,8 @@ ChildPlan PlanChild(const LaunchSpec& spec, int sock) {
   plan.sock = sock;
   plan.no_aslr = spec.no_aslr;
   plan.new_pid_namespace = spec.new_pid_namespace;
+  plan.user_namespace = spec.new_pid_namespace && geteuid() != 0;
+  plan.fd_limit = spec.pin_fd_limit ? kPinnedFdLimit : 0;
   plan.setup = spec.setup;
   plan.inherit_fds = spec.inherit_fds.data();
   plan.n_inherit_fds = static_cast<int>(spec.inherit_fds.size());
@@ -404,7 +406,20 @@ bool PidNamespaceAvailable() {
     auto lock = LockSpawning();  // a child of workgate that is no tree
     pid_t pid = fork();
     if (pid < 0) return false;
-    if (pid == 0) _exit(unshare(CLONE_NEWPID) == 0 ? 0 : 1);
+    if (pid == 0) {
+      // What a launch does (launch/supervisor.cc): a user namespace when not
+      // root, the PID namespace, and in a process of it a mount namespace
+      // with a fresh /proc.
+      if (geteuid() != 0 && EnterUserNamespace() != 0) _exit(1);
+      if (unshare(CLONE_NEWPID) != 0) _exit(1);
+      const pid_t inside = fork();
+      if (inside < 0) _exit(1);
+      if (inside == 0) _exit(MountPrivateProc() == 0 ? 0 : 1);
+      int inner = 0;
+      while (waitpid(inside, &inner, 0) < 0 && errno == EINTR) {
+      }
+      _exit(WIFEXITED(inner) && WEXITSTATUS(inner) == 0 ? 0 : 1);
+    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

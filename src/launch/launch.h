@@ -37,7 +37,15 @@ struct LaunchSpec {
   std::string cwd;                // empty: workgate's own
   double timeout_seconds = 0;     // 0: no limit
   bool no_aslr = true;            // personality(ADDR_NO_RANDOMIZE)
-  bool new_pid_namespace = false; // run as pid 2 of a fresh PID namespace
+  /// Run as pid 2 of a fresh PID namespace, with a mount namespace of its
+  /// own in which /proc shows that namespace alone (not workgate, not the
+  /// runner's other processes). Without root, in a user namespace that maps
+  /// workgate's user to itself; the workload holds no capability in it.
+  bool new_pid_namespace = false;
+  /// Sets RLIMIT_NOFILE's soft and hard limits both to kPinnedFdLimit (or
+  /// the hard limit, when lower): what vgcount's channel needs to stay in
+  /// Valgrind's reserved descriptors across exec (counter/vgcount_channel.h).
+  bool pin_fd_limit = false;
   ChildSetup* setup = nullptr;
   /// Descriptors the workload inherits besides stdin, stdout and stderr;
   /// every other descriptor is closed at its exec.
@@ -50,6 +58,10 @@ struct LaunchSpec {
   /// Every chunk of output as it arrives, for passing it through: fd 1 or 2.
   std::function<void(int fd, std::string_view chunk)> passthrough;
 };
+
+/// The descriptor limit of a run with LaunchSpec::pin_fd_limit: 1,024 for
+/// the program, and the 12 that Valgrind keeps for itself above them.
+inline constexpr int kPinnedFdLimit = 1036;
 
 struct LaunchResult {
   bool started = false;
@@ -85,8 +97,9 @@ struct LaunchResult {
 /// no process of the tree is left. Safe to call from several threads.
 LaunchResult Launch(const LaunchSpec& spec);
 
-/// Whether this machine lets workgate create a PID namespace (root or user
-/// namespaces). Checked once by forking a child that tries.
+/// Whether this machine lets workgate create a PID namespace and a mount
+/// namespace with a fresh /proc (as root, or in a user namespace). Checked
+/// once by forking a child that tries.
 bool PidNamespaceAvailable();
 
 /// The fixed environment workgate runs workloads in: PATH, HOME, LC_ALL, TZ,

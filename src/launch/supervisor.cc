@@ -3,15 +3,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -292,9 +293,70 @@ Outcome Supervise(pid_t workload, int64_t started_ns, int control, bool namespac
   Finish(sock, o);
 }
 
+// Writes the decimal digits of `n` to `*p`, advancing it.
+void PutDecimal(char** p, unsigned long n) {
+  char digits[24];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n > 0);
+  while (count > 0) *(*p)++ = digits[--count];
+}
+
+// Writes `text` (`size` bytes) to the file `path`; 0 or an errno value.
+int WriteProcFile(const char* path, const char* text, size_t size) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const ssize_t n = write(fd, text, size);
+  const int e = n == static_cast<ssize_t>(size) ? 0 : (n < 0 ? errno : EIO);
+  close(fd);
+  return e;
+}
+
+// "ID ID 1": `id` mapped to itself, for uid_map and gid_map.
+int MapToItself(const char* path, unsigned long id) {
+  char line[64];
+  char* p = line;
+  PutDecimal(&p, id);
+  *p++ = ' ';
+  PutDecimal(&p, id);
+  *p++ = ' ';
+  *p++ = '1';
+  *p++ = '\n';
+  return WriteProcFile(path, line, static_cast<size_t>(p - line));
+}
+
+// In W, when its mount namespace could not be made: says so on its stderr,
+// which workgate quotes, and ends before the program runs uncontained.
+[[noreturn]] void ExitUncontained(int error) {
+  const char* prefix = "workgate: cannot give the workload a /proc of its own: ";
+  const char* reason = strerror(error);
+  ssize_t n = write(STDERR_FILENO, prefix, strlen(prefix));
+  n = write(STDERR_FILENO, reason, strlen(reason));
+  n = write(STDERR_FILENO, "\n", 1);
+  (void)n;
+  _exit(127);
+}
+
 // In W, just before Boost.Process execs it. `kept` are the ChildSetup's
 // descriptors when the workload itself uses them (a region's counters).
 void PrepareForExec(const ChildPlan& plan, const int* kept, int nkept) {
+  if (plan.new_pid_namespace) {
+    const int error = MountPrivateProc();
+    if (error != 0) ExitUncontained(error);
+  }
+  if (plan.fd_limit > 0) {
+    // Both limits, so that no Valgrind of the tree raises the soft one and
+    // moves its reserved descriptors (counter/vgcount_channel.h). Lowering
+    // a hard limit needs no privilege.
+    struct rlimit limit {};
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+      const rlim_t pinned = static_cast<rlim_t>(plan.fd_limit);
+      limit.rlim_cur = limit.rlim_max = limit.rlim_max < pinned ? limit.rlim_max : pinned;
+      setrlimit(RLIMIT_NOFILE, &limit);
+    }
+  }
   // If its supervisor is killed (by the workload itself, or by workgate's
   // last resort), the workload goes too.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -313,6 +375,27 @@ void PrepareForExec(const ChildPlan& plan, const int* kept, int nkept) {
 
 }  // namespace
 
+int EnterUserNamespace() {
+  const uid_t uid = getuid();
+  const gid_t gid = getgid();
+  if (unshare(CLONE_NEWUSER) != 0) return errno;
+  // An unprivileged process may map only its own ids, and its group only
+  // after giving up setgroups(2).
+  int error = WriteProcFile("/proc/self/setgroups", "deny", 4);
+  if (error == 0) error = MapToItself("/proc/self/uid_map", uid);
+  if (error == 0) error = MapToItself("/proc/self/gid_map", gid);
+  return error;
+}
+
+int MountPrivateProc() {
+  if (unshare(CLONE_NEWNS) != 0) return errno;
+  // A copied mount keeps its propagation: a shared /proc would carry the new
+  // mount back to the namespace workgate runs in.
+  if (mount(nullptr, "/proc", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return errno;
+  return 0;
+}
+
 void BecomeWorkload(const ChildPlan& plan) {
   // Its own process group, so ctrl-c at the terminal reaches workgate first.
   setpgid(0, 0);
@@ -330,10 +413,13 @@ void BecomeWorkload(const ChildPlan& plan) {
   // count the workload at another pid.
   int report[2] = {-1, -1}, control[2] = {-1, -1};
   int namespace_error = 0;
-  if (error == 0 && plan.new_pid_namespace &&
-      (pipe2(report, O_CLOEXEC) != 0 || pipe2(control, O_CLOEXEC) != 0 ||
-       unshare(CLONE_NEWPID) != 0)) {
-    namespace_error = errno;
+  if (error == 0 && plan.new_pid_namespace) {
+    if (pipe2(report, O_CLOEXEC) != 0 || pipe2(control, O_CLOEXEC) != 0) {
+      namespace_error = errno;
+    } else if (plan.user_namespace) {
+      namespace_error = EnterUserNamespace();
+    }
+    if (namespace_error == 0 && unshare(CLONE_NEWPID) != 0) namespace_error = errno;
   }
   LaunchMessage setup{};
   setup.kind = LaunchMessage::kSetup;
@@ -361,6 +447,10 @@ void BecomeWorkload(const ChildPlan& plan) {
     if (init > 0) RunStandIn(init, report[0], control[1], plan.sock);
     if (init < 0) _exit(127);
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // if the stand-in dies, the namespace goes
+    // The init is a copy of workgate (its memory, its environment) that the
+    // workload sees as pid 1: not dumpable, so a workload without privilege
+    // cannot read its /proc files (environ, mem) or trace it.
+    prctl(PR_SET_DUMPABLE, 0);
     const int64_t started = NowNs();
     pid_t workload = fork();
     if (workload > 0) RunNamespaceInit(workload, started, control[0], report[1], plan.grace_ms);

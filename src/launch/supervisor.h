@@ -45,11 +45,26 @@ struct ChildPlan {
   int sock = -1;  // P's end of the launch socket (close-on-exec)
   bool no_aslr = true;
   bool new_pid_namespace = false;
+  /// With the PID namespace: enter a user namespace first (not root).
+  bool user_namespace = false;
+  int fd_limit = 0;  // > 0: RLIMIT_NOFILE's soft and hard limits for W
   ChildSetup* setup = nullptr;
   const int* inherit_fds = nullptr;  // descriptors W keeps across exec
   int n_inherit_fds = 0;
   int grace_ms = 1000;  // how long descendants may outlive W before they are killed
 };
+
+/// Enters a user namespace in which the caller's user and group map to
+/// themselves (setgroups denied, as unprivileged mappings require): what
+/// lets a process that is not root make PID and mount namespaces. 0, or an
+/// errno value. Async-signal-safe.
+int EnterUserNamespace();
+
+/// Enters a fresh mount namespace, makes /proc private in it (so nothing
+/// mounted there shows outside) and mounts a fresh proc there, which shows
+/// the caller's PID namespace alone. 0, or an errno value.
+/// Async-signal-safe.
+int MountPrivateProc();
 
 /// Runs in the forked child. Sets up the process group, ASLR, the counters
 /// and the supervisor, and returns only in W, ready for exec: its signal

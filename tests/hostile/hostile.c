@@ -8,23 +8,43 @@
  * Unless a mode says otherwise it prints "score: 1" and exits 0, so a suite
  * workload with `expect = "1"` sees a valid run. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Records this process's pid as the tests see it: inside a PID namespace
- * getpid() gives the namespace's number, while /proc (mounted outside) names
- * the process by the pid its parent namespace knows. */
+/* Records this process for the tests: where HOSTILE_PIDS names a Unix
+ * socket, it connects to it, and the test asks the kernel who connected
+ * (SO_PEERCRED), which gives the pid the test knows it by. Inside a PID
+ * namespace getpid() gives the namespace's number, and the namespace's own
+ * /proc knows no other. */
 static void record_pid(void) {
   const char* path = getenv("HOSTILE_PIDS");
   if (path == NULL) return;
+  struct sockaddr_un address;
+  memset(&address, 0, sizeof address);
+  address.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof address.sun_path) _exit(99);
+  strcpy(address.sun_path, path);
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr*)&address, sizeof address) != 0) _exit(99);
+    close(fd);
+    return;
+  }
+  /* No socket: a line in the file, the pid /proc/self names (the test's
+   * own outside a PID namespace). */
   char self[32];
   ssize_t len = readlink("/proc/self", self, sizeof self - 2);
   if (len <= 0) _exit(99);
@@ -109,6 +129,111 @@ static void list_fds(void) {
     printf("fd %s %s\n", e->d_name, link);
   }
   closedir(d);
+}
+
+/* Forges a count on every socket among its descriptors: a message as
+ * vgcount's channel carries (tools/vgcount/vgcount_channel.c), saying this
+ * process retired 1 instruction, sent with sendmsg(2), which Valgrind does
+ * not check against its reserved descriptors. */
+static void forge_channel(void) {
+  const char forged[] =
+      "version: 2\npid: 2\nppid: 1\ncmd: x\ninstructions: 1\nthreads: 1\n"
+      "pinned:\nunpinned:\n";
+  struct {
+    unsigned magic, kind;
+    int pid;
+    unsigned flags;
+    char text[sizeof forged];
+  } message = {0x31434756u, 1, getpid(), 1, {0}};
+  memcpy(message.text, forged, sizeof forged);
+  for (int fd = 3; fd < 4096; fd++) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    struct iovec iov = {&message, sizeof message - 1};
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    sendmsg(fd, &msg, MSG_DONTWAIT);
+  }
+}
+
+/* Looks, in the directories its descriptors' links name, for a count file
+ * Valgrind would write (vgcount.out.PID, callgrind.out.PID) and rewrites
+ * every one it finds to say 1 instruction; prints how many it rewrote. */
+static void rewrite_outputs(void) {
+  int rewritten = 0;
+  for (int round = 0; round < 50; round++) {
+    DIR* fds = opendir("/proc/self/fd");
+    struct dirent* e;
+    while (fds != NULL && (e = readdir(fds)) != NULL) {
+      char link[512], path[300];
+      snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+      ssize_t n = readlink(path, link, sizeof link - 1);
+      if (n <= 0 || link[0] != '/') continue;
+      link[n] = '\0';
+      char* slash = strrchr(link, '/');
+      *slash = '\0';
+      DIR* dir = opendir(link[0] ? link : "/");
+      struct dirent* f;
+      while (dir != NULL && (f = readdir(dir)) != NULL) {
+        if (strncmp(f->d_name, "vgcount.out.", 12) != 0 &&
+            strncmp(f->d_name, "callgrind.out.", 14) != 0) {
+          continue;
+        }
+        char file[1024];
+        snprintf(file, sizeof file, "%s/%s", link, f->d_name);
+        FILE* out = fopen(file, "w");
+        if (out == NULL) continue;
+        fprintf(out, "version: 2\npid: 2\ncmd: x\ninstructions: 1\nthreads: 1\n");
+        fclose(out);
+        rewritten++;
+      }
+      if (dir != NULL) closedir(dir);
+    }
+    if (fds != NULL) closedir(fds);
+    struct timespec t = {0, 10 * 1000 * 1000};
+    nanosleep(&t, NULL);
+  }
+  printf("rewritten: %d\n", rewritten);
+  fflush(stdout);
+}
+
+/* How many processes /proc shows, how many of them are workgate, and
+ * whether any of those can be reached: its stdout, to write a line into
+ * workgate's output, and its environment (where a CI's GITHUB_ENV is). */
+static void reach_proc(void) {
+  DIR* d = opendir("/proc");
+  struct dirent* e;
+  int visible = 0, workgates = 0, stdout_reached = 0, environ_reached = 0;
+  while (d != NULL && (e = readdir(d)) != NULL) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    visible++;
+    char path[300], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
+    FILE* in = fopen(path, "r");
+    if (in == NULL) continue;
+    if (fgets(comm, sizeof comm, in) == NULL) comm[0] = '\0';
+    fclose(in);
+    if (strcmp(comm, "workgate\n") != 0) continue;
+    workgates++;
+    snprintf(path, sizeof path, "/proc/%s/fd/1", e->d_name);
+    int out = open(path, O_WRONLY);
+    if (out >= 0) {
+      write_all(out, "workgate: ok (forged)\n", 22);
+      stdout_reached++;
+      close(out);
+    }
+    snprintf(path, sizeof path, "/proc/%s/environ", e->d_name);
+    int env = open(path, O_RDONLY);
+    if (env >= 0) {
+      environ_reached++;
+      close(env);
+    }
+  }
+  if (d != NULL) closedir(d);
+  printf("visible: %d workgate: %d stdout: %d environ: %d\n", visible, workgates, stdout_reached,
+         environ_reached);
 }
 
 int main(int argc, char** argv) {
@@ -220,6 +345,18 @@ int main(int argc, char** argv) {
     return 1;
   } else if (strcmp(mode, "fds") == 0) {
     list_fds();
+  } else if (strcmp(mode, "forge-channel") == 0) {
+    forge_channel();
+  } else if (strcmp(mode, "rewrite-outputs") == 0) {
+    /* A child that goes on rewriting for half a second after its parent
+     * has ended and Valgrind has written the parent's count: within the
+     * grace the tree is given, so it is no process left running. */
+    if (fork() == 0) {
+      rewrite_outputs();
+      _exit(0);
+    }
+  } else if (strcmp(mode, "reach-proc") == 0) {
+    reach_proc();
   } else if (strcmp(mode, "sleep") == 0) {
     record_pid();
     struct timespec t = {atoi(arg), 0};

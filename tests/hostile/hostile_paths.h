@@ -4,11 +4,14 @@
 // whether anything of its tree still runs.
 
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,12 +26,60 @@ inline std::string HostileWorkload() { return BuildPath("tests/hostile_workload"
 /// The same program built to behave: prints "score: 1", exits 0.
 inline std::string BenignWorkload() { return BuildPath("tests/benign_workload"); }
 
-/// The pids the hostile workload's processes recorded in `path`.
-inline std::vector<pid_t> RecordedPids(const std::string& path) {
-  std::ifstream in(path);
+/// Where the hostile workload's processes record themselves: a listening
+/// Unix socket at `path`, which each of them connects to. The kernel says
+/// who connected (SO_PEERCRED), by the pid this process knows it by: a
+/// process inside the workload's PID namespace, whose /proc shows that
+/// namespace alone, cannot tell its pid outside. Connections wait in the
+/// backlog until RecordedPids accepts them.
+struct PidCollector {
+  int fd = -1;
   std::vector<pid_t> pids;
-  for (pid_t pid; in >> pid;) pids.push_back(pid);
-  return pids;
+};
+inline std::map<std::string, PidCollector>& PidCollectors() {
+  static std::map<std::string, PidCollector> collectors;
+  return collectors;
+}
+
+/// Starts collecting at `path` afresh (forgetting what was collected there).
+/// Call before the workload starts.
+inline void CollectPids(const std::string& path) {
+  PidCollector& c = PidCollectors()[path];
+  if (c.fd >= 0) close(c.fd);
+  c = PidCollector{};
+  unlink(path.c_str());
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof address.sun_path) abort();
+  path.copy(address.sun_path, path.size());
+  c.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (c.fd < 0 || bind(c.fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      listen(c.fd, 4096) != 0) {
+    abort();
+  }
+}
+
+/// The pids of the processes that recorded themselves at `path`: on its
+/// socket after CollectPids(path), else one per line of the file (what
+/// hostile.c writes without a socket: the pid /proc/self names, which is
+/// the test's own outside a PID namespace).
+inline std::vector<pid_t> RecordedPids(const std::string& path) {
+  if (!PidCollectors().count(path)) {
+    std::ifstream in(path);
+    std::vector<pid_t> pids;
+    for (pid_t pid; in >> pid;) pids.push_back(pid);
+    return pids;
+  }
+  PidCollector& c = PidCollectors()[path];
+  for (int conn; (conn = accept4(c.fd, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) {
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.pid > 0) {
+      c.pids.push_back(peer.pid);
+    }
+    close(conn);
+  }
+  return c.pids;
 }
 
 /// Whether `pid` is a process that still runs (a zombie has ended).
@@ -72,7 +123,11 @@ inline std::optional<LaunchResult> LaunchWithin(const LaunchSpec& spec, const st
 inline std::optional<LaunchResult> LaunchUntilRecorded(LaunchSpec* spec,
                                                        const std::string& pid_file, size_t n) {
   for (int attempt = 0;; ++attempt) {
-    unlink(pid_file.c_str());
+    if (PidCollectors().count(pid_file)) {
+      CollectPids(pid_file);
+    } else {
+      unlink(pid_file.c_str());
+    }
     std::optional<LaunchResult> r = LaunchWithin(*spec, pid_file);
     if (!r || RecordedPids(pid_file).size() >= n || attempt == 2) return r;
     spec->timeout_seconds *= 4;

@@ -37,6 +37,7 @@ class HostileTest : public ::testing::Test {
   void SetUp() override {
     WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
     fs::create_directory(tmp());
+    testing::CollectPids(pids());
   }
 
   std::string tmp() const { return dir_.path() + "/tmp"; }
@@ -208,7 +209,7 @@ TEST_F(HostileTest, ADescendantHoldingStdoutCannotOutwaitTheTimeout) {
   std::optional<int> code;
   int timeout = 2;
   for (int attempt = 0; attempt < 3; ++attempt, timeout *= 4) {
-    fs::remove(pids());
+    testing::CollectPids(pids());
     wg = Start(Compare({"spin-with-daemon"}, {"--timeout", std::to_string(timeout)}));
     code = wg->Wait(60 + timeout);
     if (code != 3 || RecordedPids(pids()).size() == 2 || attempt == 2) break;
@@ -583,6 +584,72 @@ TEST_F(HostileTest, ASuiteThatIsADirectoryIsExplained) {
                    "--suite", tmp()});
   EXPECT_EQ(wg->Wait(60), 2);
   EXPECT_NE(wg->err().find("is a directory"), std::string::npos) << wg->err();
+  ExpectNothingLeft();
+}
+
+// --- The count out of the workload's reach ------------------------------
+
+// The total of `count`'s report ("run 1/1: 6,149,368 Ir"), or -1.
+long long CountedIr(const std::string& out) {
+  const size_t at = out.find("run 1/1: ");
+  if (at == std::string::npos) return -1;
+  std::string digits;
+  for (size_t i = at + 9; i < out.size() && (isdigit(out[i]) || out[i] == ','); ++i) {
+    if (out[i] != ',') digits += out[i];
+  }
+  return digits.empty() ? -1 : std::stoll(digits);
+}
+
+// A child that outlives its parent looks, in the directories its
+// descriptors name, for the count files Valgrind writes, and rewrites them
+// to say 1 instruction. vgcount's counts travel on its channel and are
+// written only after the tree has ended, where no descriptor points: the
+// child finds none, and the count is the real one.
+TEST_F(HostileTest, AChildCannotRewriteItsCountUnderVgcount) {
+#ifndef WORKGATE_VGCOUNT_BUILT
+  WORKGATE_REQUIRE_TOOL(false, "CMake did not build vgcount");
+#endif
+  auto wg = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "rewrite-outputs"});
+  ASSERT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("rewritten: 0"), std::string::npos) << wg->out();
+  EXPECT_GT(CountedIr(wg->out()), 100000) << wg->out();
+  ExpectNothingLeft();
+}
+
+// A program that sends its own count on vgcount's channel (sendmsg on every
+// socket it holds, the reserved one included): the count is invalid (3),
+// and the message says which call could have forged it.
+TEST_F(HostileTest, ACountForgedOnTheChannelIsInvalid) {
+#ifndef WORKGATE_VGCOUNT_BUILT
+  WORKGATE_REQUIRE_TOOL(false, "CMake did not build vgcount");
+#endif
+  auto wg = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "forge-channel"});
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  const std::string said = wg->out() + wg->err();
+  EXPECT_NE(said.find("called sendmsg"), std::string::npos) << said;
+  EXPECT_NE(said.find("could be forged"), std::string::npos) << said;
+  EXPECT_EQ(CountedIr(wg->out()), -1) << said;
+  ExpectNothingLeft();
+}
+
+// The workload's /proc is its own PID namespace's: workgate (and whatever
+// else runs on the runner) is not there, so neither its stdout nor its
+// environment (a CI's GITHUB_ENV) can be reached through /proc.
+TEST_F(HostileTest, TheWorkloadSeesOnlyItsOwnProcesses) {
+  if (!PidNamespaceAvailable()) GTEST_SKIP() << "PID namespaces need root or user namespaces";
+  auto wg = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "reach-proc"});
+  ASSERT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
+  const std::string out = wg->out();
+  // The namespace's init and the workload. The init is a forked copy of
+  // workgate (so /proc calls it workgate) with its stdout closed, and not
+  // dumpable: its environment is out of reach of a workload without
+  // privilege. Root's workload can still read it (README.md, "What the
+  // candidate can and cannot do").
+  EXPECT_NE(out.find("visible: 2 workgate: 1 stdout: 0"), std::string::npos) << out;
+  if (geteuid() != 0) {
+    EXPECT_NE(out.find("environ: 0"), std::string::npos) << out;
+  }
+  EXPECT_EQ(out.find("workgate: ok (forged)"), std::string::npos) << out;
   ExpectNothingLeft();
 }
 

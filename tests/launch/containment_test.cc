@@ -40,6 +40,7 @@ class ContainmentTest : public ::testing::TestWithParam<bool> {
     if (GetParam() && !PidNamespaceAvailable()) {
       GTEST_SKIP() << "PID namespaces need root or user namespaces";
     }
+    testing::CollectPids(pids());
   }
   LaunchSpec Spec(std::vector<std::string> args) {
     LaunchSpec spec;
