@@ -19,6 +19,7 @@
 #include "gate/stability.h"
 #include "launch/interrupt.h"
 #include "measure/comparison.h"
+#include "measure/containment.h"
 #include "probe/system_info.h"
 #include "store/result_store.h"
 #include "util/error.h"
@@ -181,6 +182,7 @@ void FillHeader(const CompareArgs& args, const Counter& counter, const BackendCh
   report->baseline_label = !args.baseline.empty() ? args.baseline : args.baseline_results;
   report->candidate_label = args.candidate;
   report->notes = args.notes;
+  report->candidate_reach = CandidateReach(counter.name(), args.launch.as_is);
   RunSettings& s = report->settings;
   s.stability = StabilityModeName(plan.stability);
   s.max_repeat = plan.max_repeat;

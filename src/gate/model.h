@@ -328,8 +328,8 @@ struct CompareReport {
   /// 2: timed slots and the two-test timed context (gate/timed_context.h);
   /// 3: the result store (`store`, each side's `from_store`); 4: what the
   /// counted runs met unpinned (`deterministic`, `unpinned`, per workload
-  /// and per side).
-  int schema_version = 4;
+  /// and per side); 5: what the candidate could reach (`candidate_reach`).
+  int schema_version = 5;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst
   int exit_code = kExitPass;
@@ -349,6 +349,9 @@ struct CompareReport {
   /// be opened), and what went wrong with it: workgate then counted without it.
   std::string store;
   std::vector<std::string> store_notes;
+  /// What the candidate could reach of its own count and of workgate's
+  /// files, each with why (measure/containment.h); empty: nothing.
+  std::vector<std::string> candidate_reach;
   /// --record REF: the commit or label the candidate's results were
   /// recorded under; "" when they were not.
   std::string recorded_as;

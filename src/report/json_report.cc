@@ -189,6 +189,7 @@ json ToJson(const CompareReport& report) {
               {"baseline_label", report.baseline_label},
               {"candidate_label", report.candidate_label},
               {"notes", report.notes},
+              {"candidate_reach", report.candidate_reach},
               {"stored_baseline", StoredBaselineToJson(report.stored_baseline)},
               {"store", StoreToJson(report)},
               {"settings", SettingsToJson(report.settings)},

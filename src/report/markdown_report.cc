@@ -165,13 +165,18 @@ std::string BackendParagraph(const CompareReport& r) {
   }
   std::string reason = r.backend_reason;
   while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
+  std::string reach;
+  for (const std::string& item : r.candidate_reach) {
+    reach += (reach.empty() ? " The candidate could reach " : "; ") + MarkdownText(item);
+  }
+  if (!reach.empty()) reach += ".";
   return fmt::format(
       "Counted with **{}**{}{}. Counts are user-space instructions of the whole process tree, "
       "both sides launched the same way (ASLR off, fixed environment, pinned clock where the "
-      "workload asks for it). {}\n",
+      "workload asks for it). {}{}\n",
       r.backend.empty() ? "an unknown backend" : MarkdownText(r.backend),
       detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + MarkdownText(reason),
-      RepeatSentence(r));
+      RepeatSentence(r), reach);
 }
 
 std::string MarkdownTimed(const CompareReport& r) {

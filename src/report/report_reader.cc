@@ -112,7 +112,8 @@ bool ReadHeader(JsonFields* f, CompareReport* r, std::string* err) {
         f->Int("timed_seed", int64_t{0}, int64_t{4294967295}, &seed) &&
         f->String("baseline_label", &r->baseline_label) &&
         f->String("candidate_label", &r->candidate_label) &&
-        f->Strings("notes", kMaxListItems, &r->notes))) {
+        f->Strings("notes", kMaxListItems, &r->notes) &&
+        f->Strings("candidate_reach", kMaxListItems, &r->candidate_reach))) {
     return false;
   }
   if (!ParseVerdict(verdict, &r->verdict)) return f->Fail("verdict", "is not a verdict");

@@ -160,10 +160,14 @@ std::string BackendLine(const CompareReport& r) {
   if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + Line(r.event);
   std::string reason = Line(r.backend_reason);
   while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
-  return fmt::format("Counted with {}{}{}. {}\n",
-                     r.backend.empty() ? "an unknown backend" : Line(r.backend),
-                     detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + reason,
-                     RepeatSentence(r));
+  std::string out = fmt::format("Counted with {}{}{}. {}\n",
+                                r.backend.empty() ? "an unknown backend" : Line(r.backend),
+                                detail.empty() ? "" : " (" + detail + ")",
+                                reason.empty() ? "" : ": " + reason, RepeatSentence(r));
+  // What the candidate could have done to this result, one item a line.
+  if (!r.candidate_reach.empty()) out += "The candidate could reach:\n";
+  for (const std::string& item : r.candidate_reach) out += "  - " + Line(item) + "\n";
+  return out;
 }
 
 }  // namespace
