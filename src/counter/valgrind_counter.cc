@@ -449,6 +449,8 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   }
   LaunchSpec run_spec =
       UnderValgrind(spec, dir.path(), options, channel ? channel->workload_fd() : -1);
+  // Valgrind writes its logs there (and callgrind its outputs).
+  run_spec.writable_dirs.push_back(dir.path());
   // Removed with everything the program left in it, so no run sees another's.
   const RemovedAtEnd own_tmp{UsePrivateTmpdir(&run_spec)};
 

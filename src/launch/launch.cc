@@ -187,6 +187,18 @@ void RecordOutcome(const LaunchMessage* final_msg, int native_status, LaunchResu
   }
 }
 
+// The directories a contained workload may write: the usual temporary
+// directories, its working directory, its TMPDIR, and what the spec adds.
+std::vector<std::string> WritableDirs(const LaunchSpec& spec) {
+  std::vector<std::string> dirs = {"/tmp", "/var/tmp", "/dev/shm"};
+  if (!spec.cwd.empty()) dirs.push_back(spec.cwd);
+  if (const auto tmpdir = spec.env.find("TMPDIR"); tmpdir != spec.env.end()) {
+    dirs.push_back(tmpdir->second);
+  }
+  dirs.insert(dirs.end(), spec.writable_dirs.begin(), spec.writable_dirs.end());
+  return dirs;
+}
+
 std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::string>& env) {
   std::vector<std::string> out;
   for (const auto& [key, value] : env) out.push_back(key + "=" + value);
@@ -386,7 +398,13 @@ LaunchResult Launch(const LaunchSpec& spec) {
     result.start_error = fmt::format("socketpair: {}", strerror(errno));
     return result;
   }
-  const ChildPlan plan = PlanChild(spec, sv[1]);
+  ChildPlan plan = PlanChild(spec, sv[1]);
+  // What the workload may write in its namespace (LaunchSpec::writable_dirs).
+  std::vector<std::string> writable = WritableDirs(spec);
+  std::vector<const char*> writable_c;
+  for (const std::string& dir : writable) writable_c.push_back(dir.c_str());
+  plan.writable_dirs = writable_c.data();
+  plan.n_writable_dirs = static_cast<int>(writable_c.size());
   std::vector<std::string> env_strings = EnvironmentStrings(spec.env);
   std::vector<char*> envp;
   for (std::string& kv : env_strings) envp.push_back(kv.data());
@@ -401,32 +419,52 @@ LaunchResult Launch(const LaunchSpec& spec) {
   return result;
 }
 
-bool PidNamespaceAvailable() {
-  static const bool available = [] {
+namespace {
+
+// What a launch can make here, found once by a child that tries it all.
+struct NamespaceSupport {
+  bool pid = false;
+  bool read_only = false;
+};
+
+const NamespaceSupport& Namespaces() {
+  static const NamespaceSupport support = [] {
     auto lock = LockSpawning();  // a child of workgate that is no tree
     pid_t pid = fork();
-    if (pid < 0) return false;
+    if (pid < 0) return NamespaceSupport{};
     if (pid == 0) {
       // What a launch does (launch/supervisor.cc): a user namespace when not
-      // root, the PID namespace, and in a process of it a mount namespace
-      // with a fresh /proc.
+      // root, the PID namespace, and in a process of it the mount namespace.
+      // Exit 0: all of it; 2: no read-only file system; 1: none.
       if (geteuid() != 0 && EnterUserNamespace() != 0) _exit(1);
       if (unshare(CLONE_NEWPID) != 0) _exit(1);
       const pid_t inside = fork();
       if (inside < 0) _exit(1);
-      if (inside == 0) _exit(MountPrivateProc() == 0 ? 0 : 1);
+      if (inside == 0) {
+        bool read_only = false;
+        if (ContainFileSystem(nullptr, 0, &read_only) != 0) _exit(1);
+        if (geteuid() == 0 && DropCapabilities() != 0) _exit(1);
+        _exit(read_only ? 0 : 2);
+      }
       int inner = 0;
       while (waitpid(inside, &inner, 0) < 0 && errno == EINTR) {
       }
-      _exit(WIFEXITED(inner) && WEXITSTATUS(inner) == 0 ? 0 : 1);
+      _exit(WIFEXITED(inner) ? WEXITSTATUS(inner) : 1);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    return NamespaceSupport{code == 0 || code == 2, code == 0};
   }();
-  return available;
+  return support;
 }
+
+}  // namespace
+
+bool PidNamespaceAvailable() { return Namespaces().pid; }
+
+bool ReadOnlyFileSystemAvailable() { return Namespaces().read_only; }
 
 std::map<std::string, std::string> MinimalEnvironment(const std::string& home) {
   return {

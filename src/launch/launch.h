@@ -39,9 +39,13 @@ struct LaunchSpec {
   bool no_aslr = true;            // personality(ADDR_NO_RANDOMIZE)
   /// Run as pid 2 of a fresh PID namespace, with a mount namespace of its
   /// own in which /proc shows that namespace alone (not workgate, not the
-  /// runner's other processes). Without root, in a user namespace that maps
-  /// workgate's user to itself; the workload holds no capability in it.
+  /// runner's other processes) and every file system is read-only but
+  /// /tmp, /var/tmp, /dev/shm, `cwd`, the environment's TMPDIR and
+  /// `writable_dirs` (where the machine allows: ReadOnlyFileSystemAvailable).
+  /// Without root, in a user namespace that maps workgate's user to itself;
+  /// either way the workload holds no capability.
   bool new_pid_namespace = false;
+  std::vector<std::string> writable_dirs;
   /// Sets RLIMIT_NOFILE's soft and hard limits both to kPinnedFdLimit (or
   /// the hard limit, when lower): what vgcount's channel needs to stay in
   /// Valgrind's reserved descriptors across exec (counter/vgcount_channel.h).
@@ -106,5 +110,10 @@ bool PidNamespaceAvailable();
 /// and the hash seeds of runtimes that read one from the environment
 /// (PYTHONHASHSEED, PERL_HASH_SEED, PERL_PERTURB_KEYS).
 std::map<std::string, std::string> MinimalEnvironment(const std::string& home);
+
+/// Whether a launch with a PID namespace can also make the file system
+/// read-only for the workload (LaunchSpec::new_pid_namespace): not where /
+/// is no mount point (a chroot), nor on a kernel before 5.12.
+bool ReadOnlyFileSystemAvailable();
 
 }  // namespace workgate

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -330,7 +332,7 @@ int MapToItself(const char* path, unsigned long id) {
 // In W, when its mount namespace could not be made: says so on its stderr,
 // which workgate quotes, and ends before the program runs uncontained.
 [[noreturn]] void ExitUncontained(int error) {
-  const char* prefix = "workgate: cannot give the workload a /proc of its own: ";
+  const char* prefix = "workgate: cannot contain the workload in its namespaces: ";
   const char* reason = strerror(error);
   ssize_t n = write(STDERR_FILENO, prefix, strlen(prefix));
   n = write(STDERR_FILENO, reason, strlen(reason));
@@ -343,7 +345,12 @@ int MapToItself(const char* path, unsigned long id) {
 // descriptors when the workload itself uses them (a region's counters).
 void PrepareForExec(const ChildPlan& plan, const int* kept, int nkept) {
   if (plan.new_pid_namespace) {
-    const int error = MountPrivateProc();
+    bool read_only = false;
+    int error = ContainFileSystem(plan.writable_dirs, plan.n_writable_dirs, &read_only);
+    // Root keeps its user id but no capability: it cannot mount the file
+    // system writable again, or trace the namespace's init. A user in its
+    // user namespace loses them at exec.
+    if (error == 0 && geteuid() == 0) error = DropCapabilities();
     if (error != 0) ExitUncontained(error);
   }
   if (plan.fd_limit > 0) {
@@ -387,12 +394,61 @@ int EnterUserNamespace() {
   return error;
 }
 
-int MountPrivateProc() {
+int ContainFileSystem(const char* const* writable, int n_writable, bool* read_only) {
+  *read_only = false;
   if (unshare(CLONE_NEWNS) != 0) return errno;
-  // A copied mount keeps its propagation: a shared /proc would carry the new
-  // mount back to the namespace workgate runs in.
-  if (mount(nullptr, "/proc", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
+  // A copied mount keeps its propagation: a shared one would carry what is
+  // mounted here back to the namespace workgate runs in. Where / is no
+  // mount point (a chroot), only /proc can be made private, and the file
+  // system stays as it is.
+  const bool root_private = mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+  if (!root_private && mount(nullptr, "/proc", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return errno;
+  }
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return errno;
+  if (!root_private) return 0;
+  // Every mount read-only, then the places the workload may write bound
+  // onto themselves and made writable again. Flags of this namespace's
+  // mounts: nothing changes outside it.
+  mount_attr read_only_attr{};
+  read_only_attr.attr_set = MOUNT_ATTR_RDONLY;
+  if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &read_only_attr, sizeof read_only_attr) != 0) {
+    // A kernel before 5.12: the file system stays as it is.
+    return errno == ENOSYS ? 0 : errno;
+  }
+  mount_attr writable_attr{};
+  writable_attr.attr_clr = MOUNT_ATTR_RDONLY;
+  for (int i = 0; i < n_writable; ++i) {
+    struct stat st;
+    if (stat(writable[i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (mount(writable[i], writable[i], nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
+        mount_setattr(AT_FDCWD, writable[i], AT_RECURSIVE, &writable_attr, sizeof writable_attr) !=
+            0) {
+      return errno;
+    }
+  }
+  // The working directory was taken before the writable mounts covered it:
+  // taken again by its name, it is in the mount on top.
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd) != nullptr && chdir(cwd) != 0) return errno;
+  *read_only = true;
+  return 0;
+}
+
+int DropCapabilities() {
+  // The bounding set first: with it empty, no exec gives any back, not
+  // even to root (capabilities(7), "Transformation of capabilities during
+  // execve()").
+  for (int cap = 0; cap < 64; ++cap) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+  }
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+    return errno;
+  }
+  __user_cap_header_struct header{};
+  header.version = _LINUX_CAPABILITY_VERSION_3;
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capset, &header, data) != 0) return errno;
   return 0;
 }
 

@@ -48,6 +48,9 @@ struct ChildPlan {
   /// With the PID namespace: enter a user namespace first (not root).
   bool user_namespace = false;
   int fd_limit = 0;  // > 0: RLIMIT_NOFILE's soft and hard limits for W
+  /// With the PID namespace: the directories W may write (ContainFileSystem).
+  const char* const* writable_dirs = nullptr;
+  int n_writable_dirs = 0;
   ChildSetup* setup = nullptr;
   const int* inherit_fds = nullptr;  // descriptors W keeps across exec
   int n_inherit_fds = 0;
@@ -60,11 +63,19 @@ struct ChildPlan {
 /// errno value. Async-signal-safe.
 int EnterUserNamespace();
 
-/// Enters a fresh mount namespace, makes /proc private in it (so nothing
-/// mounted there shows outside) and mounts a fresh proc there, which shows
-/// the caller's PID namespace alone. 0, or an errno value.
-/// Async-signal-safe.
-int MountPrivateProc();
+/// Enters a fresh mount namespace and makes its mounts private (nothing
+/// mounted there shows outside); mounts a fresh proc on /proc, which shows
+/// the caller's PID namespace alone; then makes every mount read-only but
+/// the directories `writable` (those that exist), and sets `*read_only`.
+/// Where / is no mount point (a chroot) or the kernel lacks
+/// mount_setattr(2), the file system stays writable (`*read_only` false)
+/// and only /proc is new. 0, or an errno value. Async-signal-safe.
+int ContainFileSystem(const char* const* writable, int n_writable, bool* read_only);
+
+/// Empties the capability sets, the bounding and ambient sets included, so
+/// that the caller, root or not, holds no capability now or after any exec.
+/// 0, or an errno value. Async-signal-safe.
+int DropCapabilities();
 
 /// Runs in the forked child. Sets up the process group, ASLR, the counters
 /// and the supervisor, and returns only in W, ready for exec: its signal

@@ -22,12 +22,18 @@ std::vector<std::string> CandidateReach(const std::string& backend, bool as_is) 
         "workgate's processes and environment through /proc: this machine lets workgate make "
         "no PID namespace (as root) or user namespace (as a user) for the workloads");
   }
-  reach.push_back(
-      geteuid() == 0
-          ? "the files root can write (the result store, the reports, the builds): the workload "
-            "runs as root"
-          : "the files workgate's user can write (the result store, the reports, the builds): "
-            "the workload runs as that user");
+  const std::string who = geteuid() == 0 ? "root" : "workgate's user";
+  if (as_is || !PidNamespaceAvailable()) {
+    reach.push_back("the files " + who +
+                    " can write (the result store, the reports, the builds): the workload runs "
+                    "as " +
+                    (geteuid() == 0 ? "root" : "that user") + ", in no namespace of its own");
+  } else if (!ReadOnlyFileSystemAvailable()) {
+    reach.push_back("the files " + who +
+                    " can write (the result store, the reports, the builds): workgate cannot make "
+                    "the file system read-only for the workload here (/ is no mount point, as in "
+                    "a chroot, or the kernel predates mount_setattr)");
+  }
   return reach;
 }
 

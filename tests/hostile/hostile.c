@@ -9,6 +9,7 @@
  * workload with `expect = "1"` sees a valid run. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -355,6 +356,15 @@ int main(int argc, char** argv) {
       rewrite_outputs();
       _exit(0);
     }
+  } else if (strcmp(mode, "overwrite") == 0) {
+    /* Appends a line to the file ARG (a build, a report, GITHUB_ENV). */
+    int fd = open(arg, O_WRONLY | O_APPEND);
+    if (fd < 0 || write(fd, "forged\n", 7) != 7) {
+      printf("refused: %s\n", strerror(errno));
+    } else {
+      printf("written\n");
+    }
+    if (fd >= 0) close(fd);
   } else if (strcmp(mode, "reach-proc") == 0) {
     reach_proc();
   } else if (strcmp(mode, "sleep") == 0) {

@@ -642,14 +642,53 @@ TEST_F(HostileTest, TheWorkloadSeesOnlyItsOwnProcesses) {
   const std::string out = wg->out();
   // The namespace's init and the workload. The init is a forked copy of
   // workgate (so /proc calls it workgate) with its stdout closed, and not
-  // dumpable: its environment is out of reach of a workload without
-  // privilege. Root's workload can still read it (README.md, "What the
-  // candidate can and cannot do").
-  EXPECT_NE(out.find("visible: 2 workgate: 1 stdout: 0"), std::string::npos) << out;
-  if (geteuid() != 0) {
-    EXPECT_NE(out.find("environ: 0"), std::string::npos) << out;
-  }
+  // dumpable: its environment is out of reach of a workload that holds no
+  // capability, which it never does, root or not.
+  EXPECT_NE(out.find("visible: 2 workgate: 1 stdout: 0 environ: 0"), std::string::npos) << out;
   EXPECT_EQ(out.find("workgate: ok (forged)"), std::string::npos) << out;
+  ExpectNothingLeft();
+}
+
+// A file outside the temporary directories (here one in the build tree,
+// as a build, a report, the result store or a CI's GITHUB_ENV would be) is
+// read-only to the workload: its append is refused and the file is as it
+// was. Its own directory and /tmp stay writable.
+TEST_F(HostileTest, TheWorkloadCannotWriteOutsideItsDirectories) {
+  if (!PidNamespaceAvailable() || !ReadOnlyFileSystemAvailable()) {
+    GTEST_SKIP() << "this machine lets workgate make no read-only file system for the workload "
+                    "(no namespaces, / is no mount point, or a kernel before 5.12)";
+  }
+  // The build tree, or else HOME: the first this user can write that is
+  // outside the directories the workload may write.
+  std::string target;
+  const char* home = getenv("HOME");
+  for (const std::string& dir : {testing::BuildPath("tests"), std::string(home ? home : "")}) {
+    const std::string candidate = dir + "/hostile_overwrite_target";
+    if (candidate[0] != '/' || candidate.rfind("/tmp/", 0) == 0 ||
+        candidate.rfind("/var/tmp/", 0) == 0 || candidate.rfind("/dev/shm/", 0) == 0) {
+      continue;
+    }
+    if (std::ofstream(candidate) << "original\n") {
+      target = candidate;
+      break;
+    }
+  }
+  if (target.empty()) {
+    GTEST_SKIP() << "this user can write no directory outside /tmp (the build tree, HOME) to "
+                    "try the attack on";
+  }
+  auto wg = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", target});
+  ASSERT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("refused: Read-only file system"), std::string::npos) << wg->out();
+  EXPECT_EQ(ReadFile(target).value_or(""), "original\n");
+  fs::remove(target);
+  // The control: a file in /tmp (here the test's own directory) is written.
+  const std::string own = Path("writable");
+  std::ofstream(own) << "original\n";
+  auto control =
+      Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", own});
+  ASSERT_EQ(control->Wait(120), 0) << control->out() << control->err();
+  EXPECT_NE(control->out().find("written"), std::string::npos) << control->out();
   ExpectNothingLeft();
 }
 
