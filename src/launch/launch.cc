@@ -187,15 +187,19 @@ void RecordOutcome(const LaunchMessage* final_msg, int native_status, LaunchResu
   }
 }
 
-// The directories a contained workload may write: the usual temporary
-// directories, its working directory, its TMPDIR, and what the spec adds.
-std::vector<std::string> WritableDirs(const LaunchSpec& spec) {
-  std::vector<std::string> dirs = {"/tmp", "/var/tmp", "/dev/shm"};
-  if (!spec.cwd.empty()) dirs.push_back(spec.cwd);
+// The directories bound for a contained workload on its read-only file
+// system, in order (ContainFileSystem): the usual temporary directories
+// writable; then, read-only, what the spec keeps from it there; then its
+// working directory, its TMPDIR and what the spec adds, writable.
+std::vector<std::pair<std::string, bool>> BoundDirs(const LaunchSpec& spec) {
+  std::vector<std::pair<std::string, bool>> dirs = {
+      {"/tmp", true}, {"/var/tmp", true}, {"/dev/shm", true}};
+  for (const std::string& dir : spec.readonly_dirs) dirs.emplace_back(dir, false);
+  if (!spec.cwd.empty()) dirs.emplace_back(spec.cwd, true);
   if (const auto tmpdir = spec.env.find("TMPDIR"); tmpdir != spec.env.end()) {
-    dirs.push_back(tmpdir->second);
+    dirs.emplace_back(tmpdir->second, true);
   }
-  dirs.insert(dirs.end(), spec.writable_dirs.begin(), spec.writable_dirs.end());
+  for (const std::string& dir : spec.writable_dirs) dirs.emplace_back(dir, true);
   return dirs;
 }
 
@@ -399,12 +403,17 @@ LaunchResult Launch(const LaunchSpec& spec) {
     return result;
   }
   ChildPlan plan = PlanChild(spec, sv[1]);
-  // What the workload may write in its namespace (LaunchSpec::writable_dirs).
-  std::vector<std::string> writable = WritableDirs(spec);
-  std::vector<const char*> writable_c;
-  for (const std::string& dir : writable) writable_c.push_back(dir.c_str());
-  plan.writable_dirs = writable_c.data();
-  plan.n_writable_dirs = static_cast<int>(writable_c.size());
+  // What the workload may write in its namespace, and what not.
+  const std::vector<std::pair<std::string, bool>> dirs = BoundDirs(spec);
+  std::vector<const char*> dir_names;
+  std::vector<unsigned char> dir_writable;
+  for (const auto& [dir, writable] : dirs) {
+    dir_names.push_back(dir.c_str());
+    dir_writable.push_back(writable ? 1 : 0);
+  }
+  plan.dirs = dir_names.data();
+  plan.dir_writable = dir_writable.data();
+  plan.n_dirs = static_cast<int>(dir_names.size());
   std::vector<std::string> env_strings = EnvironmentStrings(spec.env);
   std::vector<char*> envp;
   for (std::string& kv : env_strings) envp.push_back(kv.data());
@@ -442,7 +451,7 @@ const NamespaceSupport& Namespaces() {
       if (inside < 0) _exit(1);
       if (inside == 0) {
         bool read_only = false;
-        if (ContainFileSystem(nullptr, 0, &read_only) != 0) _exit(1);
+        if (ContainFileSystem(nullptr, nullptr, 0, &read_only) != 0) _exit(1);
         if (geteuid() == 0 && DropCapabilities() != 0) _exit(1);
         _exit(read_only ? 0 : 2);
       }

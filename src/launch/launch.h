@@ -40,12 +40,14 @@ struct LaunchSpec {
   /// Run as pid 2 of a fresh PID namespace, with a mount namespace of its
   /// own in which /proc shows that namespace alone (not workgate, not the
   /// runner's other processes) and every file system is read-only but
-  /// /tmp, /var/tmp, /dev/shm, `cwd`, the environment's TMPDIR and
-  /// `writable_dirs` (where the machine allows: ReadOnlyFileSystemAvailable).
+  /// /tmp, /var/tmp, /dev/shm (less `readonly_dirs` in them), `cwd`, the
+  /// environment's TMPDIR and `writable_dirs` (where the machine allows:
+  /// ReadOnlyFileSystemAvailable).
   /// Without root, in a user namespace that maps workgate's user to itself;
   /// either way the workload holds no capability.
   bool new_pid_namespace = false;
   std::vector<std::string> writable_dirs;
+  std::vector<std::string> readonly_dirs;
   /// Sets RLIMIT_NOFILE's soft and hard limits both to kPinnedFdLimit (or
   /// the hard limit, when lower): what vgcount's channel needs to stay in
   /// Valgrind's reserved descriptors across exec (counter/vgcount_channel.h).

@@ -346,7 +346,7 @@ int MapToItself(const char* path, unsigned long id) {
 void PrepareForExec(const ChildPlan& plan, const int* kept, int nkept) {
   if (plan.new_pid_namespace) {
     bool read_only = false;
-    int error = ContainFileSystem(plan.writable_dirs, plan.n_writable_dirs, &read_only);
+    int error = ContainFileSystem(plan.dirs, plan.dir_writable, plan.n_dirs, &read_only);
     // Root keeps its user id but no capability: it cannot mount the file
     // system writable again, or trace the namespace's init. A user in its
     // user namespace loses them at exec.
@@ -394,7 +394,8 @@ int EnterUserNamespace() {
   return error;
 }
 
-int ContainFileSystem(const char* const* writable, int n_writable, bool* read_only) {
+int ContainFileSystem(const char* const* dirs, const unsigned char* writable, int n_dirs,
+                      bool* read_only) {
   *read_only = false;
   if (unshare(CLONE_NEWNS) != 0) return errno;
   // A copied mount keeps its propagation: a shared one would carry what is
@@ -407,9 +408,9 @@ int ContainFileSystem(const char* const* writable, int n_writable, bool* read_on
   }
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return errno;
   if (!root_private) return 0;
-  // Every mount read-only, then the places the workload may write bound
-  // onto themselves and made writable again. Flags of this namespace's
-  // mounts: nothing changes outside it.
+  // Every mount read-only, then each directory of `dirs` bound onto itself,
+  // writable or read-only, in order: a later one lies on top of an earlier
+  // one it is in. Flags of this namespace's mounts: nothing changes outside.
   mount_attr read_only_attr{};
   read_only_attr.attr_set = MOUNT_ATTR_RDONLY;
   if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &read_only_attr, sizeof read_only_attr) != 0) {
@@ -418,17 +419,17 @@ int ContainFileSystem(const char* const* writable, int n_writable, bool* read_on
   }
   mount_attr writable_attr{};
   writable_attr.attr_clr = MOUNT_ATTR_RDONLY;
-  for (int i = 0; i < n_writable; ++i) {
+  for (int i = 0; i < n_dirs; ++i) {
     struct stat st;
-    if (stat(writable[i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    if (mount(writable[i], writable[i], nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
-        mount_setattr(AT_FDCWD, writable[i], AT_RECURSIVE, &writable_attr, sizeof writable_attr) !=
-            0) {
+    if (dirs[i][0] != '/' || stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    mount_attr* attr = writable[i] ? &writable_attr : &read_only_attr;
+    if (mount(dirs[i], dirs[i], nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
+        mount_setattr(AT_FDCWD, dirs[i], AT_RECURSIVE, attr, sizeof *attr) != 0) {
       return errno;
     }
   }
-  // The working directory was taken before the writable mounts covered it:
-  // taken again by its name, it is in the mount on top.
+  // The working directory was taken before the mounts covered it: taken
+  // again by its name, it is the one on top.
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd) != nullptr && chdir(cwd) != 0) return errno;
   *read_only = true;

@@ -147,6 +147,10 @@ bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir
     spec.cwd = dir.path();
     spec.no_aslr = true;
     spec.new_pid_namespace = PidNamespaceAvailable();
+    // The other workloads' directories (of this workgate, or another on the
+    // machine) are read-only to this one: a candidate cannot plant files in
+    // a baseline's directory while it runs (--jobs).
+    spec.readonly_dirs.push_back(BaseDirectory());
   }
   for (const auto& [k, v] : w.env) spec.env[k] = v;
   if (kind == RunKind::kPinned) {

@@ -649,10 +649,10 @@ TEST_F(HostileTest, TheWorkloadSeesOnlyItsOwnProcesses) {
   ExpectNothingLeft();
 }
 
-// A file outside the temporary directories (here one in the build tree,
-// as a build, a report, the result store or a CI's GITHUB_ENV would be) is
-// read-only to the workload: its append is refused and the file is as it
-// was. Its own directory and /tmp stay writable.
+// A file outside the workload's own directories (here one in the build
+// tree, as a build, a report, the result store or a CI's GITHUB_ENV would
+// be) is read-only to it: its append is refused and the file is as it was.
+// So is another workload's directory; its own working directory is not.
 TEST_F(HostileTest, TheWorkloadCannotWriteOutsideItsDirectories) {
   if (!PidNamespaceAvailable() || !ReadOnlyFileSystemAvailable()) {
     GTEST_SKIP() << "this machine lets workgate make no read-only file system for the workload "
@@ -682,11 +682,23 @@ TEST_F(HostileTest, TheWorkloadCannotWriteOutsideItsDirectories) {
   EXPECT_NE(wg->out().find("refused: Read-only file system"), std::string::npos) << wg->out();
   EXPECT_EQ(ReadFile(target).value_or(""), "original\n");
   fs::remove(target);
-  // The control: a file in /tmp (here the test's own directory) is written.
-  const std::string own = Path("writable");
-  std::ofstream(own) << "original\n";
+  // Nor can it write in another workload's directory (here a file beside
+  // the directories of workgate's workloads, as one of them would be).
+  const std::string base = tmp() + "/workgate-" + std::to_string(getuid());
+  fs::create_directory(base);
+  fs::permissions(base, fs::perms::owner_all);
+  const std::string other = base + "/other-workload";
+  std::ofstream(other) << "original\n";
+  auto planted =
+      Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", other});
+  ASSERT_EQ(planted->Wait(120), 0) << planted->out() << planted->err();
+  EXPECT_NE(planted->out().find("refused: Read-only file system"), std::string::npos)
+      << planted->out();
+  EXPECT_EQ(ReadFile(other).value_or(""), "original\n");
+  fs::remove(other);
+  // The control: its own directory is writable.
   auto control =
-      Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", own});
+      Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", "own"});
   ASSERT_EQ(control->Wait(120), 0) << control->out() << control->err();
   EXPECT_NE(control->out().find("written"), std::string::npos) << control->out();
   ExpectNothingLeft();
