@@ -1,6 +1,8 @@
 #include "util/text.h"
 
 #include <nlohmann/json.hpp>
+#include <unordered_set>
+#include <vector>
 
 namespace workgate {
 namespace {
@@ -225,6 +227,46 @@ std::string TerminalSafe(std::string_view text, LineBreaks breaks) {
   return out + filter.Finish();  // after Feed: the operands of + are unsequenced
 }
 
+std::string QuotedLines(std::string_view text) {
+  QuotedLineFilter filter;
+  std::string out = filter.Feed(text);
+  out += filter.Finish();
+  if (!out.empty()) out.pop_back();  // the line break Finish ends with
+  return out;
+}
+
+void QuotedLineFilter::Take(const std::string& safe, std::string* out) {
+  for (char c : safe) {
+    if (c == '\n') {
+      out->append(kQuotePrefix).append(line_).push_back('\n');
+      line_.clear();
+      continue;
+    }
+    // Broken at a character's first byte, so each piece stays UTF-8.
+    if (line_.size() >= kMaxHeldLine && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      out->append(kQuotePrefix).append(line_).push_back('\n');
+      line_.clear();
+    }
+    line_.push_back(c);
+  }
+}
+
+std::string QuotedLineFilter::Feed(std::string_view chunk) {
+  std::string out;
+  Take(filter_.Feed(chunk), &out);
+  return out;
+}
+
+std::string QuotedLineFilter::Finish() {
+  std::string out;
+  Take(filter_.Finish(), &out);
+  if (!line_.empty()) {
+    out.append(kQuotePrefix).append(line_).push_back('\n');
+    line_.clear();
+  }
+  return out;
+}
+
 std::string JsonText(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -241,11 +283,55 @@ std::string JsonErrorText(const nlohmann::json::exception& e) {
   return what;
 }
 
+// Thrown from the parser callback at the second occurrence of a key in one
+// object: nlohmann keeps the last value silently, so a reader would never
+// know which of two "counts" it got.
+struct DuplicateJsonKey {
+  std::string key;
+};
+
+// The parser callback that tracks the keys of each open object (one set per
+// object or array being parsed, innermost last).
+class DuplicateKeyCheck {
+ public:
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        open_.emplace_back();
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        if (!open_.empty()) open_.pop_back();
+        break;
+      case Event::key:
+        if (!open_.empty() && !open_.back().insert(parsed.get<std::string>()).second) {
+          throw DuplicateJsonKey{parsed.get<std::string>()};
+        }
+        break;
+      case Event::value:
+        break;
+    }
+    return true;
+  }
+
+ private:
+  std::vector<std::unordered_set<std::string>> open_;
+};
+
 }  // namespace
 
 bool ParseJsonText(std::string_view text, nlohmann::json* doc, std::string* err) {
   try {
-    *doc = nlohmann::json::parse(text);
+    *doc = nlohmann::json::parse(text, DuplicateKeyCheck());
+  } catch (const DuplicateJsonKey& e) {
+    // The key is the file's text: shown on one line, escaped, and bounded.
+    constexpr size_t kMaxKeyShown = 80;
+    std::string key = TerminalSafe(e.key.substr(0, kMaxKeyShown), LineBreaks::kToSpace);
+    if (e.key.size() > kMaxKeyShown) key += "...";
+    *err = "duplicate key \"" + key + "\": it appears twice in one object";
+    return false;
   } catch (const nlohmann::json::parse_error& e) {
     *err = "not valid JSON: " + JsonErrorText(e);
     return false;
