@@ -412,7 +412,14 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
       FILE* out = TextStream({{"--json", &args->json_path}});
       // Before any counting: an unwritable --json stops the run now, and no
       // report of an earlier run survives this one.
-      CheckReportPaths({{"--json", args->json_path}});
+      const char* path = getenv("PATH");
+      CheckReportPaths(
+          {{"--json", args->json_path}},
+          {{"--suite", args->suite},
+           {"--exe", args->exe},
+           {"--store", args->store.path},
+           {"the command",
+            args->command.empty() ? "" : SearchPath(args->command[0], path ? path : "")}});
       RemoveStaleReports({{"--json", args->json_path}});
       if (!args->record.empty() && args->suite.empty()) {
         throw UsageError("--record keeps a suite's results in history: it needs --suite FILE");

@@ -69,7 +69,8 @@ std::vector<HistoryRecord> ReadRecords(const HistoryArgs& args, std::string* sto
 
 int RunHistory(const HistoryArgs& args) {
   FILE* out = TextStream({{"--json", &args.json_path}, {"--html", &args.html_path}});
-  CheckReportPaths({{"--json", args.json_path}, {"--html", args.html_path}});
+  CheckReportPaths({{"--json", args.json_path}, {"--html", args.html_path}},
+                   {{"--store", args.store}});
   RemoveStaleReports({{"--json", args.json_path}, {"--html", args.html_path}});
   std::string store_path;
   std::vector<HistoryRecord> records = ReadRecords(args, &store_path);

@@ -146,10 +146,11 @@ struct ReportArgs {
   void Register(CLI::App* cmd);
   /// The terminal report's stream (TextStream of --json and --markdown).
   FILE* Text() const;
-  /// Before any work: every report path, and `more` (--save-baseline), must
-  /// be writable (report/report_paths.h), and reports an earlier run left at
-  /// --json and --markdown are removed.
-  void Prepare(const std::vector<ReportPath>& more) const;
+  /// Before any work: no report path, nor `more` (--save-baseline), may name
+  /// one of `inputs` (the builds, the suite, a stored baseline) or another
+  /// report's file; each must be writable (report/report_paths.h); and
+  /// reports an earlier run left at --json and --markdown are removed.
+  void Prepare(const std::vector<ReportPath>& more, const std::vector<InputPath>& inputs) const;
   /// Prints the terminal report and writes the JSON, the Markdown and the
   /// step summary. Throws Error(kExitEnvironment) when one cannot be written.
   void Publish(const CompareReport& report) const;
