@@ -41,6 +41,7 @@ std::vector<HistoryRecord> ReadRecords(const HistoryArgs& args, std::string* sto
   std::string why;
   *store_path = args.store.empty() ? DefaultStorePath(&why) : args.store;
   if (store_path->empty()) throw EnvironmentError("no result store to read: " + why);
+  RefuseNotAStore(args.store);
   struct stat st;
   if (stat(store_path->c_str(), &st) != 0) return {};
   std::vector<std::string> notes;

@@ -130,6 +130,12 @@ struct StoreArgs {
 /// without one).
 CLI::Option* RegisterStorePath(CLI::App* cmd, std::string* path);
 
+/// Throws UsageError when `path` (--store FILE) names a file that is not a
+/// workgate store (store/store_files.h, NotAStoreFile), saying what it is:
+/// the user's mistake, refused before anything runs, and the file is left
+/// as it is. Nothing for "" (the default path) or a path where none exists.
+void RefuseNotAStore(const std::string& path);
+
 /// --record REF of compare and count: the results go into the store's
 /// history under REF (a commit or a label).
 void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what);
