@@ -9,6 +9,7 @@ namespace {
 
 constexpr char32_t kReplacement = 0xFFFD;
 constexpr char32_t kEsc = 0x1B;
+constexpr char32_t kZeroWidthSpace = 0x200B;
 
 void AppendUtf8(char32_t cp, std::string* out) {
   if (cp < 0x80) {
@@ -194,11 +195,16 @@ void TerminalFilter::Filter(char32_t cp, std::string* out) {
   }
   if (cp == '\n' || cp == '\t' || cp == 0x2028 || cp == 0x2029) {
     out->push_back(breaks_ == LineBreaks::kToSpace ? ' ' : cp == '\t' ? '\t' : '\n');
+    hashes_ = 0;
     return;
   }
   // The other C0 controls (CR, BS, BEL), DEL and the C1 controls: a program
   // could move the cursor or overwrite a line with them.
   if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || IsBidiControl(cp)) return;
+  // GitHub's runner still obeys the old form of its commands, `##[name]`,
+  // wherever it stands in a line: a zero-width space breaks it up.
+  if (cp == '[' && hashes_ >= 2) AppendUtf8(kZeroWidthSpace, out);
+  hashes_ = cp == '#' ? hashes_ + 1 : 0;
   AppendUtf8(cp, out);
 }
 
@@ -218,6 +224,7 @@ std::string TerminalFilter::Finish() {
   char32_t cp;
   if (decoder_.Flush(&cp)) Filter(cp, &out);
   state_ = State::kText;
+  hashes_ = 0;
   return out;
 }
 

@@ -70,6 +70,7 @@ class TerminalFilter {
 
   LineBreaks breaks_;
   State state_ = State::kText;
+  int hashes_ = 0;  // the '#' characters the text kept ends with
   Utf8Decoder decoder_;
 };
 
@@ -84,7 +85,9 @@ class TerminalFilter {
 ///   CR included (it would let a line overwrite itself);
 /// - Unicode bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E,
 ///   U+2066-U+2069) are removed, so text cannot display reordered;
-/// - line breaks and tabs as `breaks` says.
+/// - line breaks and tabs as `breaks` says;
+/// - `##[` gets a zero-width space before its `[`: GitHub's runner obeys its
+///   commands' old form (`##[add-mask]...`) anywhere in a line.
 /// workgate's own colours are added after this, never passed through it.
 std::string TerminalSafe(std::string_view text, LineBreaks breaks);
 

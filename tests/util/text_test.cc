@@ -163,9 +163,22 @@ TEST(TextTest, ParseJsonTextRefusesAKeyTwiceInOneObject) {
   EXPECT_LT(err.size(), 200u) << err;
 }
 
+TEST(TextTest, TheOldFormOfAGithubCommandIsBrokenUp) {
+  const std::string zwsp = "\u200b";
+  EXPECT_EQ(TerminalSafe("x ##[add-mask]s #[a] ###[b]", LineBreaks::kKeep),
+            "x ##" + zwsp + "[add-mask]s #[a] ###" + zwsp + "[b]");
+  // Not joined again by what the filter removes, nor split by a chunk's end.
+  EXPECT_EQ(TerminalSafe("##\x07\x1b[0m[error]", LineBreaks::kKeep), "##" + zwsp + "[error]");
+  TerminalFilter filter(LineBreaks::kKeep);
+  std::string out = filter.Feed("a#");
+  out += filter.Feed("#");
+  out += filter.Feed("[group]\n[x]");
+  EXPECT_EQ(out + filter.Finish(), "a##" + zwsp + "[group]\n[x]");
+}
+
 TEST(TextTest, QuotedLinesPrefixEveryLineTheProgramWrote) {
   EXPECT_EQ(QuotedLines("::add-mask::x\n##[group]\r\nok\xe2\x80\xa8::error ::y\n"),
-            "  | ::add-mask::x\n  | ##[group]\n  | ok\n  | ::error ::y");
+            "  | ::add-mask::x\n  | ##\u200b[group]\n  | ok\n  | ::error ::y");
   EXPECT_EQ(QuotedLines(""), "");
   // In pieces: only whole lines come out, each with its prefix, however cut.
   QuotedLineFilter filter;
