@@ -211,7 +211,12 @@ int RunCompare(const CompareArgs& args) {
   PlanWorkloads(args, &plan, &report);
   // Before any counting: a report that cannot be written stops the run now,
   // and no report of an earlier run survives this one.
-  args.reports.Prepare({{"--save-baseline", args.save_baseline}});
+  args.reports.Prepare({{"--save-baseline", args.save_baseline}},
+                       {{"--baseline", args.baseline},
+                        {"--candidate", args.candidate},
+                        {"--suite", args.suite},
+                        {"--baseline-results", args.baseline_results},
+                        {"--store", args.store.path}});
 
   SystemInfo info = GatherSystemInfo();
   BackendChoice choice = args.counter.Choose(info);

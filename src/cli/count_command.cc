@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <random>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -259,28 +261,56 @@ Workload CommandWorkload(const CountArgs& args, std::string* exe) {
 }
 
 // The command's own output, passed through as it arrives (however much the
-// program prints, workgate holds none of it), without the escape sequences
-// and control characters that could rewrite the terminal or a CI log. Its
-// standard output goes where workgate's text goes (stderr with --json -).
+// program prints, workgate holds at most a line of it), without the escape
+// sequences and control characters that could rewrite the terminal or a CI
+// log, each line behind QuotedLineFilter's prefix so that the program
+// starts no line of the log. Its standard output goes where workgate's text
+// goes (stderr with --json -).
+//
+// Under GitHub Actions (GITHUB_ACTIONS=true) the runner also obeys commands
+// it finds inside a line (the old `##[command]` form), so the output is
+// wrapped in `::stop-commands::TOKEN` ... `::TOKEN::` with a token the
+// program cannot guess, as GitHub's workflow-command documentation
+// describes. The runner reads a step's stdout and stderr apart, in no
+// fixed order between the two, so there both streams are passed through on
+// workgate's one text stream, inside one such block.
 class PassThrough {
  public:
-  explicit PassThrough(FILE* out) : out_(out) {}
+  explicit PassThrough(FILE* out) : out_(out) {
+    const char* actions = getenv("GITHUB_ACTIONS");
+    if (actions != nullptr && std::string_view(actions) == "true") token_ = RandomToken();
+  }
   void Feed(int fd, std::string_view chunk) { Write(fd, filters_[fd == 1 ? 0 : 1].Feed(chunk)); }
   void Finish() {
     Write(1, filters_[0].Finish());
     Write(2, filters_[1].Finish());
+    if (started_) Write(1, fmt::format("::{}::\n", token_), /*ours=*/true);
   }
 
  private:
+  // 128 bits from the kernel's random source (std::random_device is
+  // getrandom(2) or /dev/urandom with libstdc++ on Linux), in hex.
+  static std::string RandomToken() {
+    std::random_device random;
+    std::string token;
+    for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", random());
+    return token;
+  }
   // Unchecked: a stdout that fails here fails the checked report writes after it.
-  void Write(int fd, const std::string& text) {
-    FILE* to = fd == 1 ? out_ : stderr;
+  void Write(int fd, const std::string& text, bool ours = false) {
+    if (text.empty()) return;
+    if (!token_.empty() && !started_ && !ours) {
+      started_ = true;
+      Write(1, fmt::format("::stop-commands::{}\n", token_), /*ours=*/true);
+    }
+    FILE* to = fd == 1 || !token_.empty() ? out_ : stderr;
     fwrite(text.data(), 1, text.size(), to);
     fflush(to);
   }
   FILE* out_;
-  TerminalFilter filters_[2] = {TerminalFilter(LineBreaks::kKeep),
-                                TerminalFilter(LineBreaks::kKeep)};
+  std::string token_;  // "" outside GitHub Actions
+  bool started_ = false;
+  QuotedLineFilter filters_[2];
 };
 
 // Every run's line, the notes, the summary and what repeats that differ
@@ -382,7 +412,14 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
       FILE* out = TextStream({{"--json", &args->json_path}});
       // Before any counting: an unwritable --json stops the run now, and no
       // report of an earlier run survives this one.
-      CheckReportPaths({{"--json", args->json_path}});
+      const char* path = getenv("PATH");
+      CheckReportPaths(
+          {{"--json", args->json_path}},
+          {{"--suite", args->suite},
+           {"--exe", args->exe},
+           {"--store", args->store.path},
+           {"the command",
+            args->command.empty() ? "" : SearchPath(args->command[0], path ? path : "")}});
       RemoveStaleReports({{"--json", args->json_path}});
       if (!args->record.empty() && args->suite.empty()) {
         throw UsageError("--record keeps a suite's results in history: it needs --suite FILE");

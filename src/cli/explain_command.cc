@@ -30,7 +30,9 @@ struct ExplainArgs {
 
 int RunExplain(const ExplainArgs& args) {
   FILE* out = TextStream({{"--json", &args.json_path}});
-  CheckReportPaths({{"--json", args.json_path}});
+  CheckReportPaths(
+      {{"--json", args.json_path}},
+      {{"--baseline", args.baseline}, {"--candidate", args.candidate}, {"--suite", args.suite}});
   RemoveStaleReports({{"--json", args.json_path}});
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;

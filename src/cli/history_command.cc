@@ -41,6 +41,7 @@ std::vector<HistoryRecord> ReadRecords(const HistoryArgs& args, std::string* sto
   std::string why;
   *store_path = args.store.empty() ? DefaultStorePath(&why) : args.store;
   if (store_path->empty()) throw EnvironmentError("no result store to read: " + why);
+  RefuseNotAStore(args.store);
   struct stat st;
   if (stat(store_path->c_str(), &st) != 0) return {};
   std::vector<std::string> notes;
@@ -69,7 +70,8 @@ std::vector<HistoryRecord> ReadRecords(const HistoryArgs& args, std::string* sto
 
 int RunHistory(const HistoryArgs& args) {
   FILE* out = TextStream({{"--json", &args.json_path}, {"--html", &args.html_path}});
-  CheckReportPaths({{"--json", args.json_path}, {"--html", args.html_path}});
+  CheckReportPaths({{"--json", args.json_path}, {"--html", args.html_path}},
+                   {{"--store", args.store}});
   RemoveStaleReports({{"--json", args.json_path}, {"--html", args.html_path}});
   std::string store_path;
   std::vector<HistoryRecord> records = ReadRecords(args, &store_path);

@@ -21,7 +21,9 @@ struct MergeArgs {
 
 int RunMerge(const MergeArgs& args) {
   args.reports.Text();  // refuses two reports on standard output, before any work
-  args.reports.Prepare({});
+  std::vector<InputPath> inputs;
+  for (const std::string& part : args.parts) inputs.push_back({"the part", part});
+  args.reports.Prepare({}, inputs);
   std::vector<ReportPart> parts;
   for (const std::string& path : args.parts) {
     std::string err;

@@ -130,6 +130,12 @@ struct StoreArgs {
 /// without one).
 CLI::Option* RegisterStorePath(CLI::App* cmd, std::string* path);
 
+/// Throws UsageError when `path` (--store FILE) names a file that is not a
+/// workgate store (store/store_files.h, NotAStoreFile), saying what it is:
+/// the user's mistake, refused before anything runs, and the file is left
+/// as it is. Nothing for "" (the default path) or a path where none exists.
+void RefuseNotAStore(const std::string& path);
+
 /// --record REF of compare and count: the results go into the store's
 /// history under REF (a commit or a label).
 void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what);
@@ -146,10 +152,11 @@ struct ReportArgs {
   void Register(CLI::App* cmd);
   /// The terminal report's stream (TextStream of --json and --markdown).
   FILE* Text() const;
-  /// Before any work: every report path, and `more` (--save-baseline), must
-  /// be writable (report/report_paths.h), and reports an earlier run left at
-  /// --json and --markdown are removed.
-  void Prepare(const std::vector<ReportPath>& more) const;
+  /// Before any work: no report path, nor `more` (--save-baseline), may name
+  /// one of `inputs` (the builds, the suite, a stored baseline) or another
+  /// report's file; each must be writable (report/report_paths.h); and
+  /// reports an earlier run left at --json and --markdown are removed.
+  void Prepare(const std::vector<ReportPath>& more, const std::vector<InputPath>& inputs) const;
   /// Prints the terminal report and writes the JSON, the Markdown and the
   /// step summary. Throws Error(kExitEnvironment) when one cannot be written.
   void Publish(const CompareReport& report) const;

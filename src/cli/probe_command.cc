@@ -165,7 +165,9 @@ int RunProbe(const ProbeArgs& args) {
   FILE* text_out = TextStream({{"--json", &args.json_path}, {"--markdown", &args.markdown_path}});
   const std::vector<ReportPath> reports = {{"--json", args.json_path},
                                            {"--markdown", args.markdown_path}};
-  CheckReportPaths(reports);
+  std::vector<InputPath> inputs;
+  for (const std::string& path : args.merge) inputs.push_back({"--merge", path});
+  CheckReportPaths(reports, inputs);
   RemoveStaleReports(reports);
   if (!args.merge.empty()) return RunProbeMerge(args, text_out);
   ProbeReport report = ProbeMachine(args.events, FindCompanion("probes/known_loop"));

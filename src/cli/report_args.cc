@@ -28,13 +28,14 @@ FILE* ReportArgs::Text() const {
   return TextStream({{"--json", &json_path}, {"--markdown", &markdown_path}});
 }
 
-void ReportArgs::Prepare(const std::vector<ReportPath>& more) const {
+void ReportArgs::Prepare(const std::vector<ReportPath>& more,
+                         const std::vector<InputPath>& inputs) const {
   const std::vector<ReportPath> replaced = {{"--json", json_path}, {"--markdown", markdown_path}};
   std::vector<ReportPath> reports = replaced;
   reports.insert(reports.end(), more.begin(), more.end());
   const char* summary = getenv("GITHUB_STEP_SUMMARY");
   if (github && summary != nullptr) reports.push_back({"$GITHUB_STEP_SUMMARY", summary, true});
-  CheckReportPaths(reports);
+  CheckReportPaths(reports, inputs);
   RemoveStaleReports(replaced);
 }
 

@@ -7,6 +7,7 @@
 #include "gate/count_key.h"
 #include "measure/stability_runs.h"
 #include "store/result_store.h"
+#include "store/store_files.h"
 #include "util/error.h"
 
 namespace workgate {
@@ -26,6 +27,16 @@ void StoreArgs::Register(CLI::App* cmd) {
   no_store->excludes(store);
 }
 
+void RefuseNotAStore(const std::string& path) {
+  if (path.empty()) return;
+  if (std::string what = NotAStoreFile(path); !what.empty()) {
+    throw UsageError(fmt::format(
+        "--store {}: {}; workgate leaves it as it is: name a workgate store, or a path where "
+        "none exists yet",
+        path, what));
+  }
+}
+
 std::unique_ptr<ResultStore> StoreArgs::Open(std::vector<std::string>* notes) const {
   if (none) return nullptr;
   std::string why;
@@ -34,6 +45,10 @@ std::unique_ptr<ResultStore> StoreArgs::Open(std::vector<std::string>* notes) co
     notes->push_back("no result store: " + why);
     return nullptr;
   }
+  // A file named with --store that is no workgate store is the user's
+  // mistake, refused before anything runs; at the default path it is only
+  // not used (a store never fails a gate).
+  RefuseNotAStore(path);
   std::string err;
   std::unique_ptr<ResultStore> store = ResultStore::Open(at, notes, &err);
   if (!store) notes->push_back(fmt::format("the result store is not used: {}", err));

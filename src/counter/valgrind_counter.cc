@@ -419,20 +419,37 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
   return true;
 }
 
+std::vector<std::string> ValgrindCounter::DiskPlaces(const std::string& dir,
+                                                     const LaunchSpec& run_spec) {
+  const auto tmpdir = run_spec.env.find("TMPDIR");
+  return {dir, tmpdir != run_spec.env.end() ? tmpdir->second : "/tmp"};
+}
+
 void ValgrindCounter::FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,
-                                     const std::string& what) const {
+                                     const std::vector<SpaceLeft>& before,
+                                     std::string* what) const {
   // A failed run on a full disk is the machine's failure, not the workload's:
   // the outputs (under workgate's TMPDIR) or Valgrind's own temporary files.
-  const auto tmpdir = run_spec.env.find("TMPDIR");
-  const std::pair<std::string, const char*> places[] = {
-      {dir, "free space there, or point TMPDIR elsewhere"},
-      {tmpdir != run_spec.env.end() ? tmpdir->second : "/tmp", "free space there"}};
-  for (const auto& [where, advice] : places) {
-    std::string full = FullFileSystem(where);
-    if (!full.empty()) {
-      throw EnvironmentError(
-          fmt::format("{}: {}; the count under {} failed: {}", full, advice, name(), what));
+  // Unless the workload filled it itself, with files in its own directory
+  // (its TMPDIR is in there): then the failure is the side's, as any other
+  // way for a program to make its own run fail.
+  const std::vector<std::string> places = DiskPlaces(dir, run_spec);
+  const char* advice[] = {"free space there, or point TMPDIR elsewhere", "free space there"};
+  struct stat own;
+  const bool has_own = !run_spec.cwd.empty() && lstat(run_spec.cwd.c_str(), &own) == 0;
+  for (size_t i = 0; i < places.size(); ++i) {
+    std::string full = FullFileSystem(places[i]);
+    if (full.empty()) continue;
+    if (has_own && i < before.size()) {
+      const std::string by_workload = FilledByWorkload(before[i], SpaceOn(places[i]), run_spec.cwd,
+                                                       own.st_dev, UsageOf(run_spec.cwd));
+      if (!by_workload.empty()) {
+        *what += "; " + by_workload;
+        return;
+      }
     }
+    throw EnvironmentError(
+        fmt::format("{}: {}; the count under {} failed: {}", full, advice[i], name(), *what));
   }
 }
 
@@ -454,6 +471,13 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   // Removed with everything the program left in it, so no run sees another's.
   const RemovedAtEnd own_tmp{UsePrivateTmpdir(&run_spec)};
 
+  // The room on the disks Valgrind writes to, to tell afterwards a disk the
+  // workload filled from one that filled (FailIfDiskFull).
+  std::vector<SpaceLeft> space_before;
+  for (const std::string& place : DiskPlaces(dir.path(), run_spec)) {
+    space_before.push_back(SpaceOn(place));
+  }
+
   CountedRun run;
   if (channel) channel->Start();
   run.launch = Launch(run_spec);
@@ -465,7 +489,7 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   }
   auto fail = [&](std::string error) {
     run.error = std::move(error);
-    FailIfDiskFull(dir.path(), run_spec, run.error);
+    FailIfDiskFull(dir.path(), run_spec, space_before, &run.error);
     return run;
   };
   // Before anything else: a launch that failed is no excuse for outputs that

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "counter/counter.h"
+#include "counter/valgrind_messages.h"
 
 namespace workgate {
 
@@ -123,10 +124,15 @@ class ValgrindCounter : public Counter {
   bool ReadTree(const std::vector<std::filesystem::path>& outputs,
                 const std::vector<std::filesystem::path>& logs, TracedTree* tree,
                 std::string* err) const;
-  /// Throws Error(kExitEnvironment) naming the place when `dir` or the run's
-  /// TMPDIR is on a full file system; `what` is the run's error.
+  /// Where a run writes: `dir` (outputs and logs) and the run's TMPDIR.
+  static std::vector<std::string> DiskPlaces(const std::string& dir, const LaunchSpec& run_spec);
+  /// Throws Error(kExitEnvironment) naming the place when one of DiskPlaces
+  /// is on a full file system; `*what` is the run's error. When the workload
+  /// filled that file system itself, with files in its own directory
+  /// (FilledByWorkload, from `before`, the room there before the run), the
+  /// run stays the side's failure and `*what` says so instead.
   void FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,
-                      const std::string& what) const;
+                      const std::vector<SpaceLeft>& before, std::string* what) const;
 
   Tool tool_;
   std::string vgcount_lib_;

@@ -1,6 +1,7 @@
 #include "counter/valgrind_messages.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -8,7 +9,13 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
+#include <set>
 #include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "util/text.h"
 
 namespace workgate {
 
@@ -50,17 +57,39 @@ std::string Trimmed(std::string s) {
   return s;
 }
 
+// A failed assertion's report gives its reason on the lines after the one
+// that ends in a colon: "valgrind: the 'impossible' happened:", then
+// "   Max number of threads is too low", then a blank line and the host's
+// stack trace. Those lines, up to the blank one, are the reason.
+bool ReasonFollows(const std::string& text) {
+  return !text.empty() && text.back() == ':' &&
+         (Contains(text, "the 'impossible' happened") ||
+          Contains(text, "the `impossible' happened") || StartsWith(text, "vex: "));
+}
+
 }  // namespace
 
 std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lines) {
   constexpr size_t kMaxLine = 300;
+  constexpr int kMaxReasonLines = 4;
   std::vector<std::string> errors;
   std::istringstream in(log);
   std::string line;
   while (errors.size() < max_lines && std::getline(in, line)) {
     std::string text = Trimmed(WithoutPrefix(line));
     if (!IsValgrindError(text)) continue;
-    if (text.size() > kMaxLine) text = text.substr(0, kMaxLine) + "...";
+    if (ReasonFollows(text)) {
+      for (int i = 0; i < kMaxReasonLines && text.size() <= kMaxLine && std::getline(in, line);
+           ++i) {
+        const std::string reason = Trimmed(WithoutPrefix(line));
+        if (reason.empty() || reason == "host stacktrace:") break;
+        text += " " + reason;
+      }
+    }
+    // Valgrind's text names the program (its path, its arguments): one line,
+    // no escape sequence.
+    text = TerminalSafe(text, LineBreaks::kToSpace);
+    if (text.size() > kMaxLine) text = ValidUtf8(text.substr(0, kMaxLine)) + "...";
     if (std::find(errors.begin(), errors.end(), text) == errors.end()) errors.push_back(text);
   }
   return errors;
@@ -115,6 +144,72 @@ std::optional<long long> ParentPidInBanner(std::istream& log) {
     return pid;
   }
   return std::nullopt;
+}
+
+SpaceLeft SpaceOn(const std::string& dir) {
+  SpaceLeft space;
+  struct statvfs fs;
+  struct stat st;
+  if (statvfs(dir.c_str(), &fs) != 0 || stat(dir.c_str(), &st) != 0) return space;
+  space.known = true;
+  space.device = st.st_dev;
+  space.bytes = static_cast<uint64_t>(geteuid() == 0 ? fs.f_bfree : fs.f_bavail) * fs.f_frsize;
+  space.inodes = geteuid() == 0 ? fs.f_ffree : fs.f_favail;
+  return space;
+}
+
+TreeUsage UsageOf(const std::string& dir, uint64_t max_entries) {
+  namespace fs = std::filesystem;
+  TreeUsage usage;
+  std::set<std::pair<dev_t, ino_t>> seen;  // a hard link takes no room twice
+  const auto add = [&](const fs::path& path) {
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !seen.insert({st.st_dev, st.st_ino}).second) return;
+    usage.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+    ++usage.inodes;
+  };
+  add(dir);
+  // Links are not followed: the workload's `exe` link points at a build.
+  std::error_code ec;
+  uint64_t looked_at = 0;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end && looked_at < max_entries; it.increment(ec), ++looked_at) {
+    add(it->path());
+  }
+  return usage;
+}
+
+std::string FilledByWorkload(const SpaceLeft& before, const SpaceLeft& now,
+                             const std::string& workload_dir, uint64_t workload_device,
+                             const TreeUsage& used) {
+  constexpr uint64_t kRoomBytes = 1 << 20;
+  constexpr uint64_t kRoomInodes = 1000;
+  if (!before.known || !now.known || workload_dir.empty() || now.device != workload_device) {
+    return "";
+  }
+  // Only what ran out counts: a disk full of bytes whose workload made
+  // three files did not run out of inodes because of them.
+  constexpr uint64_t kFullBytes = 64 * 1024;  // as FullFileSystem
+  const bool bytes = now.bytes < kFullBytes && before.bytes >= kRoomBytes &&
+                     used.bytes >= (before.bytes - now.bytes) / 2;
+  const bool inodes =
+      now.inodes == 0 && before.inodes >= kRoomInodes && used.inodes >= before.inodes / 2;
+  if (bytes) {
+    return fmt::format(
+        "the workload filled the file system its own directory {} is on: it wrote {} KiB "
+        "there, of the {} KiB that were free when it started, so Valgrind could not write its "
+        "files",
+        workload_dir, used.bytes / 1024, before.bytes / 1024);
+  }
+  if (inodes) {
+    return fmt::format(
+        "the workload used up the inodes of the file system its own directory {} is on: it made "
+        "{} files there, of the {} that were free when it started, so Valgrind could not write "
+        "its files",
+        workload_dir, used.inodes, before.inodes);
+  }
+  return "";
 }
 
 std::string FullFileSystem(const std::string& dir) {

@@ -4,6 +4,7 @@
 // pid its banner names, and whether the file system its files went to is
 // full, which is the machine's fault, not the workload's.
 
+#include <cstdint>
 #include <istream>
 #include <optional>
 #include <string>
@@ -18,8 +19,12 @@ namespace workgate {
 /// 'impossible' happened", "vex: ..."), running out of memory and failing to
 /// make its temporary files. The banner (tool, copyright, command, parent
 /// pid) and Valgrind's account of the program's own crash are left out: the
-/// run's description and the program's stderr say those. In log order, each
-/// line once, at most `max_lines`, each cut to 300 characters.
+/// run's description and the program's stderr say those. A failed
+/// assertion keeps its reason, the lines after "the 'impossible' happened:"
+/// up to the blank line before the stack trace (at most 4), joined to it:
+/// "valgrind: the 'impossible' happened: Max number of threads is too low".
+/// In log order, each error once, at most `max_lines`, each made one line of
+/// TerminalSafe text and cut to 300 characters.
 std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lines = 6);
 
 /// What a failed run should say about an instruction Valgrind's decoder
@@ -44,5 +49,36 @@ std::optional<long long> ParentPidInBanner(std::istream& log);
 /// failed, to tell a full disk from a broken workload:
 /// "the file system holding /tmp/x is full (12 KiB left)".
 std::string FullFileSystem(const std::string& dir);
+
+/// The room left on the file system holding a directory, as FullFileSystem
+/// counts it (root's reserve included for root), to compare before and after
+/// a run. `known` is false when it cannot be asked.
+struct SpaceLeft {
+  bool known = false;
+  uint64_t device = 0;  // st_dev of the directory
+  uint64_t bytes = 0;
+  uint64_t inodes = 0;
+};
+SpaceLeft SpaceOn(const std::string& dir);
+
+/// What the files under `dir` take: bytes allocated (st_blocks, each inode
+/// once) and inodes, without following links; at most `max_entries` are
+/// looked at (a tree of millions of empty files is not walked to its end).
+struct TreeUsage {
+  uint64_t bytes = 0;
+  uint64_t inodes = 0;
+};
+TreeUsage UsageOf(const std::string& dir, uint64_t max_entries = 1000000);
+
+/// Why a full file system is the workload's own doing, or "" when it is not:
+/// the workload's private directory `workload_dir` (its working directory,
+/// its TMPDIR in it) is on that file system (`now.device`), and of what ran
+/// out (under 64 KiB left, or no inode), the file system had room before the
+/// run (`before`: at least 1 MiB, or 1000 inodes) and the workload's files
+/// there (`used`) take at least half of what the run consumed. Anything else that filled the disk
+/// meanwhile (another job, a disk full before the run) leaves the failure the machine's.
+std::string FilledByWorkload(const SpaceLeft& before, const SpaceLeft& now,
+                             const std::string& workload_dir, uint64_t workload_device,
+                             const TreeUsage& used);
 
 }  // namespace workgate

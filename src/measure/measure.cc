@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "gate/elf_file.h"
+#include "util/text.h"
 #include "workload/score.h"
 
 namespace workgate {
@@ -145,7 +146,9 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
     if (!run.valid()) {
       std::string tail = OutputTail(run.launch.err);
       result.error = run.error.empty() ? "no count" : run.error;
-      if (!tail.empty()) result.error += "; its stderr ends:\n" + tail;
+      // Quoted line by line behind a prefix: no line the program wrote may
+      // start a line of workgate's output or of a CI log.
+      if (!tail.empty()) result.error += "; its stderr ends:\n" + QuotedLines(tail);
       result.runs.push_back(std::move(run));
       return result;
     }

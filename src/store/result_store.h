@@ -84,15 +84,19 @@ class ResultStore {
  public:
   /// Opens the store at `path`, creating it (and missing directories, mode
   /// 0700) when it does not exist, and migrating an older schema.
-  ///   - A file that is not an SQLite database, or that SQLite reports
-  ///     damaged (SQLITE_CORRUPT, SQLITE_NOTADB, a failed quick_check of a
-  ///     store it had to migrate), is moved aside to
+  ///   - A file that is not a workgate store (NotAStoreFile, store_files.h:
+  ///     no SQLite database, another application's) is left as it is,
+  ///     never written nor moved: nullptr with `*err` saying what it is.
+  ///   - A store whose header holds workgate's application_id and that
+  ///     SQLite reports damaged (SQLITE_CORRUPT, SQLITE_NOTADB, a failed
+  ///     quick_check of a store it had to migrate) is moved aside to
   ///     `<path>.corrupt-<YYYYmmddTHHMMSSZ>` with its -wal and -shm files, a
   ///     new empty store is made at `path`, and `*notes` gets a line that
-  ///     names both paths.
-  ///   - A database of another application (application_id), or of a newer
-  ///     schema version than kStoreSchemaVersion, is left as it is: nullptr
-  ///     with `*err` saying so.
+  ///     names both paths. A damaged file without that mark is left as it
+  ///     is: nullptr with `*err`.
+  ///   - A database of another application (application_id, or tables and
+  ///     none), or of a newer schema version than kStoreSchemaVersion, is
+  ///     left as it is: nullptr with `*err` saying so.
   ///   - Anything else that stops it (a directory that cannot be made, a
   ///     read-only file, a lock held past the busy timeout): nullptr with
   ///     `*err` naming the path and SQLite's message.

@@ -1,9 +1,13 @@
 #include "store/store_files.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -33,7 +37,88 @@ bool Exists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
+// SQLite's database header (the file format, section 1.3): the magic string,
+// the schema cookie at offset 40 (0 until a schema is written) and the
+// application_id at offset 68, both big-endian.
+constexpr size_t kHeaderBytes = 100;
+constexpr char kSqliteMagic[] = "SQLite format 3";  // and its NUL
+
+uint32_t BigEndian32(const unsigned char* at) {
+  return uint32_t{at[0]} << 24 | uint32_t{at[1]} << 16 | uint32_t{at[2]} << 8 | at[3];
+}
+
+struct Header {
+  bool sqlite = false;
+  uint32_t schema_cookie = 0;
+  uint32_t application_id = 0;
+};
+
+// Reads the header of the regular file `path`; false (and `*size`) when it is
+// shorter than a header, or cannot be read.
+bool ReadHeader(const std::string& path, Header* header, off_t* size) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return false;
+  unsigned char bytes[kHeaderBytes];
+  const ssize_t n = pread(fd, bytes, sizeof bytes, 0);
+  close(fd);
+  if (n != static_cast<ssize_t>(sizeof bytes)) {
+    *size = n < 0 ? 0 : n;
+    return false;
+  }
+  header->sqlite = memcmp(bytes, kSqliteMagic, sizeof kSqliteMagic) == 0;
+  header->schema_cookie = BigEndian32(bytes + 40);
+  header->application_id = BigEndian32(bytes + 68);
+  return true;
+}
+
 }  // namespace
+
+std::string NotAStoreFile(const std::string& path) {
+  struct stat st;
+  // stat follows a symbolic link: what matters is the file it names.
+  if (stat(path.c_str(), &st) != 0) return "";
+  if (!S_ISREG(st.st_mode)) return "it is not a regular file";
+  if (st.st_size == 0) return "";
+  Header header;
+  off_t size = st.st_size;
+  // O_NOFOLLOW above: a link is read through its target's path.
+  char resolved[PATH_MAX];
+  const std::string file = realpath(path.c_str(), resolved) != nullptr ? resolved : path;
+  if (!ReadHeader(file, &header, &size)) {
+    if (access(file.c_str(), R_OK) != 0) {
+      return fmt::format("it cannot be read: {}", std::strerror(errno));
+    }
+    return fmt::format(
+        "it is not an SQLite database ({} bytes, shorter than SQLite's 100-byte header)", size);
+  }
+  if (!header.sqlite) {
+    return "it is not an SQLite database (it does not start with SQLite's header, \"SQLite "
+           "format 3\")";
+  }
+  if (header.application_id == static_cast<uint32_t>(kStoreApplicationId)) return "";
+  if (header.application_id != 0) {
+    return fmt::format(
+        "it is an SQLite database of another application (application_id {:#010x}; a workgate "
+        "store's is {:#010x})",
+        header.application_id, static_cast<uint32_t>(kStoreApplicationId));
+  }
+  if (header.schema_cookie != 0) {
+    return fmt::format(
+        "it is an SQLite database of another application (it has tables but no "
+        "application_id; a workgate store's is {:#010x})",
+        static_cast<uint32_t>(kStoreApplicationId));
+  }
+  return "";
+}
+
+bool MarkedAsStore(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) == nullptr) return false;
+  Header header;
+  off_t size = 0;
+  return ReadHeader(resolved, &header, &size) && header.sqlite &&
+         header.application_id == static_cast<uint32_t>(kStoreApplicationId);
+}
 
 std::string DefaultStorePath(std::string* why) {
   if (std::string xdg = AbsoluteVariable("XDG_CACHE_HOME"); !xdg.empty()) {

@@ -24,6 +24,20 @@ bool IdentifyStoreFile(const std::string& path, StoreFileId* id);
 /// directory that could not be made.
 bool MakeStoreDirectory(const std::string& path, std::string* err);
 
+/// What the file at `path` is when it is not one the store may open, or ""
+/// when it may: no file, an empty file (SQLite makes a database in it), or an
+/// SQLite database whose header holds workgate's application_id, or none yet
+/// and no schema (a new database). Otherwise, from its first 100 bytes
+/// alone (SQLite's file header): "it is not a regular file", "it is not an
+/// SQLite database (...)", "it is an SQLite database of another application
+/// (application_id 0x...)". Such a file is never written, nor moved aside.
+std::string NotAStoreFile(const std::string& path);
+
+/// True when the file at `path` is an SQLite database whose header holds
+/// workgate's application_id: the only file the store moves aside when it
+/// is damaged.
+bool MarkedAsStore(const std::string& path);
+
 enum class MoveAside {
   kMoved,   // `*moved_to` is where the file is now
   kGone,    // the file at `path` is no longer the one identified: nothing moved

@@ -173,6 +173,12 @@ ResultStore::~ResultStore() { sqlite3_close_v2(db_); }
 std::unique_ptr<ResultStore> ResultStore::Open(const std::string& path,
                                                std::vector<std::string>* notes, std::string* err) {
   if (!MakeStoreDirectory(path, err)) return nullptr;
+  // What is not a workgate store is someone's file: SQLite must not write
+  // into it, and it is never moved aside (--store /etc/passwd, as root).
+  if (std::string what = NotAStoreFile(path); !what.empty()) {
+    *err = fmt::format("cannot use the result store {}: {}; it is left as it is", path, what);
+    return nullptr;
+  }
   std::string why;
   // A damaged file moved aside leaves the path free for a new store; a
   // second damaged file in a row is not chased further.
@@ -190,6 +196,15 @@ std::unique_ptr<ResultStore> ResultStore::Open(const std::string& path,
         return nullptr;
       case Opened::kDamaged:
         break;
+    }
+    // Only a file marked as workgate's is moved aside: one SQLite finds
+    // damaged that carries no mark may be another program's.
+    if (!MarkedAsStore(path)) {
+      *err = fmt::format(
+          "cannot use the result store {}: SQLite finds it damaged ({}), and it is not marked as "
+          "a workgate store (no application_id {:#010x} in its header), so it is left as it is",
+          path, why, static_cast<uint32_t>(kStoreApplicationId));
+      return nullptr;
     }
     std::string moved_to, move_err;
     switch (MoveStoreAside(path, file, &moved_to, &move_err)) {

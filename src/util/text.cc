@@ -1,12 +1,15 @@
 #include "util/text.h"
 
 #include <nlohmann/json.hpp>
+#include <unordered_set>
+#include <vector>
 
 namespace workgate {
 namespace {
 
 constexpr char32_t kReplacement = 0xFFFD;
 constexpr char32_t kEsc = 0x1B;
+constexpr char32_t kZeroWidthSpace = 0x200B;
 
 void AppendUtf8(char32_t cp, std::string* out) {
   if (cp < 0x80) {
@@ -192,11 +195,16 @@ void TerminalFilter::Filter(char32_t cp, std::string* out) {
   }
   if (cp == '\n' || cp == '\t' || cp == 0x2028 || cp == 0x2029) {
     out->push_back(breaks_ == LineBreaks::kToSpace ? ' ' : cp == '\t' ? '\t' : '\n');
+    hashes_ = 0;
     return;
   }
   // The other C0 controls (CR, BS, BEL), DEL and the C1 controls: a program
   // could move the cursor or overwrite a line with them.
   if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || IsBidiControl(cp)) return;
+  // GitHub's runner still obeys the old form of its commands, `##[name]`,
+  // wherever it stands in a line: a zero-width space breaks it up.
+  if (cp == '[' && hashes_ >= 2) AppendUtf8(kZeroWidthSpace, out);
+  hashes_ = cp == '#' ? hashes_ + 1 : 0;
   AppendUtf8(cp, out);
 }
 
@@ -216,6 +224,7 @@ std::string TerminalFilter::Finish() {
   char32_t cp;
   if (decoder_.Flush(&cp)) Filter(cp, &out);
   state_ = State::kText;
+  hashes_ = 0;
   return out;
 }
 
@@ -223,6 +232,46 @@ std::string TerminalSafe(std::string_view text, LineBreaks breaks) {
   TerminalFilter filter(breaks);
   std::string out = filter.Feed(text);
   return out + filter.Finish();  // after Feed: the operands of + are unsequenced
+}
+
+std::string QuotedLines(std::string_view text) {
+  QuotedLineFilter filter;
+  std::string out = filter.Feed(text);
+  out += filter.Finish();
+  if (!out.empty()) out.pop_back();  // the line break Finish ends with
+  return out;
+}
+
+void QuotedLineFilter::Take(const std::string& safe, std::string* out) {
+  for (char c : safe) {
+    if (c == '\n') {
+      out->append(kQuotePrefix).append(line_).push_back('\n');
+      line_.clear();
+      continue;
+    }
+    // Broken at a character's first byte, so each piece stays UTF-8.
+    if (line_.size() >= kMaxHeldLine && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      out->append(kQuotePrefix).append(line_).push_back('\n');
+      line_.clear();
+    }
+    line_.push_back(c);
+  }
+}
+
+std::string QuotedLineFilter::Feed(std::string_view chunk) {
+  std::string out;
+  Take(filter_.Feed(chunk), &out);
+  return out;
+}
+
+std::string QuotedLineFilter::Finish() {
+  std::string out;
+  Take(filter_.Finish(), &out);
+  if (!line_.empty()) {
+    out.append(kQuotePrefix).append(line_).push_back('\n');
+    line_.clear();
+  }
+  return out;
 }
 
 std::string JsonText(const nlohmann::json& j) {
@@ -241,11 +290,55 @@ std::string JsonErrorText(const nlohmann::json::exception& e) {
   return what;
 }
 
+// Thrown from the parser callback at the second occurrence of a key in one
+// object: nlohmann keeps the last value silently, so a reader would never
+// know which of two "counts" it got.
+struct DuplicateJsonKey {
+  std::string key;
+};
+
+// The parser callback that tracks the keys of each open object (one set per
+// object or array being parsed, innermost last).
+class DuplicateKeyCheck {
+ public:
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        open_.emplace_back();
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        if (!open_.empty()) open_.pop_back();
+        break;
+      case Event::key:
+        if (!open_.empty() && !open_.back().insert(parsed.get<std::string>()).second) {
+          throw DuplicateJsonKey{parsed.get<std::string>()};
+        }
+        break;
+      case Event::value:
+        break;
+    }
+    return true;
+  }
+
+ private:
+  std::vector<std::unordered_set<std::string>> open_;
+};
+
 }  // namespace
 
 bool ParseJsonText(std::string_view text, nlohmann::json* doc, std::string* err) {
   try {
-    *doc = nlohmann::json::parse(text);
+    *doc = nlohmann::json::parse(text, DuplicateKeyCheck());
+  } catch (const DuplicateJsonKey& e) {
+    // The key is the file's text: shown on one line, escaped, and bounded.
+    constexpr size_t kMaxKeyShown = 80;
+    std::string key = TerminalSafe(e.key.substr(0, kMaxKeyShown), LineBreaks::kToSpace);
+    if (e.key.size() > kMaxKeyShown) key += "...";
+    *err = "duplicate key \"" + key + "\": it appears twice in one object";
+    return false;
   } catch (const nlohmann::json::parse_error& e) {
     *err = "not valid JSON: " + JsonErrorText(e);
     return false;

@@ -70,6 +70,7 @@ class TerminalFilter {
 
   LineBreaks breaks_;
   State state_ = State::kText;
+  int hashes_ = 0;  // the '#' characters the text kept ends with
   Utf8Decoder decoder_;
 };
 
@@ -84,9 +85,46 @@ class TerminalFilter {
 ///   CR included (it would let a line overwrite itself);
 /// - Unicode bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E,
 ///   U+2066-U+2069) are removed, so text cannot display reordered;
-/// - line breaks and tabs as `breaks` says.
+/// - line breaks and tabs as `breaks` says;
+/// - `##[` gets a zero-width space before its `[`: GitHub's runner obeys its
+///   commands' old form (`##[add-mask]...`) anywhere in a line.
 /// workgate's own colours are added after this, never passed through it.
 std::string TerminalSafe(std::string_view text, LineBreaks breaks);
+
+/// What starts every line of a program's text that workgate passes through
+/// or quotes: a CI runner obeys a line that starts with a command
+/// (`::add-mask::`, `::stop-commands::`, `##[group]`), and a reader trusts a
+/// line that looks like workgate's own (`workgate: ok`). After this prefix no
+/// byte the program chose starts a line. GitHub's runner trims only
+/// whitespace before it looks for `::`, so the prefix ends in a visible bar.
+inline constexpr std::string_view kQuotePrefix = "  | ";
+
+/// `text` made TerminalSafe (line breaks kept), each line prefixed with
+/// kQuotePrefix; no line break at the end. "" for "".
+std::string QuotedLines(std::string_view text);
+
+/// Streaming form of QuotedLines for a program's output read in pieces:
+/// TerminalFilter's text, each line prefixed, handed on only in whole lines
+/// (a line longer than kMaxHeldLine is broken there, with a line break and
+/// the prefix again), so that two streams that land in one log (stdout and
+/// stderr) can interleave only at line boundaries and each line still starts
+/// with the prefix. Holds at most kMaxHeldLine bytes between calls.
+class QuotedLineFilter {
+ public:
+  static constexpr size_t kMaxHeldLine = 4096;
+
+  /// The whole lines that `chunk` completes, each with its prefix and "\n".
+  std::string Feed(std::string_view chunk);
+
+  /// Ends the stream: the last line, if any, prefixed and with its "\n".
+  std::string Finish();
+
+ private:
+  void Take(const std::string& safe, std::string* out);
+
+  TerminalFilter filter_{LineBreaks::kKeep};
+  std::string line_;  // the current line's text so far, without its prefix
+};
 
 /// `j` as a JSON document indented by two spaces, ending in a newline. Bytes
 /// that are not UTF-8 in its strings become U+FFFD instead of making the
@@ -97,7 +135,11 @@ std::string JsonText(const nlohmann::json& j);
 /// Parses `text` as one JSON document into `*doc`. False with `*err` when it
 /// is not JSON ("not valid JSON: parse error at line 1, column 4: ...") or
 /// holds a number no double can hold ("number overflow parsing '1e400'"),
-/// without nlohmann's bracketed exception id.
+/// without nlohmann's bracketed exception id, or when one object holds a key
+/// twice ("duplicate key \"counts\": it appears twice in one object"):
+/// nlohmann would keep the last silently, and a file whose readers may
+/// disagree on what it says is refused. Every JSON workgate reads is parsed
+/// here.
 bool ParseJsonText(std::string_view text, nlohmann::json* doc, std::string* err);
 
 }  // namespace workgate

@@ -175,7 +175,12 @@ TEST_F(StoreCliTest, ARecordedBaselineIsNamedByItsRefAndNeedsNoStabilityCheck) {
 
 TEST_F(StoreCliTest, ADamagedStoreIsMovedAsideAndTheGateCountsAnyway) {
   std::filesystem::create_directories(Path("store"));
-  std::ofstream(store_) << std::string(8192, 'x');
+  // SQLite's header with workgate's application_id, then garbage: a store of
+  // workgate's that was damaged.
+  std::string damaged(8192, 'x');
+  damaged.replace(0, 16, std::string("SQLite format 3\0", 16));
+  damaged.replace(68, 4, "wgat");
+  std::ofstream(store_) << damaged;
   LaunchResult gate = Compare(kKnownWorkA, kKnownWorkB, {"--json", "gate.json"});
   ASSERT_EQ(gate.exit_code, 1) << gate.out << gate.err;
   nlohmann::json j = ReadJson("gate.json");

@@ -1,8 +1,12 @@
 #include "counter/valgrind_messages.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <sstream>
+
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
@@ -95,6 +99,53 @@ TEST(UndecodedInstructionAdviceTest, RdtscpSendsCallgrindUsersToVgcount) {
   EXPECT_NE(other.find("--backend perf"), std::string::npos) << other;
   EXPECT_EQ(other.find('<'), std::string::npos) << other;
   EXPECT_EQ(UndecodedInstructionAdvice("==1== Command: x\n", "callgrind"), "");
+}
+
+TEST(ValgrindErrorsInTest, AnImpossibleEventKeepsItsReason) {
+  const std::string log =
+      "==7== Command: ./x\n==7== \nUse --max-threads=INT to specify a larger number of threads\n"
+      "and rerun valgrind\n\nvalgrind: the 'impossible' happened:\n   Max number of threads is "
+      "too low\n\nhost stacktrace:\n==7==    at 0x5802561A: ???\n";
+  EXPECT_EQ(ValgrindErrorsIn(log),
+            std::vector<std::string>{
+                "valgrind: the 'impossible' happened: Max number of threads is too low"});
+  // A reason is bounded, and made one line of text.
+  const std::string long_reason = "valgrind: the 'impossible' happened:\n" + std::string(10, ' ') +
+                                  "\x1b[2J" + std::string(1000, 'r') + "\n" +
+                                  std::string(1000, 's') + "\n";
+  const std::vector<std::string> cut = ValgrindErrorsIn(long_reason);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_LE(cut[0].size(), 303u);
+  EXPECT_EQ(cut[0].find('\x1b'), std::string::npos) << cut[0];
+  EXPECT_EQ(cut[0].find("sss"), std::string::npos) << "the second line was not needed";
+}
+
+TEST(FilledByWorkloadTest, OnlyWhatTheWorkloadWroteItselfIsItsFault) {
+  const SpaceLeft before{true, 7, 16 << 20, 100000}, now{true, 7, 0, 99990};
+  // It wrote 15 of the 16 MiB that were free: its own doing.
+  EXPECT_NE(FilledByWorkload(before, now, "/w", 7, TreeUsage{15 << 20, 3}), "");
+  // Something else took the room meanwhile, or the disk was full before.
+  EXPECT_EQ(FilledByWorkload(before, now, "/w", 7, TreeUsage{1 << 20, 3}), "");
+  EXPECT_EQ(FilledByWorkload({true, 7, 60 << 10, 100000}, now, "/w", 7, TreeUsage{60 << 10, 3}),
+            "");
+  // Its directory is elsewhere, or unknown.
+  EXPECT_EQ(FilledByWorkload(before, now, "/w", 8, TreeUsage{15 << 20, 3}), "");
+  EXPECT_EQ(FilledByWorkload(before, now, "", 7, TreeUsage{15 << 20, 3}), "");
+  // Inodes: it made the files that used them up.
+  EXPECT_NE(FilledByWorkload({true, 7, 16 << 20, 5000}, {true, 7, 16 << 20, 0}, "/w", 7,
+                             TreeUsage{4096, 4990}),
+            "");
+}
+
+TEST(FilledByWorkloadTest, UsageOfCountsEachFileOnce) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/a") << std::string(100000, 'a');
+  ASSERT_EQ(link((dir.path() + "/a").c_str(), (dir.path() + "/b").c_str()), 0);
+  ASSERT_EQ(symlink("/usr", (dir.path() + "/exe").c_str()), 0);
+  const TreeUsage used = UsageOf(dir.path());
+  EXPECT_EQ(used.inodes, 3u);  // the directory, a (b is a), the link
+  EXPECT_GE(used.bytes, 100000u);
+  EXPECT_LT(used.bytes, 1000000u);  // /usr was not followed
 }
 
 TEST(FullFileSystemTest, AFileSystemWithRoomIsNotFull) {

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,41 @@ static void flood(long long bytes) {
     size_t n = bytes < (long long)sizeof chunk ? (size_t)bytes : sizeof chunk;
     write_all(1, chunk, n);
     bytes -= (long long)n;
+  }
+}
+
+/* Writes zeros into $TMPDIR (its private temporary directory) until the
+ * file system is full. */
+static void fill_tmpdir(void) {
+  const char* tmp = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/fill", tmp ? tmp : "/tmp");
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return;
+  static char zeros[1 << 16];
+  while (write(fd, zeros, sizeof zeros) > 0) {
+  }
+  close(fd);
+}
+
+static void* idle_thread(void* unused) {
+  (void)unused;
+  pause();
+  return NULL;
+}
+
+/* Starts N threads that wait for ever: past Valgrind's thread limit (500
+ * by default), Valgrind gives up. */
+static void start_threads(int n) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 16);
+  for (int i = 0; i < n; ++i) {
+    pthread_t t;
+    if (pthread_create(&t, &attr, idle_thread, NULL) != 0) {
+      fprintf(stderr, "hostile: thread %d not started\n", i);
+      exit(1);
+    }
   }
 }
 
@@ -344,6 +380,10 @@ int main(int argc, char** argv) {
   } else if (strcmp(mode, "fail") == 0) {
     fprintf(stderr, "hostile: %s\n", arg);
     return 1;
+  } else if (strcmp(mode, "fill-tmpdir") == 0) {
+    fill_tmpdir();
+  } else if (strcmp(mode, "threads") == 0) {
+    start_threads(atoi(arg));
   } else if (strcmp(mode, "fds") == 0) {
     list_fds();
   } else if (strcmp(mode, "forge-channel") == 0) {

@@ -330,8 +330,9 @@ TEST_F(HostileTest, AMissingCandidateIsInvalid) {
 TEST_F(HostileTest, TwoGigabytesOfStderrAreQuotedByTheirEnd) {
   auto wg = Start({"count", "--quiet", "--", HostileWorkload(), "flood-stderr", "2000000000"});
   EXPECT_EQ(wg->Wait(300), 3) << wg->err().substr(0, 2000);
-  EXPECT_NE(wg->err().find("Error: no valid count: exited with status 1; its stderr ends:\nxxx"),
-            std::string::npos)
+  EXPECT_NE(
+      wg->err().find("Error: no valid count: exited with status 1; its stderr ends:\n  | xxx"),
+      std::string::npos)
       << wg->err().substr(0, 2000);
   EXPECT_LT(wg->err().size(), 10000u);
   ExpectNothingLeft();

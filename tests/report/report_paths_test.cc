@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "util/error.h"
 #include "util/paths.h"
@@ -37,6 +38,34 @@ TEST(ReportPathsTest, SaysWhyAPathCannotTakeAReport) {
     EXPECT_EQ(std::string(e.what()),
               "cannot write the --markdown report to " + dir.path() + ": it is a directory");
   }
+}
+
+TEST(ReportPathsTest, AReportOverAnInputOrAnotherReportIsAUsageError) {
+  TempDir dir;
+  const std::string cand = dir.path() + "/cand";
+  std::ofstream(cand) << "build";
+  ASSERT_EQ(link(cand.c_str(), (dir.path() + "/hard").c_str()), 0);
+  ASSERT_EQ(symlink("cand", (dir.path() + "/soft").c_str()), 0);
+  const std::vector<InputPath> inputs = {{"--candidate", cand}, {"--suite", ""}};
+  for (const std::string& same :
+       {cand, dir.path() + "/./x/../cand", dir.path() + "/hard", dir.path() + "/soft"}) {
+    try {
+      CheckNoCollision({{"--json", same}}, inputs);
+      ADD_FAILURE() << same << " was not refused";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), kExitUsage);
+      EXPECT_NE(std::string(e.what()).find("--json " + same), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--candidate " + cand), std::string::npos) << e.what();
+    }
+  }
+  // Two reports at one path that does not exist yet.
+  EXPECT_THROW(
+      CheckNoCollision({{"--json", dir.path() + "/r"}, {"--markdown", dir.path() + "/x/../r"}}, {}),
+      Error);
+  // Distinct files, standard output twice (refused elsewhere), no path.
+  EXPECT_NO_THROW(CheckNoCollision(
+      {{"--json", dir.path() + "/r.json"}, {"--markdown", "-"}, {"--save-baseline", ""}},
+      {{"--candidate", cand}, {"--baseline", "-"}}));
 }
 
 TEST(ReportPathsTest, StaleReportsGoAppendedFilesStay) {

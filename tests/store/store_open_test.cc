@@ -94,9 +94,30 @@ TEST_F(ResultStoreOpenTest, AnEmptyFileIsANewStore) {
   EXPECT_EQ(RawDb(path_).Text("PRAGMA journal_mode"), "wal");
 }
 
-TEST_F(ResultStoreOpenTest, AFileThatIsNoDatabaseIsMovedAside) {
+TEST_F(ResultStoreOpenTest, AFileThatIsNoDatabaseIsLeftAsItIs) {
   std::string garbage;
   while (garbage.size() < 8192) garbage += "this is not an SQLite database\n";
+  Write(path_, garbage);
+  std::string err;
+  ExpectRefused(&err);
+  EXPECT_NE(err.find("it is not an SQLite database"), std::string::npos) << err;
+  // Nor is a file shorter than SQLite's header, whatever it starts with.
+  Write(path_, "SQLite format 3");
+  ExpectRefused(&err);
+  EXPECT_NE(err.find("it is not an SQLite database (15 bytes"), std::string::npos) << err;
+}
+
+// SQLite's header with workgate's application_id (offset 68), and garbage
+// where the page size and everything else should be.
+std::string MarkedGarbage() {
+  std::string bytes(8192, 'x');
+  bytes.replace(0, 16, std::string("SQLite format 3\0", 16));
+  bytes.replace(68, 4, "wgat");  // kStoreApplicationId, big-endian
+  return bytes;
+}
+
+TEST_F(ResultStoreOpenTest, ADamagedFileMarkedAsAStoreIsMovedAside) {
+  const std::string garbage = MarkedGarbage();
   Write(path_, garbage);
   Write(path_ + "-wal", "nor is this a WAL");
   std::unique_ptr<ResultStore> store;
@@ -198,11 +219,12 @@ TEST_F(ResultStoreOpenTest, AnotherApplicationsDatabaseIsLeftAlone) {
   RawDb(path_).Exec("PRAGMA application_id = 42; CREATE TABLE t(x); INSERT INTO t VALUES(1)");
   std::string err;
   ExpectRefused(&err);
-  EXPECT_NE(err.find("application_id 0x2a"), std::string::npos) << err;
+  EXPECT_NE(err.find("another application (application_id 0x0000002a"), std::string::npos) << err;
   // Without an application_id but with tables, it is no store of ours either.
   RawDb(path_).Exec("PRAGMA application_id = 0");
   ExpectRefused(&err);
-  EXPECT_NE(err.find("not a workgate store"), std::string::npos) << err;
+  EXPECT_NE(err.find("another application (it has tables but no application_id"), std::string::npos)
+      << err;
 }
 
 TEST_F(ResultStoreOpenTest, ANewerSchemaIsLeftAlone) {

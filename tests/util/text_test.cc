@@ -145,5 +145,55 @@ TEST(TextTest, JsonTextReplacesInvalidUtf8InsteadOfThrowing) {
   EXPECT_NE(text.find("\n  \"argv\": [\n"), std::string::npos) << text;  // two-space indent
 }
 
+TEST(TextTest, ParseJsonTextRefusesAKeyTwiceInOneObject) {
+  nlohmann::json doc;
+  std::string err;
+  EXPECT_FALSE(ParseJsonText(R"({"w": [{"counts": [10], "x": 1, "counts": [1]}]})", &doc, &err));
+  EXPECT_EQ(err, "duplicate key \"counts\": it appears twice in one object");
+  // The same key in two objects, or nested under itself, is fine.
+  EXPECT_TRUE(ParseJsonText(R"({"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}], "c": []})", &doc, &err))
+      << err;
+  EXPECT_EQ(doc["b"][1]["a"], 2);
+  // A key as a hostile file writes it: on one line, without escapes, bounded.
+  EXPECT_FALSE(ParseJsonText("{\"\\u001b[2J\\nk" + std::string(500, 'k') +
+                                 "\": 1, \"\\u001b[2J\\nk" + std::string(500, 'k') + "\": 2}",
+                             &doc, &err));
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  EXPECT_LT(err.size(), 200u) << err;
+}
+
+TEST(TextTest, TheOldFormOfAGithubCommandIsBrokenUp) {
+  const std::string zwsp = "\u200b";
+  EXPECT_EQ(TerminalSafe("x ##[add-mask]s #[a] ###[b]", LineBreaks::kKeep),
+            "x ##" + zwsp + "[add-mask]s #[a] ###" + zwsp + "[b]");
+  // Not joined again by what the filter removes, nor split by a chunk's end.
+  EXPECT_EQ(TerminalSafe("##\x07\x1b[0m[error]", LineBreaks::kKeep), "##" + zwsp + "[error]");
+  TerminalFilter filter(LineBreaks::kKeep);
+  std::string out = filter.Feed("a#");
+  out += filter.Feed("#");
+  out += filter.Feed("[group]\n[x]");
+  EXPECT_EQ(out + filter.Finish(), "a##" + zwsp + "[group]\n[x]");
+}
+
+TEST(TextTest, QuotedLinesPrefixEveryLineTheProgramWrote) {
+  EXPECT_EQ(QuotedLines("::add-mask::x\n##[group]\r\nok\xe2\x80\xa8::error ::y\n"),
+            "  | ::add-mask::x\n  | ##\u200b[group]\n  | ok\n  | ::error ::y");
+  EXPECT_EQ(QuotedLines(""), "");
+  // In pieces: only whole lines come out, each with its prefix, however cut.
+  QuotedLineFilter filter;
+  std::string out = filter.Feed("abc\nde");
+  EXPECT_EQ(out, "  | abc\n");
+  out += filter.Feed("f\n::g");
+  out += filter.Finish();
+  EXPECT_EQ(out, "  | abc\n  | def\n  | ::g\n");
+  // A line without an end is handed on in bounded pieces, each prefixed.
+  QuotedLineFilter long_line;
+  const std::string piece = long_line.Feed(std::string(10000, 'x'));
+  EXPECT_EQ(piece.substr(0, 4), "  | ");
+  EXPECT_EQ(piece.find("\n  | "), 4 + QuotedLineFilter::kMaxHeldLine);
+  EXPECT_LE(long_line.Finish().size(), 4 + QuotedLineFilter::kMaxHeldLine + 1);
+}
+
 }  // namespace
 }  // namespace workgate
