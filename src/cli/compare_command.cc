@@ -44,6 +44,7 @@ struct CompareArgs {
   int jobs = 0;  // 0: the number of cores
   int timed = 1;
   double timeout = 600;
+  bool allow_leftover = false;  // --allow-leftover
   ClockArg clock;
   ReportArgs reports;
   std::string save_baseline, baseline_results;
@@ -64,6 +65,7 @@ std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
   w.command.insert(w.command.end(), args.command.begin(), args.command.end());
   w.timeout_seconds = args.timeout;
+  w.allow_leftover = args.allow_leftover;
   w.clock = args.clock.For(args.launch.as_is);
   return {w};
 }
@@ -315,6 +317,8 @@ void RegisterCounting(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("SECONDS")
       ->transform(InRange(kTimeoutSeconds))
       ->capture_default_str();
+  cmd->add_flag("--allow-leftover", args->allow_leftover,
+                "An ad hoc workload may leave processes running (killed, with a note)");
 }
 
 // Where the verdict goes, and what comes with it.

@@ -40,6 +40,7 @@ struct CountArgs {
   bool quiet = false;
   ClockArg clock;
   bool region = false;
+  bool allow_leftover = false;  // --allow-leftover
   std::string suite;
   std::string exe;
   std::vector<std::string> workloads;
@@ -249,6 +250,7 @@ Workload CommandWorkload(const CountArgs& args, std::string* exe) {
   w.command.insert(w.command.end(), args.command.begin() + 1, args.command.end());
   w.timeout_seconds = args.timeout;
   w.region = args.region;
+  w.allow_leftover = args.allow_leftover;
   w.clock = args.clock.For(args.launch.as_is);
   const char* path = getenv("PATH");
   *exe = SearchPath(args.command[0], path ? path : "");
@@ -360,6 +362,8 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
   args->clock.Register(cmd);
   cmd->add_flag("--region", args->region,
                 "The command marks its own region (include/workgate/region.h)");
+  cmd->add_flag("--allow-leftover", args->allow_leftover,
+                "The command may leave processes running (killed, with a note)");
   cmd->add_option("--suite", args->suite, "Count every workload of this suite")->type_name("FILE");
   cmd->add_option("--exe", args->exe, "The build under test, for {exe} in the suite")
       ->type_name("EXE");

@@ -50,6 +50,19 @@ std::string CheckScore(const Workload& w, const std::optional<std::string>& foun
   return "";
 }
 
+std::string LeftoverError(const LaunchResult& launch) {
+  const std::string left =
+      launch.leftover_processes < 0
+          ? std::string("the workload's supervisor was killed with its tree")
+      : launch.leftover_processes == 1
+          ? std::string("the workload left 1 process running")
+          : fmt::format("the workload left {} processes running", launch.leftover_processes);
+  return left +
+         " when it ended; what it did after that was not counted, so the count is not the "
+         "workload's work (the processes were killed). A workload that leaves a daemon on "
+         "purpose says so: allow_leftover = true in its suite entry, or --allow-leftover";
+}
+
 bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
                     const std::string& exe, const LaunchOptions& options, RunIdentity* run,
                     std::string* err) {
@@ -138,7 +151,13 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
     };
     CountedRun run = counter.Run(spec, count_options);
     const std::string note = run.launch.LeftoverNote();
-    if (!note.empty() &&
+    if (!note.empty() && !w.allow_leftover && run.valid()) {
+      // What a process did after the workload ended, it did uncounted: a
+      // daemon could hold all the work (README.md, "What the candidate can
+      // and cannot do").
+      run.error = LeftoverError(run.launch);
+    }
+    if (!note.empty() && w.allow_leftover &&
         std::find(result.notes.begin(), result.notes.end(), note) == result.notes.end()) {
       result.notes.push_back(note);
     }

@@ -55,6 +55,11 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
 std::string CheckScore(const Workload& w, const std::optional<std::string>& found,
                        std::optional<std::string>* got);
 
+/// Why a counted run whose tree outlived it is invalid (CountWorkload,
+/// unless the workload has allow_leftover): how many processes it left, that
+/// their work went uncounted, and how a suite allows it.
+std::string LeftoverError(const LaunchResult& launch);
+
 /// The launch CountWorkload makes of `w` for the build `exe`, without
 /// running it: the workload's exe link pointed at `exe`, and the run's
 /// argv, environment and directory. False with `*err` as CountWorkload's
