@@ -18,6 +18,7 @@
 #include "gate/merge.h"
 #include "gate/stability.h"
 #include "launch/interrupt.h"
+#include "measure/build_copies.h"
 #include "measure/comparison.h"
 #include "measure/containment.h"
 #include "probe/system_info.h"
@@ -157,6 +158,7 @@ void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const Sy
   plan->explain_top = args.explain_top;
   plan->seed = args.seed;
   plan->launch = args.launch.ToOptions();
+  plan->launch.resolve_build = PinBuilds({args.baseline, args.candidate});
   plan->machine.cpu_model = info.cpu_model.value.value_or("");
   plan->machine.kernel = info.kernel_release.value.value_or("");
   if (!args.baseline_results.empty()) {

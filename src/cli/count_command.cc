@@ -12,6 +12,7 @@
 #include "counter/factory.h"
 #include "gate/count_key.h"
 #include "launch/interrupt.h"
+#include "measure/build_copies.h"
 #include "measure/count_cache.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
@@ -155,6 +156,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
   LaunchOptions options = args.launch.ToOptions();
+  options.resolve_build = PinBuilds({args.exe});
   SuiteCount report;
   report.backend = counter.name();
   report.backend_reason = choice.reason;
@@ -317,6 +319,8 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   std::string exe;
   const Workload w = CommandWorkload(args, &exe);
   LaunchOptions options = args.launch.ToOptions();
+  // Any program on PATH: checked before every repeat, but run where it is.
+  options.resolve_build = PinBuilds({exe}, false);
   WorkDir dir("count:" + args.command[0]);
   PassThrough pass(out);
   if (!args.quiet) {

@@ -63,11 +63,19 @@ std::string LeftoverError(const LaunchResult& launch) {
          "purpose says so: allow_leftover = true in its suite entry, or --allow-leftover";
 }
 
+bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
+                  std::string* err) {
+  std::string target = exe;
+  if (options.resolve_build && !options.resolve_build(exe, &target, err)) return false;
+  // --as-is runs the command as given, so the check is all there is.
+  return options.as_is || dir.PointExeAt(target, err);
+}
+
 bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
                     const std::string& exe, const LaunchOptions& options, RunIdentity* run,
                     std::string* err) {
   LaunchSpec spec;
-  if ((!options.as_is && !dir.PointExeAt(exe, err)) ||
+  if (!PointAtBuild(dir, exe, options, err) ||
       !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, err)) {
     return false;
   }
@@ -124,7 +132,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   CountedWorkload result;
   std::string err;
   LaunchSpec spec;
-  if ((!options.as_is && !dir.PointExeAt(exe, &err)) ||
+  if (!PointAtBuild(dir, exe, options, &err) ||
       !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, &err)) {
     result.error = err;
     return result;
@@ -136,7 +144,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   count_options.pin = !options.as_is;
   for (int i = 0; i < repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
-    if (i > 0 && !options.as_is && !dir.PointExeAt(exe, &err)) {
+    if (i > 0 && !PointAtBuild(dir, exe, options, &err)) {
       result.error = err;
       return result;
     }
@@ -150,6 +158,13 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
       if (matcher) matcher->Feed(line);
     };
     CountedRun run = counter.Run(spec, count_options);
+    // And after: a workload running beside this one (--jobs) could have
+    // rewritten the build between the check and the exec.
+    std::string unchanged;
+    if (run.valid() && options.resolve_build &&
+        !options.resolve_build(exe, &unchanged, &run.error)) {
+      run.events.clear();
+    }
     const std::string note = run.launch.LeftoverNote();
     if (!note.empty() && !w.allow_leftover && run.valid()) {
       // What a process did after the workload ended, it did uncounted: a
@@ -204,7 +219,7 @@ TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const 
                          const std::string& exe, const LaunchOptions& options, std::string* err) {
   TimedSample sample;
   LaunchSpec spec;
-  if ((!options.as_is && !dir.PointExeAt(exe, err)) ||
+  if (!PointAtBuild(dir, exe, options, err) ||
       !PlanRun(w, suite_dir, dir, exe, RunKind::kTimed, options, &spec, err)) {
     return sample;
   }

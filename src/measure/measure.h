@@ -60,6 +60,12 @@ std::string CheckScore(const Workload& w, const std::optional<std::string>& foun
 /// their work went uncounted, and how a suite allows it.
 std::string LeftoverError(const LaunchResult& launch);
 
+/// Points `dir`'s exe link at what a run of the build `exe` executes
+/// (LaunchOptions::resolve_build: its checked copy), before every run. False
+/// with `*err` when the build changed or the link cannot be made.
+bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
+                  std::string* err);
+
 /// The launch CountWorkload makes of `w` for the build `exe`, without
 /// running it: the workload's exe link pointed at `exe`, and the run's
 /// argv, environment and directory. False with `*err` as CountWorkload's
