@@ -31,6 +31,10 @@ bool FindsLibrariesBesideItself(const std::string& path) {
 constexpr fs::perms kReadOnly = fs::perms::owner_read | fs::perms::owner_exec |
                                 fs::perms::group_read | fs::perms::group_exec |
                                 fs::perms::others_read | fs::perms::others_exec;
+// The directories: workgate's to write (so that it can remove them as any
+// user, an interruption's clean-up included), anyone's to pass through (a
+// workload run as another identity must reach the copy it executes).
+constexpr fs::perms kOwnersOnly = kReadOnly | fs::perms::owner_write;
 
 }  // namespace
 
@@ -45,7 +49,10 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
   if (!sha) return false;
   Pinned pinned{*sha, ""};
   if (copy && !FindsLibrariesBesideItself(build)) {
-    if (!dir_) dir_ = std::make_unique<TempDir>("workgate-builds");
+    if (!dir_) {
+      dir_ = std::make_unique<TempDir>("workgate-builds");
+      fs::permissions(dir_->path(), kOwnersOnly);
+    }
     // One directory per build, each file named `exe`: the path a program
     // finds in /proc/self/exe has the same shape on both sides.
     const fs::path into = fs::path(dir_->path()) / std::to_string(builds_.size());
@@ -54,7 +61,7 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
     fs::create_directory(into, ec);
     if (!ec) fs::copy_file(build, copy, ec);
     if (!ec) fs::permissions(copy, kReadOnly, ec);
-    if (!ec) fs::permissions(into, kReadOnly, ec);
+    if (!ec) fs::permissions(into, kOwnersOnly, ec);
     if (ec) {
       *err = fmt::format("cannot copy the build {} to {}: {}", build, copy.string(), ec.message());
       return false;

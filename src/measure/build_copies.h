@@ -19,10 +19,11 @@ class BuildCopies {
   BuildCopies(const BuildCopies&) = delete;
   BuildCopies& operator=(const BuildCopies&) = delete;
 
-  /// Takes the SHA-256 of `build` and, where it is a file, copies it into a
-  /// directory of workgate's own, both read-only (0555), so that what runs
-  /// is not the path the user named, which a workload running as the same
-  /// user could rewrite. A build whose ELF search path names $ORIGIN is not
+  /// Takes the SHA-256 of `build` and, where it is a file, copies it
+  /// read-only (0555) into a directory only workgate may write (0755), so
+  /// that what runs is not the path the user named, which the workload
+  /// could rewrite. (A workload of the same user can still open the copy
+  /// up: Resolve is what catches that.) A build whose ELF search path names $ORIGIN is not
   /// copied (its libraries are found beside it): it is only checked. A
   /// build directory is neither copied nor checked. False with `*err` when
   /// the build cannot be read or copied. Called before anything runs.

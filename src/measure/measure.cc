@@ -71,6 +71,12 @@ bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOption
   return options.as_is || dir.PointExeAt(target, err);
 }
 
+std::string ExecutedFile(const LaunchOptions& options, const std::string& exe) {
+  std::string target = exe, ignored;
+  if (!options.resolve_build || !options.resolve_build(exe, &target, &ignored)) return exe;
+  return target;
+}
+
 bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
                     const std::string& exe, const LaunchOptions& options, RunIdentity* run,
                     std::string* err) {

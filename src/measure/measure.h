@@ -66,6 +66,11 @@ std::string LeftoverError(const LaunchResult& launch);
 bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
                   std::string* err);
 
+/// The file the runs of the build `exe` execute (its copy, PointAtBuild),
+/// whose name the objects of their profiles carry; `exe` where there is no
+/// copy, or it no longer checks out.
+std::string ExecutedFile(const LaunchOptions& options, const std::string& exe);
+
 /// The launch CountWorkload makes of `w` for the build `exe`, without
 /// running it: the workload's exe link pointed at `exe`, and the run's
 /// argv, environment and directory. False with `*err` as CountWorkload's

@@ -43,7 +43,9 @@ TEST_F(BuildCopiesTest, RunsAReadOnlyCopyOfEachBuild) {
   ASSERT_EQ(stat(ta.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0555u);
   ASSERT_EQ(stat(fs::path(ta).parent_path().c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 07777, 0555u);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);  // workgate's to write, and to remove
+  ASSERT_EQ(stat(fs::path(ta).parent_path().parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
 }
 
 TEST_F(BuildCopiesTest, ABuildRewrittenAfterItWasTakenIsRefusedByName) {
