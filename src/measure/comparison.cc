@@ -107,9 +107,10 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
       explanation.rerun.push_back(name);
     }
     // The profiles name the files that ran: the builds' copies.
-    Explanation diffed = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top,
-                                                 ExecutedFile(plan.launch, plan.baseline_exe),
-                                                 ExecutedFile(plan.launch, plan.candidate_exe));
+    Explanation diffed =
+        ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, plan.baseline_exe,
+                                plan.candidate_exe, ExecutedFile(plan.launch, plan.baseline_exe),
+                                ExecutedFile(plan.launch, plan.candidate_exe));
     diffed.profiler = explanation.profiler;
     diffed.rerun = explanation.rerun;
     explanation = std::move(diffed);
