@@ -18,6 +18,7 @@
 #include "gate/merge.h"
 #include "gate/stability.h"
 #include "launch/interrupt.h"
+#include "measure/build_copies.h"
 #include "measure/comparison.h"
 #include "measure/containment.h"
 #include "probe/system_info.h"
@@ -44,6 +45,7 @@ struct CompareArgs {
   int jobs = 0;  // 0: the number of cores
   int timed = 1;
   double timeout = 600;
+  bool allow_leftover = false;  // --allow-leftover
   ClockArg clock;
   ReportArgs reports;
   std::string save_baseline, baseline_results;
@@ -64,6 +66,7 @@ std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
   w.command.insert(w.command.end(), args.command.begin(), args.command.end());
   w.timeout_seconds = args.timeout;
+  w.allow_leftover = args.allow_leftover;
   w.clock = args.clock.For(args.launch.as_is);
   return {w};
 }
@@ -155,6 +158,7 @@ void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const Sy
   plan->explain_top = args.explain_top;
   plan->seed = args.seed;
   plan->launch = args.launch.ToOptions();
+  plan->launch.resolve_build = PinBuilds({args.baseline, args.candidate});
   plan->machine.cpu_model = info.cpu_model.value.value_or("");
   plan->machine.kernel = info.kernel_release.value.value_or("");
   if (!args.baseline_results.empty()) {
@@ -320,6 +324,8 @@ void RegisterCounting(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("SECONDS")
       ->transform(InRange(kTimeoutSeconds))
       ->capture_default_str();
+  cmd->add_flag("--allow-leftover", args->allow_leftover,
+                "An ad hoc workload may leave processes running (killed, with a note)");
 }
 
 // Where the verdict goes, and what comes with it.

@@ -14,6 +14,7 @@
 #include "counter/factory.h"
 #include "gate/count_key.h"
 #include "launch/interrupt.h"
+#include "measure/build_copies.h"
 #include "measure/count_cache.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
@@ -42,6 +43,7 @@ struct CountArgs {
   bool quiet = false;
   ClockArg clock;
   bool region = false;
+  bool allow_leftover = false;  // --allow-leftover
   std::string suite;
   std::string exe;
   std::vector<std::string> workloads;
@@ -156,6 +158,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
   LaunchOptions options = args.launch.ToOptions();
+  options.resolve_build = PinBuilds({args.exe});
   SuiteCount report;
   report.backend = counter.name();
   report.backend_reason = choice.reason;
@@ -251,6 +254,7 @@ Workload CommandWorkload(const CountArgs& args, std::string* exe) {
   w.command.insert(w.command.end(), args.command.begin() + 1, args.command.end());
   w.timeout_seconds = args.timeout;
   w.region = args.region;
+  w.allow_leftover = args.allow_leftover;
   w.clock = args.clock.For(args.launch.as_is);
   const char* path = getenv("PATH");
   *exe = SearchPath(args.command[0], path ? path : "");
@@ -345,6 +349,8 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   std::string exe;
   const Workload w = CommandWorkload(args, &exe);
   LaunchOptions options = args.launch.ToOptions();
+  // Any program on PATH: checked before every repeat, but run where it is.
+  options.resolve_build = PinBuilds({exe}, false);
   WorkDir dir("count:" + args.command[0]);
   PassThrough pass(out);
   if (!args.quiet) {
@@ -390,6 +396,8 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
   args->clock.Register(cmd);
   cmd->add_flag("--region", args->region,
                 "The command marks its own region (include/workgate/region.h)");
+  cmd->add_flag("--allow-leftover", args->allow_leftover,
+                "The command may leave processes running (killed, with a note)");
   cmd->add_option("--suite", args->suite, "Count every workload of this suite")->type_name("FILE");
   cmd->add_option("--exe", args->exe, "The build under test, for {exe} in the suite")
       ->type_name("EXE");

@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "counter/valgrind_counter.h"
+#include "measure/build_copies.h"
 #include "measure/comparison.h"
 #include "report/explain_json.h"
 #include "report/report_output.h"
@@ -49,6 +50,7 @@ int RunExplain(const ExplainArgs& args) {
   plan.candidate_exe = args.candidate;
   plan.explain_top = args.top;
   plan.launch = args.launch.ToOptions();
+  plan.launch.resolve_build = PinBuilds({args.baseline, args.candidate});
   Progress progress;
   std::vector<WorkloadResult> explained;
   int code = kExitPass;

@@ -10,6 +10,14 @@ bool MarkFailedLaunch(CountedRun* run, double timeout_seconds) {
   return true;
 }
 
+std::string RegionNeverEntered(const std::string& evidence) {
+  return fmt::format(
+      "uncounted work: the program never started its region (region = true, or count --region): "
+      "{}, so nothing was counted. Call WORKGATE_REGION_BEGIN() before the work to count and "
+      "WORKGATE_REGION_END() after it (<workgate/region.h>), or count without a region",
+      evidence);
+}
+
 std::vector<std::string> DescribeUnpinned(const std::map<std::string, uint64_t>& unpinned) {
   // vgcount's names for the system calls it counts unpinned.
   static const std::map<std::string, std::string> kCalls = {

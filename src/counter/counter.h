@@ -104,4 +104,10 @@ class Counter {
 /// could not start, non-zero exit, signal or timeout. Returns true if it did.
 bool MarkFailedLaunch(CountedRun* run, double timeout_seconds);
 
+/// Why a run with CountOptions::region whose program never started its
+/// region is invalid: nothing was counted, and 0 instructions would pass any
+/// gate. `evidence` says how the backend knows ("its counters were never
+/// enabled").
+std::string RegionNeverEntered(const std::string& evidence);
+
 }  // namespace workgate

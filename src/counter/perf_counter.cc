@@ -177,6 +177,14 @@ CountedRun PerfCounter::Run(const LaunchSpec& spec, const CountOptions& options)
       }
     }
   }
+  // A region counter is opened disabled, and only the markers' ioctl
+  // enables it; the kernel adds to time_enabled only while it is enabled,
+  // so 0 there means no WORKGATE_REGION_BEGIN() ever ran, where a count of
+  // 0 could also be a region with nothing in it.
+  if (options.region && run.error.empty() && !run.events.empty() &&
+      run.events[0].time_enabled == 0) {
+    run.error = RegionNeverEntered("its counters were never enabled");
+  }
   for (int fd : run.launch.fds) close(fd);
   run.launch.fds.clear();
   if (!run.error.empty()) run.events.clear();

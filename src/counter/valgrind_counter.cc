@@ -333,6 +333,42 @@ bool KeepProfiles(const std::vector<fs::path>& outputs, const std::string& keep_
   return true;
 }
 
+// Why the run did work Valgrind did not count, or "": a program it would
+// not trace (UntracedExecutablesIn), named from the logs.
+std::string UntracedPrograms(const std::vector<fs::path>& logs) {
+  std::vector<std::string> programs;
+  for (const auto& log : logs) {
+    auto text = ReadFile(log.string(), kMaxLogBytes);
+    if (!text) continue;
+    for (std::string& p : UntracedExecutablesIn(*text)) {
+      if (std::find(programs.begin(), programs.end(), p) == programs.end()) programs.push_back(p);
+    }
+  }
+  if (programs.empty()) return "";
+  return fmt::format(
+      "uncounted work: the workload ran {} {}, a setuid, setgid or setcap program, which "
+      "Valgrind does not trace: its work would not be counted",
+      programs.size() == 1 ? "the program" : "the programs", fmt::join(programs, ", "));
+}
+
+// A process whose log has a banner but that wrote no count did not run to
+// its end under Valgrind: it was killed, or it replaced itself with a
+// program Valgrind does not trace, which then ran uncounted. The missing
+// count is the signal to trust, not the log's warning, which the program
+// can rewrite. Only for a tree that left nothing running: a process killed
+// at the end writes no count either, and LeftoverError says so.
+std::string UncountedProcess(const TracedTree& tree) {
+  for (const auto& [pid, process] : tree) {
+    if (process.parent_pid && !process.instructions) {
+      return fmt::format(
+          "uncounted work: process {} (a child of {}) wrote no count: it was killed before it "
+          "ended, or it ran a program Valgrind does not trace, so what it did was not counted",
+          pid, *process.parent_pid);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::string& dir,
@@ -495,6 +531,11 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   // Before anything else: a launch that failed is no excuse for outputs that
   // were tampered with.
   if (!forged.empty()) return fail(forged);
+  // A setuid program makes the run invalid even where its exec failed and
+  // the exit code says only that.
+  if (std::string untraced = UntracedPrograms(files.logs); !untraced.empty()) {
+    return fail(untraced);
+  }
   // Valgrind's banner and notes stay out: the program's own stderr (in
   // launch.err) says what went wrong, Valgrind's errors are added here.
   if (MarkFailedLaunch(&run, spec.timeout_seconds)) {
@@ -509,6 +550,9 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
       !TotalsRootFirst(tree, &run.per_process, &err)) {
     return fail(err + QuotedValgrindErrors(files.logs, name()));
   }
+  if (run.launch.leftover_processes == 0) {
+    if (std::string uncounted = UncountedProcess(tree); !uncounted.empty()) return fail(uncounted);
+  }
   uint64_t sum = 0;
   for (uint64_t total : run.per_process) sum += total;
   run.processes = static_cast<int>(run.per_process.size());
@@ -520,6 +564,12 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     run.inputs_seen = run.inputs_seen && process.inputs.listed;
     for (const auto& [kind, n] : process.inputs.pinned) run.pinned[kind] += n;
     for (const auto& [kind, n] : process.inputs.unpinned) run.unpinned[kind] += n;
+  }
+  // Under --collect-atstart=no only the markers' client request turns
+  // collection on, and the instructions after it in WORKGATE_REGION_BEGIN()
+  // count: a region that was entered never totals 0.
+  if (options.region && sum == 0) {
+    return fail(RegionNeverEntered("Valgrind never turned collection on (a total of 0)"));
   }
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
   if (!options.keep_profiles_dir.empty()) {

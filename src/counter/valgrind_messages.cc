@@ -95,6 +95,24 @@ std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lin
   return errors;
 }
 
+std::vector<std::string> UntracedExecutablesIn(const std::string& log) {
+  constexpr const char* kWarning = "Warning: Can't execute setuid/setgid/setcap executable: ";
+  constexpr size_t kMaxLine = 300;
+  std::vector<std::string> programs;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string text = WithoutPrefix(line);
+    if (text == line || !StartsWith(text, kWarning)) continue;
+    std::string path = Trimmed(text.substr(std::strlen(kWarning)));
+    if (path.size() > kMaxLine) path = path.substr(0, kMaxLine) + "...";
+    if (std::find(programs.begin(), programs.end(), path) == programs.end()) {
+      programs.push_back(path);
+    }
+  }
+  return programs;
+}
+
 std::string UndecodedInstructionAdvice(const std::string& log, const std::string& tool) {
   constexpr const char* kUnhandled = "unhandled instruction bytes: ";
   const size_t at = log.find(kUnhandled);

@@ -36,6 +36,14 @@ std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lin
 /// name ("callgrind", "vgcount").
 std::string UndecodedInstructionAdvice(const std::string& log, const std::string& tool);
 
+/// The programs a process tried to execute that Valgrind would not trace: a
+/// setuid, setgid or setcap executable, which it refuses to run under
+/// itself ("Warning: Can't execute setuid/setgid/setcap executable: PATH",
+/// coregrind/m_syswrap/syswrap-generic.c). Valgrind 3.19 then fails the
+/// exec with EACCES; other versions and wrappers run it natively, where its
+/// work goes uncounted. Each PATH once, in log order, cut to 300 characters.
+std::vector<std::string> UntracedExecutablesIn(const std::string& log);
+
 /// The parent pid in the banner of one process's log ("==12301== Parent
 /// PID: 12299"), nullopt when the banner names none. Only the banner is read,
 /// up to the blank line that ends it: Valgrind writes it before the program

@@ -70,11 +70,20 @@ std::vector<std::string> ClonesOf(const std::string& function, const ShownCost* 
 }
 
 // Renames the object `exe` names (by its basename, symlinks resolved) to
-// kOwnProgram, in the costs and in the paths kept per object.
-void RenameOwnProgram(const std::string& exe, Profile* profile) {
+// kOwnProgram, in the costs and in the paths kept per object. Where the
+// runs executed a copy of `exe` (`ran`), the object is the copy's, and its
+// path is put back to the build's: the file whose symbols a person fixes.
+void RenameOwnProgram(const std::string& exe, const std::string& ran, Profile* profile) {
   if (exe.empty()) return;
-  const std::string own = std::filesystem::path(RealPath(exe)).filename().string();
+  const std::string own =
+      std::filesystem::path(RealPath(ran.empty() ? exe : ran)).filename().string();
   if (own.empty()) return;
+  if (!ran.empty()) {
+    auto found = profile->object_paths.find(own);
+    if (found != profile->object_paths.end() && found->second.erase(RealPath(ran)) > 0) {
+      found->second.insert(RealPath(exe));
+    }
+  }
   std::map<FunctionId, uint64_t> renamed;
   for (const auto& [id, cost] : profile->self) {
     FunctionId key = id;
@@ -141,7 +150,9 @@ Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, i
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
                                     const std::string& baseline_exe,
-                                    const std::string& candidate_exe) {
+                                    const std::string& candidate_exe,
+                                    const std::string& baseline_ran,
+                                    const std::string& candidate_ran) {
   Profile baseline;
   Profile candidate;
   std::string err;
@@ -155,8 +166,8 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
     out.error = "candidate profile: " + err;
     return out;
   }
-  RenameOwnProgram(baseline_exe, &baseline);
-  RenameOwnProgram(candidate_exe, &candidate);
+  RenameOwnProgram(baseline_exe, baseline_ran, &baseline);
+  RenameOwnProgram(candidate_exe, candidate_ran, &candidate);
   return ExplainProfiles(baseline, candidate, top_n);
 }
 

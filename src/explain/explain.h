@@ -45,12 +45,16 @@ inline constexpr const char* kOwnProgram = "{exe}";
 
 /// Loads both sides' callgrind output files (LoadProfiles) and explains
 /// them (ExplainProfiles). Where a side's `exe` is given, the object of that
-/// file's basename is renamed kOwnProgram on that side.
+/// file's basename is renamed kOwnProgram on that side; where the runs
+/// executed a copy of it (`*_ran`, measure/build_copies.h), the copy's
+/// object is, and its path is given back as the build's.
 /// A file that fails to load gives an Explanation whose `error` says which
 /// side and why.
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
                                     const std::string& baseline_exe = "",
-                                    const std::string& candidate_exe = "");
+                                    const std::string& candidate_exe = "",
+                                    const std::string& baseline_ran = "",
+                                    const std::string& candidate_ran = "");
 
 }  // namespace workgate

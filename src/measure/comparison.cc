@@ -106,8 +106,11 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
       files[side] = ProfileFiles(keep);
       explanation.rerun.push_back(name);
     }
-    Explanation diffed = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top,
-                                                 plan.baseline_exe, plan.candidate_exe);
+    // The profiles name the files that ran: the builds' copies.
+    Explanation diffed =
+        ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, plan.baseline_exe,
+                                plan.candidate_exe, ExecutedFile(plan.launch, plan.baseline_exe),
+                                ExecutedFile(plan.launch, plan.candidate_exe));
     diffed.profiler = explanation.profiler;
     diffed.rerun = explanation.rerun;
     explanation = std::move(diffed);

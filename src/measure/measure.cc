@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "gate/elf_file.h"
 #include "util/text.h"
@@ -51,11 +52,52 @@ std::string CheckScore(const Workload& w, const std::optional<std::string>& foun
   return "";
 }
 
+std::string LeftoverError(const LaunchResult& launch) {
+  const std::string left =
+      launch.leftover_processes < 0
+          ? std::string("the workload's supervisor was killed with its tree")
+      : launch.leftover_processes == 1
+          ? std::string("the workload left 1 process running")
+          : fmt::format("the workload left {} processes running", launch.leftover_processes);
+  return left +
+         " when it ended; what it did after that was not counted, so the count is not the "
+         "workload's work (the processes were killed). A workload that leaves a daemon on "
+         "purpose says so: allow_leftover = true in its suite entry, or --allow-leftover";
+}
+
+bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
+                  std::string* err) {
+  std::string target = exe;
+  if (options.resolve_build && !options.resolve_build(exe, &target, err)) return false;
+  // --as-is runs the command as given, so the check is all there is.
+  return options.as_is || dir.PointExeAt(target, err);
+}
+
+std::string ExecutedFile(const LaunchOptions& options, const std::string& exe) {
+  std::string target = exe, ignored;
+  if (!options.resolve_build || !options.resolve_build(exe, &target, &ignored)) return exe;
+  return target;
+}
+
+namespace {
+
+// The directory of the build copies (measure/build_copies.h) a run
+// executes from is read-only to the workload, as workgate's other
+// directories are (LaunchSpec::readonly_dirs): `<dir>/<n>/exe`.
+void KeepCopiesReadOnly(const LaunchOptions& options, const std::string& exe, LaunchSpec* spec) {
+  const std::string ran = ExecutedFile(options, exe);
+  if (ran != exe) {
+    spec->readonly_dirs.push_back(std::filesystem::path(ran).parent_path().parent_path());
+  }
+}
+
+}  // namespace
+
 bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
                     const std::string& exe, const LaunchOptions& options, RunIdentity* run,
                     std::string* err) {
   LaunchSpec spec;
-  if ((!options.as_is && !dir.PointExeAt(exe, err)) ||
+  if (!PointAtBuild(dir, exe, options, err) ||
       !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, err)) {
     return false;
   }
@@ -112,11 +154,12 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   CountedWorkload result;
   std::string err;
   LaunchSpec spec;
-  if ((!options.as_is && !dir.PointExeAt(exe, &err)) ||
+  if (!PointAtBuild(dir, exe, options, &err) ||
       !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, &err)) {
     result.error = err;
     return result;
   }
+  KeepCopiesReadOnly(options, exe, &spec);
   result.argv = spec.argv;
   result.env = spec.env;
   CountOptions count_options;
@@ -124,7 +167,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   count_options.pin = !options.as_is;
   for (int i = 0; i < repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
-    if (i > 0 && !options.as_is && !dir.PointExeAt(exe, &err)) {
+    if (i > 0 && !PointAtBuild(dir, exe, options, &err)) {
       result.error = err;
       return result;
     }
@@ -138,8 +181,21 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
       if (matcher) matcher->Feed(line);
     };
     CountedRun run = counter.Run(spec, count_options);
+    // And after: a workload running beside this one (--jobs) could have
+    // rewritten the build between the check and the exec.
+    std::string unchanged;
+    if (run.valid() && options.resolve_build &&
+        !options.resolve_build(exe, &unchanged, &run.error)) {
+      run.events.clear();
+    }
     const std::string note = run.launch.LeftoverNote();
-    if (!note.empty() &&
+    if (!note.empty() && !w.allow_leftover && run.valid()) {
+      // What a process did after the workload ended, it did uncounted: a
+      // daemon could hold all the work (README.md, "What the candidate can
+      // and cannot do").
+      run.error = LeftoverError(run.launch);
+    }
+    if (!note.empty() && w.allow_leftover &&
         std::find(result.notes.begin(), result.notes.end(), note) == result.notes.end()) {
       result.notes.push_back(note);
     }
@@ -188,10 +244,11 @@ TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const 
                          const std::string& exe, const LaunchOptions& options, std::string* err) {
   TimedSample sample;
   LaunchSpec spec;
-  if ((!options.as_is && !dir.PointExeAt(exe, err)) ||
+  if (!PointAtBuild(dir, exe, options, err) ||
       !PlanRun(w, suite_dir, dir, exe, RunKind::kTimed, options, &spec, err)) {
     return sample;
   }
+  KeepCopiesReadOnly(options, exe, &spec);
   std::optional<ScoreMatcher> matcher;
   if (w.score_pattern) matcher.emplace(*w.score_pattern);
   spec.stdout_line = [&matcher](std::string_view line) {

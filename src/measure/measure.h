@@ -55,6 +55,22 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
 std::string CheckScore(const Workload& w, const std::optional<std::string>& found,
                        std::optional<std::string>* got);
 
+/// Why a counted run whose tree outlived it is invalid (CountWorkload,
+/// unless the workload has allow_leftover): how many processes it left, that
+/// their work went uncounted, and how a suite allows it.
+std::string LeftoverError(const LaunchResult& launch);
+
+/// Points `dir`'s exe link at what a run of the build `exe` executes
+/// (LaunchOptions::resolve_build: its checked copy), before every run. False
+/// with `*err` when the build changed or the link cannot be made.
+bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
+                  std::string* err);
+
+/// The file the runs of the build `exe` execute (its copy, PointAtBuild),
+/// whose name the objects of their profiles carry; `exe` where there is no
+/// copy, or it no longer checks out.
+std::string ExecutedFile(const LaunchOptions& options, const std::string& exe);
+
 /// The launch CountWorkload makes of `w` for the build `exe`, without
 /// running it: the workload's exe link pointed at `exe`, and the run's
 /// argv, environment and directory. False with `*err` as CountWorkload's

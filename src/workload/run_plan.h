@@ -21,6 +21,11 @@ struct LaunchOptions {
   /// The program's output as it arrives (`count` passes it through); the
   /// first counted run only.
   std::function<void(int fd, std::string_view chunk)> passthrough;
+  /// What a run of the build `build` executes, once checked that the build
+  /// has not changed (measure/build_copies.h): false with `*err` when it
+  /// has. Unset: the build itself, unchecked.
+  std::function<bool(const std::string& build, std::string* target, std::string* err)>
+      resolve_build;
 };
 
 /// A workload's private directory, $TMPDIR/workgate-<uid>/w<16 hex digits of

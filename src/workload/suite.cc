@@ -50,6 +50,12 @@ class SuiteReader {
       if (!region->is_boolean()) return Fail(*region, ctx, "key 'region' must be true or false");
       w->region = region->value<bool>().value();
     }
+    if (const auto* leftover = t.get("allow_leftover")) {
+      if (!leftover->is_boolean()) {
+        return Fail(*leftover, ctx, "key 'allow_leftover' must be true or false");
+      }
+      w->allow_leftover = leftover->value<bool>().value();
+    }
     if (const auto* margin = t.get("max_work_added")) {
       double percent = 0;
       if (!ReadNumber(*margin, ctx, "max_work_added", "percent", kMaxWorkAddedPercent, &percent)) {
@@ -62,13 +68,16 @@ class SuiteReader {
 
  private:
   bool CheckKeys(const toml::table& t, const std::string& ctx) {
-    static const std::set<std::string> known = {"name",    "command", "env",   "clock",
-                                                "timeout", "region",  "score", "max_work_added"};
+    static const std::set<std::string> known = {"name",           "command", "env",
+                                                "clock",          "timeout", "region",
+                                                "allow_leftover", "score",   "max_work_added"};
     for (const auto& [key, node] : t) {
       if (!known.count(std::string(key.str()))) {
-        return Fail(node, ctx, fmt::format("key '{}' is not known (known: name, command, env, "
-                                           "clock, timeout, region, score, max_work_added)",
-                                           key.str()));
+        return Fail(node, ctx,
+                    fmt::format("key '{}' is not known (known: name, command, env, "
+                                "clock, timeout, region, allow_leftover, score, "
+                                "max_work_added)",
+                                key.str()));
       }
     }
     return true;
@@ -211,6 +220,8 @@ std::string Workload::Canonical() const {
   for (const auto& [k, v] : env) text += "env=" + k + "=" + v + "\n";
   if (score_pattern) text += "pattern=" + *score_pattern + "\nexpect=" + *score_expect + "\n";
   if (max_work_added_percent) text += fmt::format("max_work_added={}\n", *max_work_added_percent);
+  // Only when set, so the digest of every workload without it stays as it was.
+  if (allow_leftover) text += "allow_leftover=true\n";
   return text;
 }
 

@@ -29,6 +29,10 @@ struct Workload {
   ClockMode clock = ClockMode::kNone;
   double timeout_seconds = 600;
   bool region = false;
+  /// Processes of the tree may outlive the workload (a daemon it starts on
+  /// purpose): they are killed and the run stands, with a note. Otherwise a
+  /// process left running is uncounted work, and the run is invalid.
+  bool allow_leftover = false;
   std::optional<double> max_work_added_percent;
   std::optional<std::string> score_pattern;  // RE2, one capture group (workload/score.h)
   std::optional<std::string> score_expect;

@@ -181,6 +181,14 @@ TEST_F(PerfSoftwareTest, RegionMarkersEnableAndDisableTheCounter) {
   EXPECT_GE(*inside.instructions(), 3000u);
 }
 
+TEST_F(PerfSoftwareTest, ARegionNeverEnteredIsInvalidNotZero) {
+  // known_loop N has no markers: its counters are never enabled.
+  CountedRun run = Count(kSoftwareEvent, {KnownLoop(), "1000"}, true);
+  EXPECT_FALSE(run.valid());
+  EXPECT_NE(run.error.find("count --region): its counters were never enabled"), std::string::npos)
+      << run.error;
+}
+
 TEST_F(PerfSoftwareTest, SeveralEventsInOneRun) {
   CountedRun run = Count("perf::page-faults,perf::task-clock,perf::context-switches",
                          {KnownLoop(), "1000000"});

@@ -239,6 +239,21 @@ TEST_F(CallgrindCounterTest, RegionCountsOnlyTheMarkedWorkOfEachProcess) {
   EXPECT_LT(counts[1] - 200000u, 100u);  // the markers cost a few instructions
 }
 
+TEST_F(CallgrindCounterTest, ARegionNeverEnteredIsInvalidNotZero) {
+  ValgrindCounter counter(ValgrindCounter::Tool::kCallgrind);
+  LaunchSpec spec;
+  spec.argv = {KnownLoop(), "100000"};  // no markers
+  spec.env = MinimalEnvironment("/tmp");
+  spec.timeout_seconds = 120;
+  CountOptions options;
+  options.region = true;
+  CountedRun run = counter.Run(spec, options);
+  EXPECT_FALSE(run.valid());
+  EXPECT_NE(run.error.find("count --region): Valgrind never turned collection on"),
+            std::string::npos)
+      << run.error;
+}
+
 TEST_F(CallgrindCounterTest, ProfilesThatCannotBeKeptMakeTheRunInvalid) {
   // Kept profiles feed explanations and the stability check: one missing
   // would explain a tree without one of its processes.

@@ -154,5 +154,29 @@ TEST(FullFileSystemTest, AFileSystemWithRoomIsNotFull) {
   EXPECT_EQ(FullFileSystem("/nonexistent/dir"), "");  // cannot be asked: not claimed full
 }
 
+TEST(UntracedExecutablesInTest, NamesEachSetuidProgramOnce) {
+  const std::string log =
+      "==7== Callgrind, a call-graph generating cache profiler\n"
+      "==7== Warning: Can't execute setuid/setgid/setcap executable: /w/suid-copy\n"
+      "==7== Possible workaround: remove --trace-children=yes, if in effect\n"
+      "==7== Warning: Can't execute setuid/setgid/setcap executable: /w/suid-copy\n"
+      "==7== Warning: Can't execute setuid/setgid/setcap executable: /usr/bin/passwd\n";
+  EXPECT_EQ(UntracedExecutablesIn(log),
+            (std::vector<std::string>{"/w/suid-copy", "/usr/bin/passwd"}));
+}
+
+TEST(UntracedExecutablesInTest, OnlyValgrindsOwnLinesCount) {
+  // The program's own output never reaches the log, but a line without
+  // Valgrind's prefix is not Valgrind's either way.
+  EXPECT_TRUE(UntracedExecutablesIn("Warning: Can't execute setuid/setgid/setcap executable: /x\n")
+                  .empty());
+  EXPECT_TRUE(UntracedExecutablesIn("==7== Command: ./prog\n").empty());
+  const std::string long_path(1000, 'a');
+  const auto cut = UntracedExecutablesIn(
+      "==7== Warning: Can't execute setuid/setgid/setcap executable: " + long_path + "\n");
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_EQ(cut[0], std::string(300, 'a') + "...");
+}
+
 }  // namespace
 }  // namespace workgate

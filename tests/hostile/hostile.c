@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workgate/region.h"
+
 /* Records this process for the tests: where HOSTILE_PIDS names a Unix
  * socket, it connects to it, and the test asks the kernel who connected
  * (SO_PEERCRED), which gives the pid the test knows it by. Inside a PID
@@ -273,6 +275,103 @@ static void reach_proc(void) {
          environ_reached);
 }
 
+/* Work that a count sees: N iterations of a loop the compiler keeps. */
+static void busy(long n) {
+  for (volatile long i = 0; i < n; ++i) {
+  }
+}
+
+/* Copies the file at `from` to `to` (created or truncated) with `mode`. */
+static int copy_file(const char* from, const char* to, mode_t mode) {
+  int in = open(from, O_RDONLY);
+  int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+  if (in < 0 || out < 0) return -1;
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) > 0) write_all(out, buf, (size_t)n);
+  close(in);
+  close(out);
+  return n == 0 && chmod(to, mode) == 0 ? 0 : -1;
+}
+
+/* The file this program was started from. Valgrind answers
+ * readlink(/proc/self/exe) with the program's path, which may be a link. */
+static void own_file(char* path, size_t size) {
+  char link[4096];
+  ssize_t len = readlink("/proc/self/exe", link, sizeof link - 1);
+  if (len <= 0) exit(2);
+  link[len] = '\0';
+  if (realpath(link, path) == NULL || strlen(path) >= size) exit(2);
+}
+
+/* A setuid copy of itself in its directory, run by a child with ten times
+ * the work: Valgrind does not trace a setuid program. Where the exec fails
+ * (Valgrind 3.19 refuses it), the child leaves the work undone. */
+static void exec_setuid_copy(void) {
+  char self[4096];
+  own_file(self, sizeof self);
+  if (copy_file(self, "suid-copy", 04755) != 0) exit(2);
+  pid_t child = fork();
+  if (child == 0) {
+    execl("./suid-copy", "suid-copy", "busy", "10000000", (char*)NULL);
+    _exit(0);
+  }
+  waitpid(child, NULL, 0);
+}
+
+/* A child that does work and is killed before it ends, so it never writes
+ * its count. */
+static void kill_working_child(void) {
+  int ready[2];
+  if (pipe(ready) != 0) exit(2);
+  pid_t child = fork();
+  if (child == 0) {
+    busy(1000000);
+    write_all(ready[1], "r", 1);
+    linger();
+  }
+  char c;
+  if (read(ready[0], &c, 1) != 1) exit(2);
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+}
+
+/* Writes its own bytes over the file `path` (chmod first: a copy workgate
+ * made read-only is the owner's to open up). */
+static void overwrite_with_self(const char* path) {
+  char self[4096], dir[4096];
+  own_file(self, sizeof self);
+  snprintf(dir, sizeof dir, "%s", path);
+  char* slash = strrchr(dir, '/');
+  if (slash != NULL) {
+    *slash = '\0';
+    chmod(dir, 0755);
+  }
+  chmod(path, 0755);
+  if (copy_file(self, path, 0755) != 0) {
+    fprintf(stderr, "hostile: cannot overwrite %s\n", path);
+  }
+}
+
+/* Appends a byte to the file this program was started from: to the copy
+ * workgate runs, where it runs one. */
+static void overwrite_own_file(void) {
+  char self[4096];
+  own_file(self, sizeof self);
+  char* slash = strrchr(self, '/');
+  *slash = '\0';
+  chmod(self, 0755);
+  *slash = '/';
+  chmod(self, 0755);
+  int fd = open(self, O_WRONLY | O_APPEND);
+  if (fd < 0) {
+    fprintf(stderr, "hostile: cannot open %s\n", self);
+    return;
+  }
+  write_all(fd, "x", 1);
+  close(fd);
+}
+
 int main(int argc, char** argv) {
 #ifdef HOSTILE_BENIGN
   /* The same program built well-behaved: the baseline of the comparisons. */
@@ -396,7 +495,7 @@ int main(int argc, char** argv) {
       rewrite_outputs();
       _exit(0);
     }
-  } else if (strcmp(mode, "overwrite") == 0) {
+  } else if (strcmp(mode, "append") == 0) {
     /* Appends a line to the file ARG (a build, a report, GITHUB_ENV),
      * creating it where it is not. */
     int fd = open(arg, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -408,6 +507,21 @@ int main(int argc, char** argv) {
     if (fd >= 0) close(fd);
   } else if (strcmp(mode, "reach-proc") == 0) {
     reach_proc();
+  } else if (strcmp(mode, "busy") == 0) {
+    busy(atol(arg));
+  } else if (strcmp(mode, "exec-setuid-copy") == 0) {
+    exec_setuid_copy();
+  } else if (strcmp(mode, "kill-working-child") == 0) {
+    kill_working_child();
+  } else if (strcmp(mode, "region") == 0) {
+    /* ARG iterations inside the region markers. */
+    WORKGATE_REGION_BEGIN();
+    busy(atol(arg));
+    WORKGATE_REGION_END();
+  } else if (strcmp(mode, "overwrite") == 0) {
+    overwrite_with_self(arg);
+  } else if (strcmp(mode, "overwrite-self") == 0) {
+    overwrite_own_file();
   } else if (strcmp(mode, "sleep") == 0) {
     record_pid();
     struct timespec t = {atoi(arg), 0};

@@ -32,6 +32,26 @@ using testing::RecordedPids;
 using testing::Survivors;
 using testing::WorkgateProcess;
 
+// The Valgrind backends this machine has: vgcount where CMake built it.
+std::vector<std::string> ValgrindBackends() {
+#ifdef WORKGATE_VGCOUNT_BUILT
+  return {"vgcount", "callgrind"};
+#else
+  return {"callgrind"};
+#endif
+}
+
+// The total of `count`'s report ("run 1/1: 6,149,368 Ir"), or -1.
+long long CountedIr(const std::string& out) {
+  const size_t at = out.find("run 1/1: ");
+  if (at == std::string::npos) return -1;
+  std::string digits;
+  for (size_t i = at + 9; i < out.size() && (isdigit(out[i]) || out[i] == ','); ++i) {
+    if (out[i] != ',') digits += out[i];
+  }
+  return digits.empty() ? -1 : std::stoll(digits);
+}
+
 class HostileTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -112,6 +132,24 @@ class HostileTest : public ::testing::Test {
       ASSERT_FALSE(wg.Wait(0.01).has_value()) << "workgate ended early: " << wg.err();
     }
     ASSERT_EQ(RecordedPids(pids()).size(), n) << wg.err();
+  }
+
+  /// `count ARGS` on each Valgrind backend: invalid (3), with each of
+  /// `said` in its error, no count reported, and nothing left.
+  void ExpectUncountedWork(const std::vector<std::string>& command,
+                           const std::vector<std::string>& said) const {
+    for (const std::string& backend : ValgrindBackends()) {
+      SCOPED_TRACE(backend);
+      std::vector<std::string> args = {"count", "--backend", backend};
+      args.insert(args.end(), command.begin(), command.end());
+      auto wg = Start(args);
+      EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+      for (const std::string& text : said) {
+        EXPECT_NE(wg->err().find(text), std::string::npos) << wg->err();
+      }
+      EXPECT_EQ(CountedIr(wg->out()), -1) << wg->out();
+      ExpectNothingLeft();
+    }
   }
 
   TempDir dir_;
@@ -223,11 +261,30 @@ TEST_F(HostileTest, ADescendantHoldingStdoutCannotOutwaitTheTimeout) {
   ExpectNothingLeft();
 }
 
-TEST_F(HostileTest, ADaemonLeftBehindIsKilledWithoutANamespace) {
+// A process left running did its work uncounted: the run is invalid unless
+// the workload allows it (allow_leftover, --allow-leftover).
+TEST_F(HostileTest, ADaemonLeftBehindIsUncountedWorkWithoutANamespace) {
   // --as-is runs without a PID namespace: the supervisor, a subreaper, gets
   // the double-forked daemon back and kills it.
   auto wg = Start({"count", "--as-is", "--", HostileWorkload(), "daemon-holding-stdout"});
+  EXPECT_EQ(wg->Wait(60), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->err().find("the workload left 1 process running when it ended; what it did "
+                           "after that was not counted"),
+            std::string::npos)
+      << wg->err();
+  EXPECT_NE(wg->err().find("--allow-leftover"), std::string::npos) << wg->err();
+  EXPECT_EQ(CountedIr(wg->out()), -1) << wg->out();
+  EXPECT_EQ(RecordedPids(pids()).size(), 1u);
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AnAllowedDaemonIsKilledWithoutANamespace) {
+  auto wg = Start(
+      {"count", "--as-is", "--allow-leftover", "--", HostileWorkload(), "daemon-holding-stdout"});
   EXPECT_EQ(wg->Wait(60), 0) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("note: the workload left 1 process running; it was killed"),
+            std::string::npos)
+      << wg->out();
   EXPECT_EQ(RecordedPids(pids()).size(), 1u);
   ExpectNothingLeft();
 }
@@ -258,8 +315,21 @@ TEST_F(HostileTest, TwoGigabytesOfOutputKeepWorkgateUnder64MiB) {
 
 // --- Containment, continued -------------------------------------------------
 
-TEST_F(HostileTest, ADaemonInThePidNamespaceIsKilledAndEveryReportSaysSo) {
-  auto wg = Start(CompareSelf({"daemon"}, {"--json", Path("r.json"), "--markdown", Path("r.md")}));
+TEST_F(HostileTest, ADaemonInThePidNamespaceIsUncountedWork) {
+  auto wg = Start(Compare({"daemon"}, {"--json", Path("r.json")}));
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("candidate: the workload left 1 process running when it ended"),
+            std::string::npos)
+      << wg->out();
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  EXPECT_EQ(report["workloads"][0]["verdict"], "invalid") << report.dump();
+  EXPECT_EQ(RecordedPids(pids()).size(), 1u);  // the benign baseline leaves none
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, AnAllowedDaemonInThePidNamespaceIsKilledAndEveryReportSaysSo) {
+  auto wg = Start(CompareSelf(
+      {"daemon"}, {"--json", Path("r.json"), "--markdown", Path("r.md"), "--allow-leftover"}));
   EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
   const std::string note = "the workload left 1 process running; it was killed";
   EXPECT_NE(wg->out().find("command: candidate: " + note), std::string::npos) << wg->out();
@@ -270,14 +340,28 @@ TEST_F(HostileTest, ADaemonInThePidNamespaceIsKilledAndEveryReportSaysSo) {
   ExpectNothingLeft();
 }
 
-TEST_F(HostileTest, ATreeLeftRunningIsCountedAndKilled) {
+TEST_F(HostileTest, ATreeLeftRunningIsUncountedWorkAndKilled) {
   auto wg = Start({"count", "--pass-env", "HOSTILE_PIDS", "--", HostileWorkload(), "fork-tree",
                    "5"});
-  EXPECT_EQ(wg->Wait(120), 0) << wg->err();
-  EXPECT_NE(wg->out().find("note: the workload left 31 processes running; they were killed"),
+  EXPECT_EQ(wg->Wait(120), 3) << wg->err();
+  EXPECT_NE(wg->err().find("the workload left 31 processes running when it ended"),
+            std::string::npos)
+      << wg->err();
+  EXPECT_EQ(CountedIr(wg->out()), -1) << wg->out();
+  EXPECT_EQ(RecordedPids(pids()).size(), 31u);
+  ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, ASuiteThatAllowsLeftoversCountsTheTreeAndKillsIt) {
+  const std::string suite =
+      Suite("\"tree\"", {"fork-tree", "3"}, "score: ([0-9]+)",
+            "allow_leftover = true\nenv = { HOSTILE_PIDS = '" + pids() + "' }\n");
+  auto wg = Start({"count", "--suite", suite, "--exe", HostileWorkload()});
+  EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("tree: note: the workload left 7 processes running; they were killed"),
             std::string::npos)
       << wg->out();
-  EXPECT_EQ(RecordedPids(pids()).size(), 31u);
+  EXPECT_EQ(RecordedPids(pids()).size(), 7u);
   ExpectNothingLeft();
 }
 
@@ -305,9 +389,11 @@ TEST_F(HostileTest, AHostileProgramInterpreterRunsOnlyInsideTheTree) {
   WORKGATE_ASSERT_BUILT(interpreted);
   // Its PT_INTERP leaves a daemon that holds stdout. The fingerprint reads
   // the ELF file and never starts it; the counted runs start it contained.
-  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", interpreted,
-                   "--timed", "0", "--pass-env", "HOSTILE_PIDS", "--json", Path("r.json"), "--",
-                   "x"});
+  // (The daemon is allowed here: a daemon left running is the subject of
+  // ADaemonInThePidNamespaceIsUncountedWork.)
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", interpreted, "--timed",
+                   "0", "--pass-env", "HOSTILE_PIDS", "--allow-leftover", "--json", Path("r.json"),
+                   "--", "x"});
   EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
   auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
   EXPECT_TRUE(report["workloads"][0]["candidate"]["fingerprint"]["libraries"].contains(
@@ -590,17 +676,6 @@ TEST_F(HostileTest, ASuiteThatIsADirectoryIsExplained) {
 
 // --- The count out of the workload's reach ------------------------------
 
-// The total of `count`'s report ("run 1/1: 6,149,368 Ir"), or -1.
-long long CountedIr(const std::string& out) {
-  const size_t at = out.find("run 1/1: ");
-  if (at == std::string::npos) return -1;
-  std::string digits;
-  for (size_t i = at + 9; i < out.size() && (isdigit(out[i]) || out[i] == ','); ++i) {
-    if (out[i] != ',') digits += out[i];
-  }
-  return digits.empty() ? -1 : std::stoll(digits);
-}
-
 // A child that outlives its parent looks, in the directories its
 // descriptors name, for the count files Valgrind writes, and rewrites them
 // to say 1 instruction. vgcount's counts travel on its channel and are
@@ -678,7 +753,7 @@ TEST_F(HostileTest, TheWorkloadCannotWriteOutsideItsDirectories) {
     GTEST_SKIP() << "this user can write no directory outside /tmp (the build tree, HOME) to "
                     "try the attack on";
   }
-  auto wg = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", target});
+  auto wg = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "append", target});
   ASSERT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
   EXPECT_NE(wg->out().find("refused: Read-only file system"), std::string::npos) << wg->out();
   EXPECT_EQ(ReadFile(target).value_or(""), "original\n");
@@ -690,18 +765,164 @@ TEST_F(HostileTest, TheWorkloadCannotWriteOutsideItsDirectories) {
   fs::permissions(base, fs::perms::owner_all);
   const std::string other = base + "/other-workload";
   std::ofstream(other) << "original\n";
-  auto planted =
-      Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", other});
+  auto planted = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "append", other});
   ASSERT_EQ(planted->Wait(120), 0) << planted->out() << planted->err();
   EXPECT_NE(planted->out().find("refused: Read-only file system"), std::string::npos)
       << planted->out();
   EXPECT_EQ(ReadFile(other).value_or(""), "original\n");
   fs::remove(other);
   // The control: its own directory is writable.
-  auto control =
-      Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "overwrite", "own"});
+  auto control = Start({"count", "--backend", "vgcount", "--", HostileWorkload(), "append", "own"});
   ASSERT_EQ(control->Wait(120), 0) << control->out() << control->err();
   EXPECT_NE(control->out().find("written"), std::string::npos) << control->out();
+  ExpectNothingLeft();
+}
+
+// --- Uncounted work ---------------------------------------------------------
+
+// A child execs a setuid copy of the program with ten times the work:
+// Valgrind does not trace it. Valgrind 3.19 fails the exec, others run it
+// natively; either way the run is invalid and names the program. (No root
+// needed: any user may set the setuid bit on a file of their own.)
+TEST_F(HostileTest, ASetuidProgramLeftUntracedIsUncountedWork) {
+  ExpectUncountedWork({"--", HostileWorkload(), "exec-setuid-copy"},
+                      {"uncounted work: the workload ran the program ",
+                       "/suid-copy, a setuid, setgid or setcap program, which Valgrind does not "
+                       "trace"});
+}
+
+TEST_F(HostileTest, ASetuidCandidateMakesTheComparisonInvalid) {
+  auto wg = Start(Compare({"exec-setuid-copy"}, {"--json", Path("r.json")}));
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("candidate: uncounted work: the workload ran the program "),
+            std::string::npos)
+      << wg->out();
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  EXPECT_EQ(report["workloads"][0]["verdict"], "invalid") << report.dump();
+  ExpectNothingLeft();
+}
+
+// A child that works and is killed before it ends writes no count: its
+// Valgrind log without one is the sign, which no rewriting of the log's
+// lines can hide.
+TEST_F(HostileTest, AProcessThatWroteNoCountIsUncountedWork) {
+  ExpectUncountedWork({"--", HostileWorkload(), "kill-working-child"},
+                      {"uncounted work: process ",
+                       "wrote no count: it was killed before it ended, or it ran a program "
+                       "Valgrind does not trace"});
+}
+
+TEST_F(HostileTest, ARegionNeverEnteredIsUncountedWork) {
+  // A program without markers counts nothing: invalid, never 0 instructions.
+  ExpectUncountedWork(
+      {"--region", "--", BenignWorkload()},
+      {"uncounted work: the program never started its region", "WORKGATE_REGION_BEGIN()"});
+  // The markers work: a region entered counts.
+  for (const std::string& backend : ValgrindBackends()) {
+    SCOPED_TRACE(backend);
+    auto marked = Start(
+        {"count", "--backend", backend, "--region", "--", HostileWorkload(), "region", "100000"});
+    EXPECT_EQ(marked->Wait(120), 0) << marked->out() << marked->err();
+    EXPECT_GT(CountedIr(marked->out()), 100000) << marked->out();
+  }
+  ExpectNothingLeft();
+}
+
+// The baseline marks its region; the candidate (the benign build, which
+// ignores its arguments) dropped the markers and does its work unmarked.
+TEST_F(HostileTest, ACandidateThatDropsItsRegionMarkersIsInvalid) {
+  const std::string suite =
+      Suite("\"marked\"", {"region", "100000"}, "score: ([0-9]+)", "region = true\n");
+  auto wg = Start({"compare", "--baseline", HostileWorkload(), "--candidate", BenignWorkload(),
+                   "--timed", "0", "--no-store", "--json", Path("r.json"), "--suite", suite});
+  EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
+  EXPECT_NE(wg->out().find("candidate: uncounted work: the program never started its region"),
+            std::string::npos)
+      << wg->out();
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  EXPECT_EQ(report["workloads"][0]["verdict"], "invalid") << report.dump();
+  ExpectNothingLeft();
+}
+
+// --- The builds under test hold still ------------------------------------------
+
+// Writes a suite of two workloads: the first runs the program with `args`,
+// the second only prints its score.
+std::string TwoWorkloadSuite(const std::string& path, const std::vector<std::string>& args) {
+  std::string command = "\"{exe}\"";
+  for (const std::string& a : args) command += ", '" + a + "'";
+  std::ofstream(path) << "[[workload]]\nname = \"first\"\ncommand = [" << command
+                      << "]\nclock = \"none\"\n"
+                      << "[[workload]]\nname = \"second\"\ncommand = [\"{exe}\", \"sleep\", "
+                         "\"0\"]\nclock = \"none\"\n";
+  return path;
+}
+
+// `compare` of two builds on `suite`, one workload after the other
+// (--jobs 1), with its JSON report at `json`.
+std::vector<std::string> CompareTwoWorkloads(const std::string& baseline,
+                                             const std::string& candidate, const std::string& suite,
+                                             const std::string& json) {
+  return {"compare",    "--baseline", baseline, "--candidate", candidate, "--timed", "0",
+          "--no-store", "--jobs",     "1",      "--json",      json,      "--suite", suite};
+}
+
+// The candidate writes itself over the baseline's file during its first
+// workload. The second workload's baseline would count the candidate: the
+// run is invalid and names the file, and no count of the second workload's
+// baseline is the candidate's.
+TEST_F(HostileTest, ACandidateThatOverwritesTheBaselineMakesTheRunInvalid) {
+  const std::string baseline = Path("baseline");
+  fs::copy_file(BenignWorkload(), baseline);
+  auto wg = Start(CompareTwoWorkloads(baseline, HostileWorkload(),
+                                      TwoWorkloadSuite(Path("suite.toml"), {"overwrite", baseline}),
+                                      Path("r.json")));
+  EXPECT_EQ(wg->Wait(180), 3) << wg->out() << wg->err();
+  // The attack was made: the file is the candidate now.
+  EXPECT_EQ(ReadFile(baseline), ReadFile(HostileWorkload()));
+  EXPECT_NE(wg->out().find("baseline: the build " + baseline + " changed during the run"),
+            std::string::npos)
+      << wg->out();
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  const auto& second = report["workloads"][1];
+  EXPECT_EQ(second["name"], "second") << report.dump();
+  EXPECT_EQ(second["verdict"], "invalid") << second.dump();
+  EXPECT_TRUE(second["baseline"]["counts"].empty()) << second.dump();
+  ExpectNothingLeft();
+}
+
+// The candidate rewrites the file it runs from, workgate's read-only copy.
+// Where the workload's file system is read-only (its namespace), it cannot:
+// the counts stand and nothing says the build changed. Elsewhere it can
+// make the copy writable first: the count it did that in, and every later
+// one, is refused, naming the build and the copy.
+TEST_F(HostileTest, ACandidateThatRewritesItsRunningCopyMakesTheRunInvalid) {
+  const std::string candidate = Path("candidate");
+  fs::copy_file(HostileWorkload(), candidate);
+  const std::string before = ReadFile(candidate).value_or("");
+  auto wg = Start(CompareTwoWorkloads(BenignWorkload(), candidate,
+                                      TwoWorkloadSuite(Path("suite.toml"), {"overwrite-self"}),
+                                      Path("r.json")));
+  if (PidNamespaceAvailable() && ReadOnlyFileSystemAvailable()) {
+    // 1: the hostile program does more work than the benign one.
+    EXPECT_EQ(wg->Wait(180), 1) << wg->out() << wg->err();
+    EXPECT_EQ(ReadFile(candidate).value_or(""), before);
+    EXPECT_EQ(wg->out().find("changed during the run"), std::string::npos) << wg->out();
+    ExpectNothingLeft();
+    return;
+  }
+  EXPECT_EQ(wg->Wait(180), 3) << wg->out() << wg->err();
+  EXPECT_EQ(ReadFile(candidate).value_or(""), before) << "the build itself was not run";
+  EXPECT_NE(wg->out().find("candidate: the build " + candidate +
+                           " changed during the run (the copy it runs from, "),
+            std::string::npos)
+      << wg->out();
+  EXPECT_NE(wg->out().find("was rewritten)"), std::string::npos) << wg->out();
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  for (int i : {0, 1}) {
+    EXPECT_EQ(report["workloads"][i]["verdict"], "invalid") << report.dump();
+    EXPECT_TRUE(report["workloads"][i]["candidate"]["counts"].empty()) << report.dump();
+  }
   ExpectNothingLeft();
 }
 

@@ -181,5 +181,29 @@ TEST_F(SuiteTest, SyntaxErrorsAndDuplicatesAreReported) {
   EXPECT_NE(err.find("key 'title' is not known"), std::string::npos) << err;
 }
 
+TEST_F(SuiteTest, AllowLeftoverIsABooleanAndOffByDefault) {
+  Suite suite;
+  std::string err;
+  ASSERT_TRUE(LoadSuite(Write("[[workload]]\nname = \"d\"\ncommand = [\"{exe}\"]\n"
+                              "clock = \"none\"\nallow_leftover = true\n"
+                              "[[workload]]\nname = \"e\"\ncommand = [\"{exe}\"]\n"
+                              "clock = \"none\"\n"),
+                        &suite, &err))
+      << err;
+  ASSERT_EQ(suite.workloads.size(), 2u);
+  EXPECT_TRUE(suite.workloads[0].allow_leftover);
+  EXPECT_FALSE(suite.workloads[1].allow_leftover);
+  // It is part of the definition a stored baseline was counted under; a
+  // workload without it keeps the digest it had.
+  EXPECT_NE(suite.workloads[0].Canonical().find("allow_leftover=true"), std::string::npos);
+  EXPECT_EQ(suite.workloads[1].Canonical().find("allow_leftover"), std::string::npos);
+  const std::string bad = LoadError(
+      "[[workload]]\nname = \"d\"\ncommand = [\"{exe}\"]\nclock = \"none\"\n"
+      "allow_leftover = \"yes\"\n");
+  EXPECT_NE(bad.find("suite.toml:5: workload 'd': key 'allow_leftover' must be true or false"),
+            std::string::npos)
+      << bad;
+}
+
 }  // namespace
 }  // namespace workgate
