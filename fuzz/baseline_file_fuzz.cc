@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "gate/baseline_file.h"
-#include "gate/decision.h"
+#include "decision/baseline_file.h"
+#include "decision/decision.h"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gate/decision.h"
-#include "gate/merge.h"
+#include "decision/decision.h"
+#include "decision/merge.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
 #include "report/report_reader.h"

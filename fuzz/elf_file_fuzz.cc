@@ -1,5 +1,5 @@
 // libFuzzer entry point for what workgate reads from a candidate's binaries
-// without running them (src/gate/elf_file.h, elf_symbols.h, ld_so_cache.h):
+// without running them (src/identity/elf_file.h, elf_symbols.h, ld_so_cache.h):
 // the ELF header, PT_INTERP and the dynamic section, the note segments and
 // section headers, and the loader cache's format. The
 // input's first byte chooses which reader gets the rest. Built by
@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "gate/elf_file.h"
-#include "gate/elf_symbols.h"
-#include "gate/ld_so_cache.h"
+#include "identity/elf_file.h"
+#include "identity/elf_symbols.h"
+#include "identity/ld_so_cache.h"
 
 namespace {
 

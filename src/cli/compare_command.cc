@@ -12,16 +12,17 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "gate/baseline_file.h"
-#include "gate/count_key.h"
-#include "gate/decision.h"
-#include "gate/merge.h"
-#include "gate/stability.h"
+#include "decision/baseline_file.h"
+#include "decision/decision.h"
+#include "decision/merge.h"
+#include "decision/stability.h"
+#include "identity/count_key.h"
 #include "launch/interrupt.h"
+#include "machine/system_info.h"
 #include "measure/build_copies.h"
 #include "measure/comparison.h"
 #include "measure/containment.h"
-#include "probe/system_info.h"
+#include "model/backend.h"
 #include "store/result_store.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -143,7 +144,7 @@ void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan, CompareReport*
 // the chosen backend.
 void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const SystemInfo& info,
                   ComparisonPlan* plan) {
-  plan->repeat = args.repeat > 0 ? args.repeat : (choice.backend == "perf" ? 3 : 1);
+  plan->repeat = args.repeat > 0 ? args.repeat : (IsExactBackend(choice.backend) ? 1 : 3);
   plan->stability = args.stability;
   // A stored baseline is reused by every later comparison: learn once,
   // when it is made, whether its workloads repeat.

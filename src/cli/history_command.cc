@@ -1,6 +1,6 @@
 // `workgate history`: each workload's counts along the commits recorded in
 // the result store (--record REF), with the step-to-step and cumulative
-// change and drift (gate/history.h), on the terminal, as JSON and as one
+// change and drift (decision/history.h), on the terminal, as JSON and as one
 // HTML page.
 
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "gate/history.h"
+#include "decision/history.h"
 #include "launch/interrupt.h"
 #include "report/history_html.h"
 #include "report/history_json.h"

@@ -1,12 +1,12 @@
 // `workgate merge`: the JSON reports of a sharded comparison's parts
 // (`compare --shard I/N --json PART`) joined into one report, verdict and
-// exit code, rendered as compare renders its own (gate/merge.h).
+// exit code, rendered as compare renders its own (decision/merge.h).
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "gate/merge.h"
+#include "decision/merge.h"
 #include "report/report_reader.h"
 #include "util/error.h"
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "model/backend.h"
 #include "report/report_output.h"
 #include "util/error.h"
 
@@ -110,7 +111,7 @@ BackendChoice CounterArgs::Choose(const SystemInfo& info) const {
   BackendChoice choice = ChooseBackend(backend, events, info);
   if (choice.backend.empty())
     throw EnvironmentError("no usable counting backend: " + choice.reason);
-  if (event_given && choice.backend != "perf") {
+  if (event_given && !IsBackend(choice.backend, Backend::kPerf)) {
     throw UsageError(fmt::format("--event {} needs the perf backend, but {} counts here ({})",
                                  events, choice.backend, choice.reason));
   }

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "counter/factory.h"
-#include "gate/timed_stats.h"
 #include "measure/count_cache.h"
 #include "report/report_paths.h"
+#include "stats/timed_stats.h"
 #include "workload/number_range.h"
 #include "workload/run_plan.h"
 
@@ -29,7 +29,7 @@ inline constexpr NumberRange kJobsRange{1, 1024, false, /*integer=*/true};
 inline constexpr NumberRange kTimedRange{0, 1000, false, /*integer=*/true};
 inline constexpr NumberRange kTopRange{1, 1000, false, /*integer=*/true};
 inline constexpr NumberRange kSeedRange{0, 4294967295.0, false, /*integer=*/true};
-/// selftest --timed: pairs per phase (fewer cannot reject, gate/timed_stats.h),
+/// selftest --timed: pairs per phase (fewer cannot reject, stats/timed_stats.h),
 /// the known loop's size, the delay in percent of the run.
 inline constexpr NumberRange kSelftestPairsRange{kMinPairsForLabel, 1000, false, /*integer=*/true};
 inline constexpr NumberRange kIterationsRange{1000, 1e12, false, /*integer=*/true};

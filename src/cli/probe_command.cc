@@ -12,12 +12,12 @@
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "counter/factory.h"
+#include "machine/cpu_identity.h"
+#include "machine/known_loop.h"
 #include "measure/timed_selftest.h"
-#include "probe/cpu_identity.h"
-#include "probe/known_loop.h"
 #include "probe/machine_probe.h"
+#include "probe/probe_json.h"
 #include "report/format.h"
-#include "report/probe_json.h"
 #include "report/probe_row.h"
 #include "report/probe_table.h"
 #include "report/report_output.h"
@@ -193,7 +193,8 @@ int RunProbe(const ProbeArgs& args) {
   }
   std::string err;
   if (!PrintText(text, text_out, "the probe", &err)) throw EnvironmentError(err);
-  const nlohmann::json json = ProbeToJson(report, selftest);
+  const nlohmann::json json =
+      ProbeToJson(report, selftest ? SelftestToJson(*selftest) : nlohmann::json());
   if (!args.json_path.empty() && !WriteJsonFile(args.json_path, json, "the probe's JSON", &err)) {
     throw EnvironmentError(err);
   }

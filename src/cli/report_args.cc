@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "cli/options.h"
-#include "gate/model.h"
+#include "model/model.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
 #include "report/report_output.h"

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/options.h"
-#include "gate/count_key.h"
+#include "identity/count_key.h"
 #include "measure/stability_runs.h"
 #include "store/result_store.h"
 #include "store/store_files.h"

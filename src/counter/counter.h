@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "launch/launch.h"
+#include "model/backend.h"
 
 namespace workgate {
 
@@ -79,8 +80,10 @@ std::vector<std::string> DescribeUnpinned(const std::map<std::string, uint64_t>&
 class Counter {
  public:
   virtual ~Counter() = default;
+  /// Which backend this is (model/backend.h says what each one is).
+  virtual Backend backend() const = 0;
   /// "perf", "callgrind" or "vgcount".
-  virtual std::string name() const = 0;
+  std::string name() const { return std::string(BackendName(backend())); }
   /// The primary event's name as reported: "instructions:u" (or what the user
   /// asked for) on perf, "Ir" on Valgrind.
   virtual std::string event() const = 0;
@@ -93,7 +96,7 @@ class Counter {
   /// The file of the code that counts where it is not the kernel's: the
   /// Valgrind tool (vgcount-amd64-linux, callgrind-amd64-linux); "" when
   /// none, or when it cannot be found. What the result store's keys
-  /// identify the counting code by (gate/count_key.h).
+  /// identify the counting code by (identity/count_key.h).
   virtual std::string tool_file() const { return ""; }
   /// Runs `spec` to completion under the counter. A non-zero exit, a signal
   /// or a timeout make the run invalid (CountedRun::error says which).

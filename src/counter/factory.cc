@@ -1,24 +1,36 @@
 #include "counter/factory.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "counter/perf_counter.h"
 #include "counter/valgrind_counter.h"
-#include "probe/known_loop.h"
-#include "probe/perf_reason.h"
-#include "probe/system_info.h"
+#include "machine/known_loop.h"
+#include "machine/perf_reason.h"
+#include "machine/system_info.h"
+#include "model/backend.h"
 #include "util/error.h"
 
 namespace workgate {
 
 bool ParseBackendRequest(const std::string& text, BackendRequest* out) {
-  if (text == "auto") *out = BackendRequest::kAuto;
-  else if (text == "perf") *out = BackendRequest::kPerf;
-  else if (text == "callgrind") *out = BackendRequest::kCallgrind;
-  else if (text == "vgcount") *out = BackendRequest::kVgcount;
-  else return false;
+  if (text == "auto") {
+    *out = BackendRequest::kAuto;
+    return true;
+  }
+  const std::optional<Backend> backend = ParseBackend(text);
+  if (!backend) return false;
+  switch (*backend) {
+    case Backend::kPerf:
+      *out = BackendRequest::kPerf;
+      break;
+    case Backend::kCallgrind:
+      *out = BackendRequest::kCallgrind;
+      break;
+    case Backend::kVgcount:
+      *out = BackendRequest::kVgcount;
+      break;
+  }
   return true;
 }
 
@@ -90,12 +102,15 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
 }
 
 std::unique_ptr<Counter> MakeCounter(const BackendChoice& choice, const std::string& events) {
-  if (choice.backend == "perf") return std::make_unique<PerfCounter>(events);
-  if (choice.backend == "callgrind") {
-    return std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kCallgrind);
-  }
-  if (choice.backend == "vgcount") {
-    return std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kVgcount);
+  if (const std::optional<Backend> backend = ParseBackend(choice.backend)) {
+    switch (*backend) {
+      case Backend::kPerf:
+        return std::make_unique<PerfCounter>(events);
+      case Backend::kCallgrind:
+        return std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kCallgrind);
+      case Backend::kVgcount:
+        return std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kVgcount);
+    }
   }
   throw EnvironmentError("no usable counting backend: " + choice.reason);
 }

@@ -49,7 +49,7 @@ class PerfCounter : public Counter {
   /// `events` is a comma-separated list of libpfm4 event names; the first is
   /// the primary one. Throws Error(kExitUsage) when an event cannot be encoded.
   explicit PerfCounter(const std::string& events);
-  std::string name() const override { return "perf"; }
+  Backend backend() const override { return Backend::kPerf; }
   std::string event() const override { return events_[0].name; }
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override;
 

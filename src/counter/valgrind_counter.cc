@@ -18,7 +18,7 @@
 #include "counter/valgrind_messages.h"
 #include "counter/vgcount_channel.h"
 #include "explain/callgrind_profile.h"
-#include "probe/system_info.h"
+#include "machine/system_info.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/input_file.h"
@@ -179,8 +179,8 @@ ValgrindCounter::ValgrindCounter(Tool tool) : tool_(tool) {
   }
 }
 
-std::string ValgrindCounter::name() const {
-  return tool_ == Tool::kCallgrind ? "callgrind" : "vgcount";
+Backend ValgrindCounter::backend() const {
+  return tool_ == Tool::kCallgrind ? Backend::kCallgrind : Backend::kVgcount;
 }
 
 std::string ValgrindCounter::tool_file() const {

@@ -5,7 +5,7 @@
 // writes one output file per process into a private directory that is
 // always removed; vgcount sends its outputs on a channel the workload cannot
 // reach (counter/vgcount_channel.h).
-// Valgrind is run by the absolute path found once (probe/system_info.h),
+// Valgrind is run by the absolute path found once (machine/system_info.h),
 // with its gdb server off (--vgdb=no) and its messages in a private log.
 
 #include <cstdint>
@@ -86,7 +86,7 @@ class ValgrindCounter : public Counter {
   /// Throws Error(kExitEnvironment) when Valgrind (or the vgcount tool) is
   /// missing.
   explicit ValgrindCounter(Tool tool);
-  std::string name() const override;
+  Backend backend() const override;
   std::string event() const override { return "Ir"; }
   std::string tool_version() const override { return FindValgrind().version; }
   std::string tool_path() const override { return FindValgrind().path; }

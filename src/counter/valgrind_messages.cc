@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "model/backend.h"
 #include "util/text.h"
 
 namespace workgate {
@@ -129,7 +130,7 @@ std::string UndecodedInstructionAdvice(const std::string& log, const std::string
                              }),
               bytes.end());
   if (StartsWith(bytes, "0xF 0x1 0xF9")) {
-    if (tool == "vgcount") {
+    if (IsBackend(tool, Backend::kVgcount)) {
       return "; the program executes RDTSCP without asking CPUID (vgcount hides RDTSCP from "
              "CPUID), and Valgrind decodes RDTSCP only where this machine's CPU has it";
     }

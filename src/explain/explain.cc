@@ -10,7 +10,7 @@
 
 #include "explain/clone_names.h"
 #include "explain/symbol_hints.h"
-#include "gate/decision.h"
+#include "model/model.h"
 #include "util/paths.h"
 
 namespace workgate {

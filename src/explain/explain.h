@@ -7,7 +7,7 @@
 
 #include "explain/callgrind_profile.h"
 #include "explain/symbol_hints.h"
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "explain/explain.h"
-#include "gate/decision.h"
-#include "gate/elf_symbols.h"
+#include "identity/elf_symbols.h"
+#include "model/model.h"
 
 namespace workgate {
 namespace {

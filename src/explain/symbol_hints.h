@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "explain/callgrind_profile.h"
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

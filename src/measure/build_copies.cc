@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "gate/elf_file.h"
+#include "identity/elf_file.h"
 #include "util/error.h"
 #include "util/sha256.h"
 

@@ -9,20 +9,21 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <memory>
 
 #include "counter/valgrind_counter.h"
+#include "decision/decision.h"
 #include "explain/explain.h"
-#include "gate/decision.h"
-#include "gate/fingerprint.h"
-#include "gate/timed_context.h"
+#include "identity/fingerprint.h"
 #include "measure/count_cache.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
 #include "measure/timed_runs.h"
+#include "model/backend.h"
+#include "stats/timed_context.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/sha256.h"
@@ -64,8 +65,11 @@ bool WantsExplanation(const ComparisonPlan& plan, const WorkloadResult& r) {
 
 std::unique_ptr<Counter> ProfilerFor(const std::string& counted_by) {
   using Tool = ValgrindCounter::Tool;
-  if (counted_by == "vgcount") return std::make_unique<ValgrindCounter>(Tool::kVgcount);
-  if (counted_by == "callgrind") return std::make_unique<ValgrindCounter>(Tool::kCallgrind);
+  if (IsBackend(counted_by, Backend::kVgcount))
+    return std::make_unique<ValgrindCounter>(Tool::kVgcount);
+  if (IsBackend(counted_by, Backend::kCallgrind)) {
+    return std::make_unique<ValgrindCounter>(Tool::kCallgrind);
+  }
   // perf keeps no profile: vgcount where it is built, at a fraction of
   // callgrind's cost, else callgrind.
   if (!FindVgcountLib().empty()) return std::make_unique<ValgrindCounter>(Tool::kVgcount);
@@ -305,7 +309,7 @@ class CountingTasks {
 
 // The timed context (measure/timed_runs.h): every workload with valid counts
 // in one mirrored sequence, one run at a time, then its statistics as one
-// family (gate/timed_context.h).
+// family (stats/timed_context.h).
 void TimeAll(const ComparisonPlan& plan, CompareReport* report, const ProgressFn& progress) {
   std::vector<size_t> timed;
   for (size_t i = 0; i < plan.workloads.size(); ++i) {

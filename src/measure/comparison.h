@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "counter/counter.h"
-#include "gate/baseline_file.h"
-#include "gate/model.h"
-#include "gate/stability.h"
+#include "decision/baseline_file.h"
+#include "decision/stability.h"
 #include "measure/count_cache.h"
 #include "measure/stability_runs.h"
+#include "model/model.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
 
@@ -32,7 +32,7 @@ struct ComparisonPlan {
   std::optional<BaselineFile> stored_baseline;
   std::string stored_baseline_path;
   int repeat = 1;
-  /// The stability check (gate/stability.h) and the most counts a side of an
+  /// The stability check (decision/stability.h) and the most counts a side of an
   /// unstable workload gets.
   StabilityMode stability = StabilityMode::kAuto;
   int max_repeat = 10;

@@ -3,12 +3,13 @@
 #include <unistd.h>
 
 #include "launch/launch.h"
+#include "model/backend.h"
 
 namespace workgate {
 
 std::vector<std::string> CandidateReach(const std::string& backend, bool as_is) {
   std::vector<std::string> reach;
-  if (backend == "callgrind") {
+  if (IsBackend(backend, Backend::kCallgrind)) {
     reach.push_back(
         "its own count: callgrind writes its output files where the workload can write them "
         "(vgcount sends its counts on a channel out of the workload's reach: --backend vgcount)");

@@ -1,7 +1,7 @@
 #pragma once
 // Counting one side of one workload through the result store's count cache
 // (store/result_store.h): on an exact backend a count is a pure function of
-// everything its key digests (gate/count_key.h), so a side whose key the
+// everything its key digests (identity/count_key.h), so a side whose key the
 // store holds is not run again, and a side that is counted is kept for the
 // next run. perf counts vary, so on perf this only counts.
 
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "counter/counter.h"
-#include "gate/count_key.h"
-#include "gate/model.h"
+#include "identity/count_key.h"
 #include "measure/measure.h"
+#include "model/model.h"
 #include "store/result_store.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
@@ -70,7 +70,7 @@ class CountCache {
   std::set<std::string> noted_;
 };
 
-/// The parts of every key of a run counted by `counter` (gate/count_key.h):
+/// The parts of every key of a run counted by `counter` (identity/count_key.h):
 /// this workgate's executable, the counter's tool file, the guest CPU. False
 /// with `*err` when one cannot be read: keys without it could give one
 /// tool's count to another, so the run counts without the store.

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "gate/elf_file.h"
+#include "identity/elf_file.h"
+#include "model/backend.h"
 #include "util/text.h"
 #include "workload/score.h"
 
@@ -137,7 +138,7 @@ void NoteDeterminism(const Counter& counter, const Workload& w, const LaunchSpec
   }
   // vgcount pins a static program's clock itself; under the other counters
   // the shim is all there is, and it cannot load into one.
-  if (w.clock == ClockMode::kShim && counter.name() != "vgcount" &&
+  if (w.clock == ClockMode::kShim && !TraitsOf(counter.backend()).sees_inputs &&
       IsStaticProgram(spec.exec_path)) {
     AddOnce({"the clock shim cannot reach a static program; its clock is not pinned"},
             &result->unpinned);

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "counter/counter.h"
-#include "gate/model.h"
 #include "measure/side_fingerprint.h"
+#include "model/model.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
 

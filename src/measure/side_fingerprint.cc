@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "counter/counter.h"
-#include "gate/fingerprint.h"
+#include "identity/fingerprint.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/sha256.h"

@@ -1,13 +1,13 @@
 #pragma once
 // What one side of one workload was measured with: its fingerprint
-// (gate/model.h), from the run's argv and environment and from the files it
+// (model/model.h), from the run's argv and environment and from the files it
 // ran, read as the launch found them.
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "gate/model.h"
+#include "model/model.h"
 #include "workload/workload.h"
 
 namespace workgate {

@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "decision/decision.h"
 #include "explain/callgrind_profile.h"
 #include "explain/explain.h"
-#include "gate/decision.h"
 #include "measure/measure.h"
+#include "model/backend.h"
 
 namespace workgate {
 
@@ -21,10 +22,6 @@ std::vector<std::string> ProfileFiles(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   return files;
-}
-
-bool IsExactBackend(const std::string& backend) {
-  return backend == "callgrind" || backend == "vgcount";
 }
 
 namespace {
@@ -101,9 +98,10 @@ std::string ConfirmationTrigger(const std::string& backend, const WorkloadResult
   std::string why;
   if (!met.empty()) {
     why = fmt::format("{}", fmt::join(met, "; "));
-  } else if (backend == "vgcount" && (r.baseline.from_store || r.candidate.from_store)) {
+  } else if (IsBackend(backend, Backend::kVgcount) &&
+             (r.baseline.from_store || r.candidate.from_store)) {
     why = "a count came from the result store, which does not keep what its run met";
-  } else if (backend == "vgcount") {
+  } else if (IsBackend(backend, Backend::kVgcount)) {
     why = "vgcount's pinning was off (--as-is)";
   } else {
     why = fmt::format(

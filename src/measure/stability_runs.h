@@ -1,5 +1,5 @@
 #pragma once
-// The counting side of the stability check (gate/stability.h): the extra
+// The counting side of the stability check (decision/stability.h): the extra
 // counts that tell whether a workload repeats, the adaptive repeats of an
 // unstable one, and, where callgrind kept profiles, the functions whose cost
 // moved between two runs of the same build.
@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "counter/counter.h"
-#include "gate/model.h"
-#include "gate/stability.h"
+#include "decision/stability.h"
+#include "model/backend.h"
+#include "model/model.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
 
@@ -61,8 +62,5 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
 /// decides.
 bool SettleNeedsRuns(const StabilityPlan& plan, const std::string& backend,
                      const WorkloadResult& r);
-
-/// True for the backends whose counts are exact (Valgrind's).
-bool IsExactBackend(const std::string& backend);
 
 }  // namespace workgate

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

@@ -4,26 +4,12 @@
 
 #include <cmath>
 
-#include "gate/timed_context.h"
-#include "gate/timed_stats.h"
 #include "measure/measure.h"
 #include "measure/timed_runs.h"
+#include "stats/timed_context.h"
+#include "stats/timed_stats.h"
 
 namespace workgate {
-
-const char* SelftestOutcomeName(SelftestOutcome outcome) {
-  switch (outcome) {
-    case SelftestOutcome::kResolves:
-      return "resolves";
-    case SelftestOutcome::kMisses:
-      return "misses";
-    case SelftestOutcome::kFalseEffect:
-      return "false effect";
-    case SelftestOutcome::kFailed:
-      return "failed";
-  }
-  return "failed";
-}
 
 namespace {
 

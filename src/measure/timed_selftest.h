@@ -5,7 +5,7 @@
 // against itself with a delay injected in the candidate's runs (the delayed
 // phase: the true effect is the delay), through the same schedule and the same
 // statistics as compare's timed context (measure/timed_runs.h,
-// gate/timed_context.h).
+// stats/timed_context.h).
 //
 // The delay is `known_loop --spin-ns D N`: a busy wait on CLOCK_MONOTONIC
 // until D nanoseconds have passed, before the same loop of N iterations as
@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <string>
 
-#include "gate/model.h"
 #include "measure/comparison.h"
+#include "model/model.h"
 
 namespace workgate {
 

@@ -2,15 +2,15 @@
 // `workgate probe` as data: what this machine can count, why not where it
 // cannot, which backend `auto` picks, and each backend's resolution here.
 // The CLI only prints it (cli/probe_command.cc) or writes its JSON
-// (report/probe_json.h).
+// (probe/probe_json.h).
 
 #include <string>
 #include <vector>
 
 #include "counter/factory.h"
 #include "counter/valgrind_counter.h"
+#include "machine/system_info.h"
 #include "probe/resolution.h"
-#include "probe/system_info.h"
 #include "util/exit_codes.h"
 
 namespace workgate {

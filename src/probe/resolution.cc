@@ -6,7 +6,7 @@
 
 #include "counter/perf_counter.h"
 #include "launch/launch.h"
-#include "probe/known_loop.h"
+#include "machine/known_loop.h"
 
 namespace workgate {
 namespace {

@@ -10,11 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "gate/model.h"
+#include "model/model.h"
+#include "model/schema_versions.h"
 
 namespace workgate {
-
-inline constexpr int kExplainSchemaVersion = 1;
 
 /// `workloads` are the explained workloads: name and explanation.
 nlohmann::json ExplanationsToJson(const std::vector<WorkloadResult>& workloads, int exit_code);

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "gate/model.h"
+#include "model/model.h"
 #include "report/format.h"
 
 namespace workgate {

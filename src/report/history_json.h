@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "gate/history.h"
+#include "model/history.h"
+#include "model/schema_versions.h"
 
 namespace workgate {
 
-inline constexpr int kHistorySchemaVersion = 1;
 inline constexpr const char* kHistoryFormat = "workgate-history";
 
 /// The history as JSON (see above).

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gate/history.h"
+#include "model/history.h"
 
 namespace workgate {
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/backend.h"
+
 namespace workgate {
 namespace {
 
@@ -58,7 +60,7 @@ std::string HistoryVerdict(const WorkloadHistory& h, Minus minus) {
 }
 
 std::string HistoryNoise(const WorkloadHistory& h) {
-  if (CountsRepeatExactly(h.backend)) return "";
+  if (IsExactBackend(h.backend)) return "";
   if (!h.noise_floor) {
     return fmt::format("noise floor: {} differences, at least 3 are needed", h.noise_differences);
   }

@@ -1,8 +1,7 @@
 #include "report/json_report.h"
 
-#include "gate/baseline_file.h"
-#include "gate/decision.h"
-#include "gate/model_json.h"
+#include "model/model.h"
+#include "model/model_json.h"
 #include "report/report_output.h"
 #include "report/timed_json.h"
 
@@ -44,14 +43,6 @@ json SideToJson(const SideResult& side) {
 }
 
 }  // namespace
-
-json FromStoreToJson(const std::optional<FromStore>& from) {
-  if (!from) return nullptr;
-  return json{{"counted_at", from->counted_at},
-              {"ref", from->ref.empty() ? json(nullptr) : json(from->ref)},
-              {"label", from->label},
-              {"counts", from->counts}};
-}
 
 json ExplanationToJson(const std::optional<Explanation>& e) {
   if (!e) return nullptr;

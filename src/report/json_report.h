@@ -43,12 +43,9 @@
 #include <optional>
 #include <string>
 
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
-
-/// A side's "from_store" (null when the result store gave none of its counts).
-nlohmann::json FromStoreToJson(const std::optional<FromStore>& from);
 
 /// The whole report as JSON (see the schema above).
 nlohmann::json ToJson(const CompareReport& report);

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "gate/decision.h"
+#include "model/model.h"
 #include "report/explanation_text.h"
 #include "report/format.h"
 #include "report/markdown_text.h"
-#include "report/summary.h"
 #include "report/report_output.h"
+#include "report/summary.h"
 #include "report/timed_text.h"
 
 namespace workgate {

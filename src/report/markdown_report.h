@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "model/backend.h"
+#include "model/schema_versions.h"
 #include "report/json_fields.h"
-#include "report/probe_json.h"
 #include "util/input_file.h"
 #include "util/text.h"
 
@@ -15,9 +16,7 @@ using nlohmann::json;
 // The backends a probe measures; three, so a list of more is no probe's.
 constexpr size_t kMaxResolutions = 3;
 
-bool IsBackendName(const std::string& name) {
-  return name == "perf" || name == "callgrind" || name == "vgcount";
-}
+bool IsBackendName(const std::string& name) { return FindBackend(name) != nullptr; }
 
 bool ReadResolution(const json& j, const std::string& where, ProbeResolution* r, std::string* err) {
   JsonFields f(j, where, err);

@@ -1,7 +1,7 @@
 #pragma once
 // One runner's capability, as `workgate probe --markdown` and `probe --merge`
 // show it (report/probe_table.h): read from the JSON of `probe --json`
-// (report/probe_json.h), this machine's or another runner's. Another
+// (probe/probe_json.h), this machine's or another runner's. Another
 // runner's file is untrusted input: bounded in size, every field used is
 // checked for its type, backend names must be workgate's, and a document
 // that is no probe is refused with a message naming the file. Fuzzed by

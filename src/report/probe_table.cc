@@ -48,7 +48,7 @@ std::string Hypervisor(const ProbeRow& row) {
   return row.hypervisor.empty() ? "yes" : row.hypervisor;
 }
 
-std::string Backend(const ProbeRow& row) { return row.backend.empty() ? "none" : row.backend; }
+std::string BackendCell(const ProbeRow& row) { return row.backend.empty() ? "none" : row.backend; }
 
 }  // namespace
 
@@ -71,7 +71,7 @@ std::string ProbeTableText(const std::vector<ProbeRow>& rows) {
   for (const ProbeRow& row : rows) {
     table.AddRow({Cut(row.label, kMostLabel),
                   row.pmu_counts ? "yes" : "no: " + ShortReason(row.pmu_reason), Paranoid(row),
-                  Backend(row), ResolutionCell(row), Cut(Hypervisor(row), kMostLabel)});
+                  BackendCell(row), ResolutionCell(row), Cut(Hypervisor(row), kMostLabel)});
   }
   return table.Render(0, false);
 }
@@ -86,7 +86,7 @@ std::string ProbeTableMarkdown(const std::vector<ProbeRow>& rows) {
     // reason and the hypervisor are the runner's own words.
     out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", code(Cut(row.label, kMostLabel)),
                        row.pmu_counts ? "yes" : "no: " + code(ShortReason(row.pmu_reason)),
-                       Paranoid(row), Backend(row), ResolutionCell(row),
+                       Paranoid(row), BackendCell(row), ResolutionCell(row),
                        code(Cut(Hypervisor(row), kMostLabel)));
   }
   return out;

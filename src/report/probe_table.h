@@ -16,11 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "model/schema_versions.h"
 #include "report/probe_row.h"
 
 namespace workgate {
-
-inline constexpr int kProbeTableSchemaVersion = 1;
 
 /// The perf reason cut for a table cell: its first clause (up to "; ", ". ",
 /// ", so " or ": "), at most 80 characters, ending in "..." where cut.

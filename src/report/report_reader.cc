@@ -4,13 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gate/baseline_file.h"
-#include "gate/stability.h"
+#include "model/model.h"
 #include "report/json_fields.h"
 #include "report/workload_reader.h"
 #include "util/input_file.h"
 #include "util/text.h"
-#include "workload/shard.h"
 
 namespace workgate {
 namespace {

@@ -7,14 +7,14 @@
 // are no longer than workgate makes them, and the figures the writer repeats
 // (a side's instructions, min and max; a row's delta) must agree with what
 // they repeat. Whether its verdicts follow from its counts is the merge's
-// check (gate/merge.h). Fuzzed by fuzz/compare_report_fuzz.cc.
+// check (decision/merge.h). Fuzzed by fuzz/compare_report_fuzz.cc.
 
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The timed self-test (measure/timed_selftest.h) as text, for `workgate
 // selftest --timed` and the probe, and as JSON, the probe's "timed_selftest"
-// (report/probe_json.h):
+// (probe/probe_json.h):
 //
 // {"workload", "iterations", "pairs" (per phase), "delay_fraction",
 //  "run_seconds" (the baseline's median in the A/A phase), "delay_seconds",
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

@@ -5,8 +5,7 @@
 
 #include <algorithm>
 
-#include "gate/decision.h"
-#include "gate/stability.h"
+#include "model/model.h"
 
 namespace workgate {
 

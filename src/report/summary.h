@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gate/model.h"
+#include "model/model.h"
 #include "report/format.h"
 
 namespace workgate {

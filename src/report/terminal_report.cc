@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "gate/decision.h"
+#include "model/model.h"
 #include "report/explanation_text.h"
 #include "report/format.h"
 #include "report/summary.h"

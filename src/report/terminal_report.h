@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

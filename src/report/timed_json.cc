@@ -1,7 +1,6 @@
 #include "report/timed_json.h"
 
-#include "gate/sign_flip.h"
-#include "gate/timed_stats.h"
+#include "model/model.h"
 #include "report/json_fields.h"
 #include "report/report_reader.h"
 

@@ -23,7 +23,7 @@
 #include <optional>
 #include <string>
 
-#include "gate/model.h"
+#include "model/model.h"
 
 namespace workgate {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "gate/timed_stats.h"
+#include "model/model.h"
 
 namespace workgate {
 namespace {

@@ -4,8 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gate/decision.h"
-#include "gate/model_json.h"
+#include "model/backend.h"
+#include "model/model.h"
+#include "model/model_json.h"
 #include "report/json_fields.h"
 #include "report/report_reader.h"
 #include "report/timed_json.h"
@@ -177,7 +178,8 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
         ReadMissingSymbols(*missing, f.Path("missing_symbols"), &e.missing_symbols, err))) {
     return false;
   }
-  if (!e.profiler.empty() && e.profiler != "vgcount" && e.profiler != "callgrind") {
+  if (!e.profiler.empty() &&
+      (FindBackend(e.profiler) == nullptr || !FindBackend(e.profiler)->keeps_profiles)) {
     return f.Fail("profiler", "must be vgcount, callgrind or null");
   }
   for (const std::string& side : e.rerun) {

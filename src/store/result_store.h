@@ -5,7 +5,7 @@
 //     is a function of (measure/count_key.h), so that the same count is never
 //     taken twice; and
 //   - the history: results recorded under a commit or label (--record REF),
-//     for `workgate history` and its drift check (gate/history.h).
+//     for `workgate history` and its drift check (decision/history.h).
 //
 // The file is a cache, and a file anyone with the user's permissions could
 // have changed: every value read back is checked (types, ranges, each
@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "gate/history.h"
+#include "model/history.h"
 #include "store/store_files.h"
 
 struct sqlite3;

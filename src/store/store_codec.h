@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "gate/history.h"
+#include "model/history.h"
 #include "store/result_store.h"
 
 namespace workgate {

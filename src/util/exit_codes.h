@@ -1,7 +1,7 @@
 #pragma once
 // workgate's exit codes, stable and documented (README, "Exit codes"). They
 // live in util, the lowest layer, because every layer can end a run with one
-// (util/error.h) and the result model records one (gate/model.h).
+// (util/error.h) and the result model records one (model/model.h).
 
 namespace workgate {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Shards: `compare --shard I/N` runs a deterministic share of a suite's
 // selected workloads, so that a CI matrix of N runners can count a suite
-// together; `workgate merge` joins the parts (gate/merge.h).
+// together; `workgate merge` joins the parts (decision/merge.h).
 //
 // Shard I of N holds the workloads whose position p (0-based, in suite order
 // after --workload selection) has p % N == I - 1. A position rather than a
@@ -17,10 +17,9 @@
 #include <string_view>
 #include <vector>
 
-namespace workgate {
+#include "model/model.h"
 
-/// The most shards a suite may be split into.
-inline constexpr int kMaxShards = 1000;
+namespace workgate {
 
 struct ShardSpec {
   int index = 1;  // I, 1-based

@@ -11,7 +11,7 @@
 
 #include "cli/cli_fixture.h"
 #include "counter/valgrind_counter.h"
-#include "gate/test_programs.h"
+#include "identity/test_programs.h"
 #include "launch/launch.h"
 #include "test_paths.h"
 #include "test_requirements.h"

@@ -10,9 +10,9 @@
 #include <set>
 
 #include "cli/cli_fixture.h"
-#include "gate/timed_context.h"
 #include "report/report_reader.h"
 #include "report/timed_json.h"
+#include "stats/timed_context.h"
 #include "test_paths.h"
 
 namespace workgate {

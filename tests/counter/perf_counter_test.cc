@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "counter/factory.h"
-#include "probe/system_info.h"
+#include "machine/system_info.h"
 #include "test_paths.h"
 #include "test_requirements.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "probe/system_info.h"
+#include "machine/system_info.h"
 
 namespace workgate::testing {
 

@@ -12,8 +12,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../gate/elf_builder.h"
-#include "gate/fingerprint.h"
+#include "../identity/elf_builder.h"
+#include "identity/fingerprint.h"
+#include "model/backend.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/sha256.h"
@@ -26,7 +27,7 @@ class FixedCounter : public Counter {
  public:
   explicit FixedCounter(uint64_t value, int throw_code = 0)
       : value_(value), throw_code_(throw_code) {}
-  std::string name() const override { return "perf"; }
+  Backend backend() const override { return Backend::kPerf; }
   std::string event() const override { return "instructions:u"; }
   CountedRun Run(const LaunchSpec& spec, const CountOptions&) override {
     if (throw_code_ != 0) throw Error(throw_code_, "the counter gave up");
@@ -170,7 +171,7 @@ TEST_F(ComparisonTest, ACountersErrorKeepsItsExitCode) {
 class RecordingCounter : public Counter {
  public:
   explicit RecordingCounter(std::string backend) : backend_(std::move(backend)) {}
-  std::string name() const override { return backend_; }
+  Backend backend() const override { return *ParseBackend(backend_); }
   std::string event() const override { return backend_ == "perf" ? "instructions:u" : "Ir"; }
   CountedRun Run(const LaunchSpec& spec, const CountOptions&) override {
     CountedRun run;

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "measure/stability_runs.h"
+#include "model/backend.h"
 #include "store/result_store.h"
 #include "util/paths.h"
 
@@ -23,7 +24,7 @@ namespace {
 class FixedExactCounter : public Counter {
  public:
   explicit FixedExactCounter(uint64_t value) : value_(value) {}
-  std::string name() const override { return "vgcount"; }
+  Backend backend() const override { return Backend::kVgcount; }
   std::string event() const override { return "Ir"; }
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override {
     ++runs;

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "counter/valgrind_counter.h"
+#include "model/backend.h"
 #include "test_paths.h"
 #include "test_requirements.h"
 #include "util/paths.h"
@@ -144,7 +145,7 @@ TEST_F(MeasureTest, MissingBuildIsInvalid) {
 class FixedReadingCounter : public Counter {
  public:
   explicit FixedReadingCounter(EventCount primary) : primary_(std::move(primary)) {}
-  std::string name() const override { return "perf"; }
+  Backend backend() const override { return Backend::kPerf; }
   std::string event() const override { return primary_.event; }
   CountedRun Run(const LaunchSpec& spec, const CountOptions& options) override {
     (void)options;

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "probe/system_info.h"
+#include "machine/system_info.h"
 #include "util/paths.h"
 
 namespace workgate {

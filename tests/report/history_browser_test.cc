@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "decision/history.h"
 #include "launch/launch.h"
 #include "report/history_html.h"
 #include "report/history_sample.h"

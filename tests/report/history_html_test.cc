@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "decision/history.h"
 #include "report/history_chart.h"
 #include "report/history_sample.h"
 

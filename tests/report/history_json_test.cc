@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "decision/history.h"
 #include "report/history_sample.h"
 #include "schemas/schema_check.h"
 #include "test_requirements.h"

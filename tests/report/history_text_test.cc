@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "decision/history.h"
 #include "report/history_sample.h"
 #include "report/history_view.h"
 

@@ -7,11 +7,11 @@
 
 #include <string>
 
-#include "gate/decision.h"
-#include "gate/model.h"
-#include "gate/timed_context.h"
+#include "decision/decision.h"
 #include "measure/timed_runs.h"
+#include "model/model.h"
 #include "report/snapshot.h"
+#include "stats/timed_context.h"
 
 namespace workgate::testing_report {
 

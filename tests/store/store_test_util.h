@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "gate/history.h"
+#include "model/history.h"
 #include "store/result_store.h"
 #include "store/sqlite.h"
 #include "util/paths.h"

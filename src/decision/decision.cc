@@ -1,0 +1,234 @@
+#include "decision/decision.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "decision/stability.h"
+#include "identity/fingerprint.h"
+#include "workload/score.h"
+
+namespace workgate {
+
+namespace {
+
+std::string Percent(double fraction) { return fmt::format("{:+.2f}%", 100 * fraction); }
+
+// Why one side cannot take part in a comparison, or "" when it can.
+std::string SideProblem(const char* side, const SideResult& r,
+                        const std::optional<std::string>& expected) {
+  if (!r.error.empty()) return fmt::format("{}: {}", side, r.error);
+  if (r.counts.empty()) return fmt::format("{}: no instruction count", side);
+  if (r.max() > kMaxCount) {
+    return fmt::format(
+        "{}: a count of {} is above the largest workgate takes ({}), so it is not "
+        "a real count",
+        side, r.max(), kMaxCount);
+  }
+  if (expected) {
+    if (!r.score) return fmt::format("{}: no score printed (expected {})", side, *expected);
+    if (!ScoresEqual(*r.score, *expected)) {
+      return fmt::format("{}: score {} differs from the expected {}, so it did other work", side,
+                         ShortScore(*r.score), *expected);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+namespace {
+
+// Why the two sides cannot be compared at all; empty when they can.
+std::vector<std::string> ComparisonProblems(const WorkloadResult& w) {
+  const SideResult& base = w.baseline;
+  const SideResult& cand = w.candidate;
+  std::vector<std::string> problems;
+  for (auto [name, side] : {std::pair{"baseline", &base}, std::pair{"candidate", &cand}}) {
+    std::string p = SideProblem(name, *side, w.expected_score);
+    if (!p.empty()) problems.push_back(p);
+  }
+  if (problems.empty()) {
+    if (auto problem = CompatibilityProblem(base.fingerprint, cand.fingerprint)) {
+      problems.push_back("the sides were measured differently: " + *problem);
+    }
+  }
+  if (!std::isfinite(w.max_work_added) || w.max_work_added < 0) {
+    // The suite reader and the CLI admit only finite margins in range; a
+    // margin that is NaN would fail every comparison below and read as
+    // inconclusive rather than as the broken input it is.
+    problems.push_back(
+        fmt::format("the margin {} is not a finite non-negative fraction", w.max_work_added));
+  }
+  if (problems.empty() && base.min() == 0) {
+    problems.push_back("baseline: counted 0 instructions, so no relative delta exists");
+  }
+  if (problems.empty() && !w.expected_score && base.score && cand.score &&
+      !ScoresEqual(*base.score, *cand.score)) {
+    problems.push_back(
+        fmt::format("scores differ (baseline {}, candidate {}), so the sides did "
+                    "different work",
+                    ShortScore(*base.score), ShortScore(*cand.score)));
+  }
+  return problems;
+}
+
+// The delta, the relative delta and its interval, where the counts give one.
+void MeasureDelta(WorkloadResult* w) {
+  const SideResult& base = w->baseline;
+  const SideResult& cand = w->candidate;
+  w->delta = 0;
+  w->relative = w->relative_low = w->relative_high = 0;
+  if (!HasDelta(*w)) return;
+  // Signed differences in integers first: counts reach 1e12, where a double
+  // still holds every integer exactly. HasDelta admits only counts in
+  // [0, INT64_MAX], whose differences all fit an int64_t: no overflow.
+  auto diff = [](uint64_t a, uint64_t b) {
+    return static_cast<int64_t>(a) - static_cast<int64_t>(b);
+  };
+  if (w->stability.unstable) {
+    // Counts that do not repeat: the shift between the two samples, from
+    // the rank interval, relative to the baseline's median.
+    const ShiftInterval shift = RankShiftInterval(base.counts, cand.counts);
+    const double median = MedianCount(base.counts);
+    w->delta = std::llround(shift.estimate);
+    w->relative = shift.estimate / median;
+    w->relative_low = shift.low / median;
+    w->relative_high = shift.high / median;
+    w->stability.confidence = shift.confidence;
+  } else {
+    w->delta = diff(cand.min(), base.min());
+    w->relative = static_cast<double>(w->delta) / static_cast<double>(base.min());
+    w->relative_low =
+        static_cast<double>(diff(cand.min(), base.max())) / static_cast<double>(base.max());
+    w->relative_high =
+        static_cast<double>(diff(cand.max(), base.min())) / static_cast<double>(base.min());
+  }
+}
+
+// The verdict of comparable sides: where the interval lies against the margin.
+void Judge(WorkloadResult* w) {
+  const SideResult& base = w->baseline;
+  const SideResult& cand = w->candidate;
+  const double m = w->max_work_added;
+  const double lo = w->relative_low, hi = w->relative_high;
+  const bool spread = lo != hi;
+  const std::string margin = fmt::format("{:.2f}% margin", 100 * m);
+  const Stability& st = w->stability;
+  if (st.unstable && st.confidence < kUnstableConfidence) {
+    // Too few counts for the interval to mean anything: never a verdict.
+    w->verdict = Verdict::kInconclusive;
+    w->reason = fmt::format(
+        "unstable: counts of one build differ by up to {} ({:.1f} ppm), and {} baseline and {} "
+        "candidate counts give only a {:.1f}% interval of the shift ({} to {}); a verdict "
+        "needs {:.0f}%",
+        st.spread, st.spread_ppm, base.counts.size(), cand.counts.size(), 100 * st.confidence,
+        Percent(lo), Percent(hi), 100 * kUnstableConfidence);
+    return;
+  }
+  std::string range =
+      spread ? fmt::format("{} to {}, all", Percent(lo), Percent(hi)) : Percent(w->relative);
+  if (st.unstable) {
+    range = fmt::format("unstable, shift {} ({:.1f}% interval {} to {}, all)", Percent(w->relative),
+                        100 * st.confidence, Percent(lo), Percent(hi));
+  }
+  // The "> 0" and "< 0" only matter for a margin of 0 ("no work may be
+  // added"): there an unchanged count is ok, not work added or removed.
+  if (lo >= m && lo > 0) {
+    w->verdict = Verdict::kWorkAdded;
+    w->reason = fmt::format("{} >= {}", range, margin);
+  } else if (hi <= -m && hi < 0) {
+    w->verdict = Verdict::kWorkRemoved;
+    w->reason = fmt::format("{} <= -{}", range, margin);
+  } else if (hi < m || hi <= 0) {
+    w->verdict = Verdict::kOk;
+    w->reason = fmt::format("{} < {}", range, margin);
+  } else {
+    w->verdict = Verdict::kInconclusive;
+    w->reason = fmt::format(
+        "the repeats put the delta between {} and {}, which straddles the {}; baseline counts "
+        "span {}..{}, candidate {}..{}",
+        Percent(lo), Percent(hi), margin, base.min(), base.max(), cand.min(), cand.max());
+    if (st.unstable) {
+      w->reason = fmt::format(
+          "unstable: counts of one build differ by up to {} ({:.1f} ppm); after {} baseline and "
+          "{} candidate counts the shift's {:.1f}% interval, {} to {}, still straddles the {}",
+          st.spread, st.spread_ppm, base.counts.size(), cand.counts.size(), 100 * st.confidence,
+          Percent(lo), Percent(hi), margin);
+    }
+  }
+}
+
+}  // namespace
+
+void Decide(WorkloadResult* w) {
+  const std::vector<std::string> problems = ComparisonProblems(*w);
+  MeasureDelta(w);
+  if (!problems.empty()) {
+    w->verdict = Verdict::kInvalid;
+    w->reason = fmt::format("{}", fmt::join(problems, "; "));
+    return;
+  }
+  Judge(w);
+}
+
+int VerdictSeverity(Verdict v) {
+  switch (v) {
+    case Verdict::kInvalid:
+      return 4;
+    case Verdict::kWorkAdded:
+      return 3;
+    case Verdict::kInconclusive:
+      return 2;
+    case Verdict::kOk:
+      return 1;
+    case Verdict::kWorkRemoved:
+      return 0;
+  }
+  return 4;
+}
+
+Verdict SuiteVerdict(const std::vector<WorkloadResult>& workloads) {
+  if (workloads.empty()) return Verdict::kInvalid;
+  Verdict worst = workloads.front().verdict;
+  for (const WorkloadResult& w : workloads) {
+    if (VerdictSeverity(w.verdict) > VerdictSeverity(worst)) worst = w.verdict;
+  }
+  return worst;
+}
+
+int ExitCodeFor(Verdict v) {
+  switch (v) {
+    case Verdict::kInvalid:
+      return kExitInvalid;
+    case Verdict::kWorkAdded:
+      return kExitWorkAdded;
+    case Verdict::kInconclusive:
+      return kExitInconclusive;
+    case Verdict::kOk:
+    case Verdict::kWorkRemoved:
+      return kExitPass;
+  }
+  return kExitInvalid;
+}
+
+int SuiteExitCode(const std::vector<WorkloadResult>& workloads) {
+  if (workloads.empty()) return kExitUsage;
+  return ExitCodeFor(SuiteVerdict(workloads));
+}
+
+void DecideSuite(CompareReport* report) {
+  // A shard whose share of a non-empty suite is empty (more shards than
+  // workloads) has nothing to decide: the merged report decides.
+  if (report->workloads.empty() && report->shard && !report->shard->workloads.empty()) {
+    report->verdict = Verdict::kOk;
+    report->exit_code = kExitPass;
+    return;
+  }
+  report->verdict = SuiteVerdict(report->workloads);
+  report->exit_code = SuiteExitCode(report->workloads);
+}
+
+}  // namespace workgate

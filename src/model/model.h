@@ -1,0 +1,411 @@
+#pragma once
+// The result model of a comparison: what the gate decides and every figure
+// the three renderers (terminal, Markdown, JSON) show. One model, three views.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/schema_versions.h"
+#include "util/exit_codes.h"
+
+namespace workgate {
+
+/// When a stability check runs (`--stability`).
+enum class StabilityMode {
+  kAuto,    // where one count per side could mislead (NeedsStabilityCheck)
+  kAlways,  // every workload: one more count of one build
+  kNever,   // trust single counts (the exact rule alone)
+};
+/// "auto", "always", "never"; false for anything else.
+bool ParseStabilityMode(const std::string& text, StabilityMode* mode);
+const char* StabilityModeName(StabilityMode mode);
+
+/// The largest instruction count the gate takes as evidence: INT64_MAX, so
+/// that every delta between two counts fits the signed 64-bit `delta`. No
+/// real run comes near it (29 years at 10^10 instructions a second): a larger
+/// count is a corrupt or forged figure, and makes its workload invalid.
+inline constexpr uint64_t kMaxCount = static_cast<uint64_t>(INT64_MAX);
+
+enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid };
+
+/// work-added or work-removed: a verdict that says the work changed.
+inline bool IsWorkVerdict(Verdict v) {
+  return v == Verdict::kWorkAdded || v == Verdict::kWorkRemoved;
+}
+
+/// "ok", "work-added", "work-removed", "inconclusive", "invalid".
+const char* VerdictName(Verdict v);
+/// The inverse of VerdictName; false for any other text.
+bool ParseVerdict(const std::string& name, Verdict* v);
+
+/// What a side was measured with; two sides compare only when the parts that
+/// decide a count agree (see CompatibilityProblem in identity/fingerprint.h).
+struct Fingerprint {
+  std::string workgate_version;
+  std::string backend;  // "perf", "callgrind", "vgcount"
+  std::string event;    // "instructions:u" (perf) or "Ir" (Valgrind)
+  std::string cpu_model;
+  std::string kernel;
+  std::string valgrind_version;  // empty for perf
+  std::string valgrind_path;     // the Valgrind that counted, absolute; empty for perf
+  std::string binary_sha256;     // of the exe (or the command's first program)
+  std::map<std::string, std::string> libraries;  // shared library path -> sha256
+  std::string ld_so_cache_sha256;
+  std::vector<std::string> argv;  // as run, {exe} substituted
+  std::map<std::string, std::string> env;
+  std::string suite_sha256;  // digest of the workload's definition
+};
+
+/// One timed run on the real clock (context only).
+struct TimedSample {
+  std::optional<double> score;  // the score the run printed, if it matched
+  double wall_seconds = 0;
+  /// Its place in the comparison's one sequence of timed runs, from 0,
+  /// warm-ups included (measure/timed_runs.h): which side ran first, and how
+  /// far apart, is part of the evidence.
+  int slot = 0;
+};
+
+/// Where a side's counts came from when the result store already held them
+/// (store/result_store.h): counted before, under exactly this fingerprint.
+struct FromStore {
+  std::string counted_at;  // ISO 8601 UTC of the stored first count
+  std::string ref;         // the commit or label it was recorded under; "" when none
+  std::string label;       // the build as named by the run that counted it
+  size_t counts = 0;       // how many of the side's counts came from the store
+};
+
+/// The evidence gathered for one side of one workload.
+struct SideResult {
+  std::vector<uint64_t> counts;      // one per counted repeat
+  std::optional<std::string> score;  // pinned score as printed
+  std::string error;                 // non-empty: this side is invalid, and why
+  /// What its runs did that does not make them invalid but is worth saying:
+  /// "the workload left 1 process running; it was killed".
+  std::vector<std::string> notes;
+  /// What its counted runs met that nothing pinned, in words ("4 threads
+  /// (...)", "2 signals delivered", "the clock shim cannot reach a static
+  /// program; ..."). Empty says nothing on a counter that cannot see them:
+  /// see `deterministic`.
+  std::vector<std::string> unpinned;
+  /// Its counts are deterministic by construction: vgcount pinned time and
+  /// entropy and saw every input its runs met, and none was unpinned. Only
+  /// then does a work verdict stand on one count (measure/stability_runs.h).
+  bool deterministic = false;
+  std::vector<TimedSample> timed;
+  Fingerprint fingerprint;
+  /// Set when the result store gave some or all of `counts`.
+  std::optional<FromStore> from_store;
+  uint64_t min() const;
+  uint64_t max() const;
+};
+
+/// Per-function explanation of a delta (issue: explain).
+struct FunctionDelta {
+  std::string function;  // without clone suffixes (explain/clone_names.h)
+  std::string object;
+  int64_t baseline = 0;
+  int64_t candidate = 0;
+  /// Every full name summed into this row on either side, sorted, when any
+  /// of them is a clone ("f", "f.constprop.0"); empty when the row saw only
+  /// `function` itself.
+  std::vector<std::string> clones = {};
+  int64_t delta() const { return candidate - baseline; }
+};
+
+/// A file of an object that has no symbol table (see MissingSymbols).
+struct StrippedFile {
+  std::string path;        // as the profile names it
+  std::string side;        // "baseline", "candidate" or "both"
+  std::string build_id;    // its GNU build ID in lowercase hex; "" when it has none
+  std::string debug_file;  // where Valgrind looks for its debug file by build ID; "" without one
+  bool debug_file_exists = false;
+};
+
+/// An object whose code without a symbol carries a notable share of the
+/// delta (explain/symbol_hints.h says which) and whose file, on one side or
+/// both, has no symbol table: names for that code need its debug file.
+struct MissingSymbols {
+  std::string object;  // as the rows name it
+  int64_t delta = 0;   // the delta of its (code without a symbol) row
+  std::vector<StrippedFile> files;
+};
+
+/// Which workloads `compare` explains (--explain).
+enum class ExplainMode {
+  kNever,      // none: no profile is kept
+  kWorkAdded,  // those whose verdict is work-added (the default)
+  kAlways,     // every valid workload
+};
+
+/// "never", "work-added", "always".
+const char* ExplainModeName(ExplainMode mode);
+/// The inverse of ExplainModeName; false for any other text.
+bool ParseExplainMode(const std::string& name, ExplainMode* mode);
+
+struct Explanation {
+  std::vector<FunctionDelta> rows;              // top N by |delta|
+  int64_t total_delta = 0;                      // the whole-program delta of the profiles
+  std::string error;                            // non-empty when the explanation failed
+  std::vector<MissingSymbols> missing_symbols;  // by |delta|, largest first
+  /// The tool whose per-function profiles were diffed: "vgcount" or
+  /// "callgrind"; empty when the explanation failed before one was chosen.
+  std::string profiler;
+  /// The sides ("baseline", "candidate") whose profile came from a run of
+  /// its own, made for the explanation; empty when both came from the runs
+  /// that counted them.
+  std::vector<std::string> rerun;
+};
+
+/// Fewest pairs for which a comparison gets an interval and a test.
+inline constexpr int kMinPairsForInterval = 5;
+
+/// Up to this many pairs every one of the 2^n sign flips is enumerated.
+inline constexpr int kMaxExactSignFlipPairs = 20;
+
+/// Beyond kMaxExactSignFlipPairs, how many sign flips are drawn.
+inline constexpr uint64_t kSignFlipDraws = 100000;
+
+/// The timed context's significance level, for a whole family of workloads.
+inline constexpr double kTimedAlpha = 0.05;
+
+/// One paired comparison of timed runs (stats/timed_stats.h): the two builds,
+/// or the baseline against itself (the A/A control). Ratios are oriented so
+/// that above 1 means the second of the pair is worse.
+struct TimedTest {
+  int pairs = 0;
+  double median_ratio = 0;  // the median of the pairs' ratios
+  double ci_low = 0;        // seeded percentile bootstrap interval of it
+  double ci_high = 0;
+  double nominal_confidence = 0;  // the level asked of the bootstrap: 1 - 0.05 / family
+  /// The level the interval can really have: the nominal one, or less with
+  /// too few pairs for it (MostCoverageOfMedian). What reports print.
+  double confidence = 0;
+  bool excludes_one = false;
+  double p_value = 1;     // two-sided paired sign-flip permutation test (stats/sign_flip.h)
+  double p_adjusted = 1;  // Holm's, over the family of workloads
+  bool exact = true;      // all 2^pairs sign flips enumerated; false: `draws` sampled
+  uint64_t draws = 0;
+};
+
+/// Both tests of `t` find an effect: the interval excludes 1 and the
+/// sign-flip test rejects after Holm.
+bool ShowsEffect(const TimedTest& t);
+
+/// A timed run left out of the statistics as a stall, with its pair
+/// (stats/timed_context.h gives the rule).
+struct DroppedSample {
+  bool baseline = true;       // whose run it was
+  int sample = 0;             // its index among that side's timed samples, and its pair's
+  double value = 0;           // its figure on the basis: wall seconds, or its score
+  double sibling_median = 0;  // the median of the other samples of its side
+};
+
+/// What the timed context says of a workload, when its two tests agree.
+enum class TimedLabel { kFaster, kSlower, kWithinNoise, kInconclusive };
+
+/// "faster", "slower", "within noise", "inconclusive".
+const char* TimedLabelName(TimedLabel label);
+/// The inverse of TimedLabelName; false for any other text.
+bool ParseTimedLabel(const std::string& name, TimedLabel* label);
+
+/// The timed context of a workload with kMinPairsForInterval or more pairs
+/// (stats/timed_context.h). Context only: it never changes the verdict.
+struct TimedStats {
+  std::string basis;  // "score" or "wall time"
+  int family = 0;     // workloads with a comparison in this report: Holm's family
+  /// Absent when too few pairs are left once stalls are dropped.
+  std::optional<TimedTest> comparison;
+  /// The Hodges-Lehmann shift of the pairs' differences, candidate minus
+  /// baseline, in the basis' unit (seconds, or score points). With comparison.
+  std::optional<double> hl_shift;
+  /// The typical ratio between two runs of the baseline, as a fraction
+  /// (0.012: 1.2%); an effect within it is within noise. With comparison.
+  std::optional<double> noise_floor;
+  /// The baseline against itself; absent with too few baseline runs.
+  std::optional<TimedTest> aa_control;
+  std::vector<DroppedSample> dropped;
+  TimedLabel label = TimedLabel::kInconclusive;
+  std::string reason;  // why that label, in words
+  /// The A/A control shows an effect: the timed context of this runner
+  /// cannot be trusted.
+  bool aa_effect() const;
+};
+
+/// What `workgate selftest --timed` (measure/timed_selftest.h) found: whether
+/// this machine's timed context tells a workload from itself, and from
+/// itself with a delay of known length.
+enum class SelftestOutcome {
+  kResolves,     // the A/A phase finds no effect, the delayed phase "slower"
+  kMisses,       // the delayed phase is not "slower"
+  kFalseEffect,  // the A/A phase says faster or slower of identical runs
+  kFailed,       // a run failed: nothing to judge
+};
+
+/// "resolves", "misses", "false effect", "failed".
+const char* SelftestOutcomeName(SelftestOutcome outcome);
+
+struct TimedSelftest {
+  std::string workload;               // what ran: "known_loop --spin-ns D N"
+  uint64_t iterations = 0;            // N, the known loop's size
+  int pairs = 0;                      // per phase
+  double delay_fraction = 0;          // of the run time: 0.05
+  double run_seconds = 0;             // the baseline's median wall time in the A/A phase
+  double delay_seconds = 0;           // the delay injected in the candidate's runs
+  double expected_ratio = 0;          // (run + delay) / run
+  std::optional<TimedStats> aa;       // the workload against itself
+  std::optional<TimedStats> delayed;  // against itself with the delay
+  /// The delayed phase's interval holds expected_ratio.
+  bool covers_expected = false;
+  SelftestOutcome outcome = SelftestOutcome::kFailed;
+  std::string reason;  // the outcome in words, or the failed run's error
+};
+
+/// How a workload's counts held up between runs of the same build, on an
+/// exact backend (decision/stability.h).
+struct Stability {
+  bool checked = false;   // a build of it was counted more than once
+  bool unstable = false;  // and two of its counts differed
+  std::string trigger;    // why it was checked, for the report
+  uint64_t spread = 0;    // the larger side's max - min
+  double spread_ppm = 0;  // that spread per million of that side's min
+  /// Unstable only: the coverage of the interval the verdict was taken from.
+  double confidence = 0;
+  /// Where profiles exist (callgrind): the functions whose self cost differed
+  /// between two runs of the same build, most first. Where the
+  /// nondeterminism lives: a hash seed, a clock read, thread scheduling.
+  std::vector<FunctionDelta> functions;
+  std::string functions_side;  // "baseline" or "candidate": whose runs differed
+};
+
+struct WorkloadResult {
+  std::string name;
+  Verdict verdict = Verdict::kInvalid;
+  std::string reason;            // why (always set for invalid and inconclusive)
+  double max_work_added = 0.01;  // the margin, as a fraction
+  std::optional<std::string> expected_score;
+  SideResult baseline;
+  SideResult candidate;
+  Stability stability;
+  // Filled when both sides have counts.
+  // Stable: candidate.min - baseline.min. Unstable: the Hodges-Lehmann shift.
+  int64_t delta = 0;
+  double relative = 0;      // delta / baseline.min
+  double relative_low = 0;  // interval of the relative delta from the spreads
+  double relative_high = 0;
+  std::optional<TimedStats> timed_stats;
+  std::optional<Explanation> explanation;
+};
+
+/// True when both sides have counts, none above kMaxCount, and the baseline's
+/// is non-zero: then delta and the relative figures of `w` mean something
+/// (Decide fills them).
+bool HasDelta(const WorkloadResult& w);
+
+/// The median of `values` (the mean of the middle two for an even count);
+/// 0 for none.
+double Median(std::vector<double> values);
+/// The median of `counts` (the mean of the middle two for an even number).
+double MedianCount(std::vector<uint64_t> counts);
+
+/// What became of the stored baseline given with --baseline-results, for a
+/// workflow that falls back to building the merge base when it was not used.
+/// In order of severity: merge keeps the worst of its parts'.
+enum class StoredBaselineStatus {
+  kUsed,          // every workload was compared with it
+  kMissing,       // the file does not exist
+  kUnreadable,    // it exists but cannot be read, is not JSON, or is of another schema
+  kIncompatible,  // a workload is not in it, or its stored fingerprint does not match
+};
+
+/// "used", "missing", "unreadable", "incompatible".
+const char* StoredBaselineStatusName(StoredBaselineStatus s);
+/// The inverse of StoredBaselineStatusName; false for any other text.
+bool ParseStoredBaselineStatus(const std::string& name, StoredBaselineStatus* s);
+
+struct StoredBaselineUse {
+  std::string path;
+  StoredBaselineStatus status = StoredBaselineStatus::kUsed;
+  std::string problem;  // why it was not used; empty when it was
+};
+
+/// The options that decide what a suite's comparison measures, beside the
+/// report's own figures (backend, event, margin, repeat, timed): what
+/// `merge` requires to be the same in every part.
+struct RunSettings {
+  std::string suite;               // as given; empty for an ad hoc command
+  std::string suite_sha256;        // of the suite file as read; empty for an ad hoc command
+  std::string stability = "auto";  // --stability
+  int max_repeat = 10;
+  std::string explain = "work-added";  // --explain, as ExplainModeName names it
+  int explain_top = 10;
+  bool as_is = false;
+  std::vector<std::string> env;  // --env KEY=VALUE, as given
+  std::vector<std::string> pass_env;
+};
+
+/// The most shards a suite may be split into.
+inline constexpr int kMaxShards = 1000;
+
+/// A part of a sharded comparison (`compare --shard I/N`).
+struct ShardInfo {
+  int index = 1;  // 1-based
+  int count = 1;
+  /// Every selected workload of the whole suite, in suite order: the share
+  /// of shard I is those at positions p with p % count == index - 1
+  /// (workload/shard.h), so merge knows what a missing shard held.
+  std::vector<std::string> workloads;
+  /// SHA-256 of the --baseline build (or of the --baseline-results file) and
+  /// of the --candidate build; "" where it is no readable regular file. The
+  /// parts of one run measured the same builds.
+  std::string baseline_sha256;
+  std::string candidate_sha256;
+};
+
+/// How a merged report was made (`workgate merge`).
+struct MergeInfo {
+  int shards = 0;
+  std::vector<std::string> parts;  // the part files, in shard order
+};
+
+struct CompareReport {
+  /// 2: timed slots and the two-test timed context (stats/timed_context.h);
+  /// 3: the result store (`store`, each side's `from_store`); 4: what the
+  /// counted runs met unpinned (`deterministic`, `unpinned`, per workload
+  /// and per side); 5: what the candidate could reach (`candidate_reach`).
+  int schema_version = kCompareSchemaVersion;
+  std::string workgate_version;
+  Verdict verdict = Verdict::kOk;  // the suite's worst
+  int exit_code = kExitPass;
+  std::string backend;         // which backend counted
+  std::string backend_reason;  // why the probe chose it
+  std::string event;
+  double max_work_added = 0.01;
+  int repeat = 1;
+  int timed_samples = 1;
+  uint64_t timed_seed = 0;     // of the bootstrap intervals: with the samples, they can be redone
+  std::string baseline_label;  // path or stored-results file given
+  std::string candidate_label;
+  /// --note TEXT: what the caller (a CI workflow) wants said beside the verdict.
+  std::vector<std::string> notes;
+  std::optional<StoredBaselineUse> stored_baseline;  // with --baseline-results only
+  /// The result store this run used ("" with --no-store, or when none could
+  /// be opened), and what went wrong with it: workgate then counted without it.
+  std::string store;
+  std::vector<std::string> store_notes;
+  /// What the candidate could reach of its own count and of workgate's
+  /// files, each with why (measure/containment.h); empty: nothing.
+  std::vector<std::string> candidate_reach;
+  /// --record REF: the commit or label the candidate's results were
+  /// recorded under; "" when they were not.
+  std::string recorded_as;
+  RunSettings settings;
+  std::optional<ShardInfo> shard;   // with --shard only
+  std::optional<MergeInfo> merged;  // written by `workgate merge` only
+  std::vector<WorkloadResult> workloads;
+};
+
+}  // namespace workgate
