@@ -168,7 +168,6 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   std::optional<CountCache> cache;
   std::unique_ptr<ResultStore> store =
       args.store.OpenForCounting(counter, args.record, &cache, &report.store_notes);
-  CountCache no_store;
   Fingerprint machine;
   machine.cpu_model = info.cpu_model.value.value_or("");
   machine.kernel = info.kernel_release.value.value_or("");
@@ -179,7 +178,8 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
       !args.record.empty() && IsExactBackend(counter.name()) ? std::max(args.repeat, 2) : args.repeat;
   std::vector<HistoryRecord> records;
   const std::string now = UtcNow();
-  if (cache) PrefetchSides(*cache, counter, common, suite.workloads, suite.dir, {args.exe}, options);
+  SideCounter sides(counter, common, suite.dir, options, cache ? &*cache : nullptr);
+  sides.Prefetch(suite.workloads, {args.exe});
   // Kept with the counts, each count's profile explains a later comparison
   // against it with no run.
   std::optional<TempDir> profiles;
@@ -191,8 +191,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
     SuiteWorkloadCount count;
     count.name = w.name;
     count.expected_score = w.score_expect;
-    CachedSide side = CountSide(cache ? *cache : no_store, counter, common, w, suite.dir, dir,
-                                args.exe, repeat, options, keep, {args.exe, args.record});
+    CachedSide side = sides.Count({w, dir, args.exe, repeat, keep, {args.exe, args.record}});
     count.result = std::move(side.counted);
     count.from_store = side.from_store;
     RejectMultiplexed(&count.result);

@@ -169,16 +169,15 @@ void JoinRound(CountedWorkload more, CountedWorkload* into) {
 // a load that drifts during the run weighs on both builds alike rather than
 // on the one whose block happened to run later. Each side's fingerprint is
 // taken while the exe link points at its build.
-void CountBuilds(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
-                 const Workload& w, const WorkDir& dir, const ProgressFn& progress,
-                 WorkloadWork* work, WorkloadResult* r) {
+void CountBuilds(const ComparisonPlan& plan, SideCounter& sides_counter, const Workload& w,
+                 const WorkDir& dir, const ProgressFn& progress, WorkloadWork* work,
+                 WorkloadResult* r) {
+  Counter& counter = sides_counter.counter();
   const auto start = std::chrono::steady_clock::now();
   const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
   const std::string* keep[2] = {&work->first.baseline, &work->first.candidate};
   const SideLabels labels[2] = {{plan.baseline_exe, ""}, {plan.candidate_exe, plan.record_ref}};
   SideResult* sides[2] = {&r->baseline, &r->candidate};
-  CountCache no_store;
-  CountCache& cache = plan.cache != nullptr ? *plan.cache : no_store;
   const bool alternate = !IsExactBackend(counter.name()) && plan.repeat > 1;
   const int rounds = alternate ? plan.repeat : 1;
   for (int round = 0; round < rounds; ++round) {
@@ -191,8 +190,8 @@ void CountBuilds(const ComparisonPlan& plan, Counter& counter, const Fingerprint
                    ? fmt::format("{}  {}  counting", w.name, name)
                    : fmt::format("{}  {}  counting  ({})", w.name, name, Elapsed(start)));
       if (round == 0) {
-        counted = CountSide(cache, counter, common, w, plan.suite_dir, dir, *exes[side],
-                            alternate ? 1 : plan.repeat, plan.launch, *keep[side], labels[side]);
+        counted = sides_counter.Count(
+            {w, dir, *exes[side], alternate ? 1 : plan.repeat, *keep[side], labels[side]});
       } else {
         JoinRound(CountWorkload(counter, w, plan.suite_dir, dir, *exes[side], 1, plan.launch),
                   &counted.counted);
@@ -211,17 +210,16 @@ void CountBuilds(const ComparisonPlan& plan, Counter& counter, const Fingerprint
 
 // Settles `w`'s stability (measure/stability_runs.h), which may count more
 // in `dir`, and explains it where asked.
-void SettleAndExplain(const ComparisonPlan& plan, Counter& counter, const Workload& w,
+void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Workload& w,
                       const WorkDir& dir, WorkloadWork& work, WorkloadResult* r,
                       const ProgressFn& progress) {
+  Counter& counter = sides.counter();
   SettleStability(SettlePlan(plan, progress), counter, w, dir, work.first,
                   work.profiles ? work.profiles->path() : "", r);
   // The check's and the repeats' counts join the store's, so that the next
   // run knows already whether the workload repeats.
-  if (plan.cache != nullptr) {
-    StoreMoreCounts(*plan.cache, r->baseline, &work.sides[0]);
-    StoreMoreCounts(*plan.cache, r->candidate, &work.sides[1]);
-  }
+  sides.KeepMore(r->baseline, &work.sides[0]);
+  sides.KeepMore(r->candidate, &work.sides[1]);
   if (WantsExplanation(plan, *r)) {
     r->explanation = ExplainWorkload(plan, counter.name(), w, dir, work.first, progress);
   }
@@ -234,9 +232,9 @@ void SettleAndExplain(const ComparisonPlan& plan, Counter& counter, const Worklo
 // one. On the Valgrind backends the first count of each build keeps its
 // per-function profile, which explains the delta with no run more, and
 // lets a second count that differs be diffed against it.
-bool CountFirst(const ComparisonPlan& plan, Counter& counter, const Fingerprint& common,
-                const Workload& w, WorkloadWork* work, WorkloadResult* r,
-                const ProgressFn& progress) {
+bool CountFirst(const ComparisonPlan& plan, SideCounter& sides, const Workload& w,
+                WorkloadWork* work, WorkloadResult* r, const ProgressFn& progress) {
+  const Counter& counter = sides.counter();
   WorkDir dir(w.name);
   if (IsExactBackend(counter.name()) &&
       (plan.stability != StabilityMode::kNever || plan.explain != ExplainMode::kNever)) {
@@ -248,20 +246,20 @@ bool CountFirst(const ComparisonPlan& plan, Counter& counter, const Fingerprint&
   };
   work->first.baseline = keep(plan.baseline_exe, "baseline");
   work->first.candidate = keep(plan.candidate_exe, "candidate");
-  CountBuilds(plan, counter, common, w, dir, progress, work, r);
+  CountBuilds(plan, sides, w, dir, progress, work, r);
   if (plan.stored_baseline) ApplyStoredBaseline(*plan.stored_baseline, plan.stored_baseline_path, r);
   Decide(r);
   if (SettleNeedsRuns(SettlePlan(plan, progress), counter.name(), *r)) return true;
-  SettleAndExplain(plan, counter, w, dir, *work, r, progress);
+  SettleAndExplain(plan, sides, w, dir, *work, r, progress);
   return false;
 }
 
 // The second task of a workload whose settling counts: the same directory
 // path again, fresh.
-void SettleLater(const ComparisonPlan& plan, Counter& counter, const Workload& w,
+void SettleLater(const ComparisonPlan& plan, SideCounter& sides, const Workload& w,
                  WorkloadWork& work, WorkloadResult* r, const ProgressFn& progress) {
   WorkDir dir(w.name);
-  SettleAndExplain(plan, counter, w, dir, work, r, progress);
+  SettleAndExplain(plan, sides, w, dir, work, r, progress);
 }
 
 // The counting tasks of a comparison, taken by the jobs in turn: every
@@ -358,10 +356,10 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     r.expected_score = w.score_expect;
   }
 
-  if (plan.cache != nullptr) {
-    PrefetchSides(*plan.cache, counter, common, plan.workloads, plan.suite_dir,
-                  {plan.baseline_exe, plan.candidate_exe}, plan.launch);
-  }
+  // Every side is counted through the result store's count cache, where
+  // the plan has one (measure/count_cache.h), which reads the store once now.
+  SideCounter sides(counter, common, plan.suite_dir, plan.launch, plan.cache);
+  sides.Prefetch(plan.workloads, {plan.baseline_exe, plan.candidate_exe});
 
   // Counting: workloads run concurrently, the two sides of one in turn.
   std::vector<WorkloadWork> work(plan.workloads.size());
@@ -376,9 +374,9 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
       bool settle_later = false;
       try {
         if (task.settle) {
-          SettleLater(plan, counter, w, work[task.workload], r, progress);
+          SettleLater(plan, sides, w, work[task.workload], r, progress);
         } else {
-          settle_later = CountFirst(plan, counter, common, w, &work[task.workload], r, progress);
+          settle_later = CountFirst(plan, sides, w, &work[task.workload], r, progress);
         }
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);

@@ -159,17 +159,6 @@ std::vector<std::pair<std::string, std::string>> ReadKeptProfiles(const std::str
   return out;
 }
 
-// Counted and fingerprinted without the store: the fingerprint is taken
-// after the runs, from what they ran.
-void CountUncached(Counter& counter, const Fingerprint& common, const Workload& w,
-                   const std::string& suite_dir, const WorkDir& dir, const std::string& exe,
-                   int repeat, const LaunchOptions& options, const std::string& keep,
-                   CachedSide* side) {
-  side->counted = CountWorkload(counter, w, suite_dir, dir, exe, repeat, options, keep);
-  const RunIdentity run{side->counted.argv, side->counted.env, options.as_is ? "" : dir.path()};
-  FingerprintSide(common, w, suite_dir, exe, run, &side->fingerprint, &side->fingerprint_error);
-}
-
 // The entry under `key`, if there is one the workload can use.
 std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, const std::string& key) {
   std::optional<StoredCount> entry = cache.Find(key);
@@ -184,16 +173,6 @@ std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, const st
   return entry;
 }
 
-// The launch of the side and its fingerprint before it runs; false when the
-// launch cannot be planned (`*err`) or the side cannot be fingerprinted
-// (`*run` is then planned and `*err` says why).
-bool PlanAndFingerprint(const Fingerprint& common, const Workload& w, const std::string& suite_dir,
-                        const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
-                        RunIdentity* run, Fingerprint* fp, bool* planned, std::string* err) {
-  *planned = PlanCountedRun(w, suite_dir, dir, exe, options, run, err);
-  return *planned && FingerprintSide(common, w, suite_dir, exe, *run, fp, err);
-}
-
 // The cache key of a side fingerprinted as `fp`, run in `cwd`.
 std::string KeyOf(const CountCache& cache, const Fingerprint& fp, const std::string& cwd) {
   CountContext context = cache.context();
@@ -203,65 +182,86 @@ std::string KeyOf(const CountCache& cache, const Fingerprint& fp, const std::str
 
 }  // namespace
 
-std::string SideKey(const CountCache& cache, const Counter& counter, const Fingerprint& common,
-                    const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                    const std::string& exe, const LaunchOptions& options) {
-  if (!cache.enabled() || !IsExactBackend(counter.name())) return "";
+SideCounter::SideCounter(Counter& counter, Fingerprint common, std::string suite_dir,
+                         LaunchOptions options, CountCache* cache)
+    : counter_(counter),
+      common_(std::move(common)),
+      suite_dir_(std::move(suite_dir)),
+      options_(std::move(options)),
+      cache_(cache) {}
+
+bool SideCounter::storing() const {
+  return cache_ != nullptr && cache_->enabled() && IsExactBackend(counter_.name());
+}
+
+// Counted and fingerprinted without the store: the fingerprint is taken
+// after the runs, from what they ran.
+void SideCounter::CountUncached(const SideRequest& side, const std::string& keep,
+                                CachedSide* out) const {
+  out->counted =
+      CountWorkload(counter_, side.w, suite_dir_, side.dir, side.exe, side.repeat, options_, keep);
+  const RunIdentity run{out->counted.argv, out->counted.env, options_.as_is ? "" : side.dir.path()};
+  FingerprintSide(common_, side.w, suite_dir_, side.exe, run, &out->fingerprint,
+                  &out->fingerprint_error);
+}
+
+bool SideCounter::PlanAndFingerprint(const Workload& w, const WorkDir& dir, const std::string& exe,
+                                     RunIdentity* run, Fingerprint* fp, bool* planned,
+                                     std::string* err) const {
+  *planned = PlanCountedRun(w, suite_dir_, dir, exe, options_, run, err);
+  return *planned && FingerprintSide(common_, w, suite_dir_, exe, *run, fp, err);
+}
+
+std::string SideCounter::Key(const Workload& w, const WorkDir& dir, const std::string& exe) const {
+  if (!storing()) return "";
   RunIdentity run;
   Fingerprint fp;
   bool planned = false;
   std::string err;
-  if (!PlanAndFingerprint(common, w, suite_dir, dir, exe, options, &run, &fp, &planned, &err)) {
-    return "";
-  }
-  return KeyOf(cache, fp, run.cwd);
+  if (!PlanAndFingerprint(w, dir, exe, &run, &fp, &planned, &err)) return "";
+  return KeyOf(*cache_, fp, run.cwd);
 }
 
-void PrefetchSides(CountCache& cache, const Counter& counter, const Fingerprint& common,
-                   const std::vector<Workload>& workloads, const std::string& suite_dir,
-                   const std::vector<std::string>& exes, const LaunchOptions& options) {
-  if (!cache.enabled()) return;
+void SideCounter::Prefetch(const std::vector<Workload>& workloads,
+                           const std::vector<std::string>& exes) {
+  if (!storing()) return;
   std::vector<std::string> keys;
   for (const Workload& w : workloads) {
     WorkDir dir(w.name);
     for (const std::string& exe : exes) {
-      if (!exe.empty()) keys.push_back(SideKey(cache, counter, common, w, suite_dir, dir, exe, options));
+      if (!exe.empty()) keys.push_back(Key(w, dir, exe));
     }
   }
-  cache.Prefetch(keys);
+  cache_->Prefetch(keys);
 }
 
-CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& common,
-                     const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                     const std::string& exe, int repeat, const LaunchOptions& options,
-                     const std::string& keep_profiles_dir, const SideLabels& labels) {
+CachedSide SideCounter::Count(const SideRequest& request) {
   CachedSide side;
-  RunIdentity run;
-  std::string err;
-  if (!cache.enabled() || !IsExactBackend(counter.name())) {
-    CountUncached(counter, common, w, suite_dir, dir, exe, repeat, options, keep_profiles_dir,
-                  &side);
+  if (!storing()) {
+    CountUncached(request, request.keep_profiles_dir, &side);
     return side;
   }
+  CountCache& cache = *cache_;
+  const Workload& w = request.w;
+  RunIdentity run;
+  std::string err;
   Fingerprint before;
   bool planned = false;
-  if (!PlanAndFingerprint(common, w, suite_dir, dir, exe, options, &run, &before, &planned,
-                          &err)) {
+  if (!PlanAndFingerprint(w, request.dir, request.exe, &run, &before, &planned, &err)) {
     if (!planned) {
       side.counted.error = err;  // as CountWorkload would say
       return side;
     }
     // Nothing to key it by: counted as without the store, and the error
     // comes again from the fingerprint after the runs.
-    CountUncached(counter, common, w, suite_dir, dir, exe, repeat, options, keep_profiles_dir,
-                  &side);
+    CountUncached(request, request.keep_profiles_dir, &side);
     return side;
   }
   side.key = KeyOf(cache, before, run.cwd);
   side.fingerprint = before;
 
   std::optional<StoredCount> entry = LookUp(cache, w, side.key);
-  std::string keep = keep_profiles_dir;
+  std::string keep = request.keep_profiles_dir;
   if (entry) {
     side.counted.from_store = entry->counts;
     side.counted.score = entry->score;
@@ -277,13 +277,13 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
         cache.Note(fmt::format("{}: {}; its profile comes from a run", w.name, err));
       }
     }
-    if (static_cast<int>(entry->counts.size()) >= repeat) return side;
+    if (static_cast<int>(entry->counts.size()) >= request.repeat) return side;
   }
 
   // The repeats the store lacks (all of them on a miss).
   const int have = static_cast<int>(side.counted.from_store.size());
-  CountedWorkload fresh =
-      CountWorkload(counter, w, suite_dir, dir, exe, repeat - have, options, keep);
+  CountedWorkload fresh = CountWorkload(counter_, w, suite_dir_, request.dir, request.exe,
+                                        request.repeat - have, options_, keep);
   fresh.from_store = std::move(side.counted.from_store);
   // Stored counts are deterministic where their entry says its first run
   // was (StoredCount::deterministic).
@@ -294,7 +294,7 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
   // Kept only when the files are still those the key was made of.
   Fingerprint after;
   const RunIdentity ran{side.counted.argv, side.counted.env, run.cwd};
-  if (!FingerprintSide(common, w, suite_dir, exe, ran, &after, &side.fingerprint_error)) {
+  if (!FingerprintSide(common_, w, suite_dir_, request.exe, ran, &after, &side.fingerprint_error)) {
     side.fingerprint = after;
     return side;
   }
@@ -311,9 +311,9 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
   add.score = side.counted.score;
   if (!keep.empty()) add.profiles = ReadKeptProfiles(keep);
   add.counted_at = UtcNow();
-  add.ref = labels.ref;
-  add.label = labels.label;
-  add.workgate_version = common.workgate_version;
+  add.ref = request.labels.ref;
+  add.label = request.labels.label;
+  add.workgate_version = common_.workgate_version;
   add.deterministic = side.counted.deterministic;
   if (cache.Add(side.key, add, &err)) {
     side.in_store = counts.size();
@@ -323,10 +323,9 @@ CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& com
   return side;
 }
 
-void StoreMoreCounts(CountCache& cache, const SideResult& result, CachedSide* side) {
+void SideCounter::KeepMore(const SideResult& result, CachedSide* side) {
   const std::vector<uint64_t>& counts = result.counts;
-  if (!cache.enabled() || side->key.empty() || !result.error.empty() ||
-      counts.size() <= side->in_store) {
+  if (!storing() || side->key.empty() || !result.error.empty() || counts.size() <= side->in_store) {
     return;
   }
   StoredCount more;
@@ -335,10 +334,10 @@ void StoreMoreCounts(CountCache& cache, const SideResult& result, CachedSide* si
   more.counted_at = UtcNow();
   more.workgate_version = side->fingerprint.workgate_version;
   std::string err;
-  if (cache.Add(side->key, more, &err)) {
+  if (cache_->Add(side->key, more, &err)) {
     side->in_store = counts.size();
   } else {
-    cache.Note("the result store could not keep a count (" + err + ")");
+    cache_->Note("the result store could not keep a count (" + err + ")");
   }
 }
 

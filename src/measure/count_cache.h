@@ -92,44 +92,85 @@ struct SideLabels {
   std::string ref;    // --record REF, for the build recorded; "" otherwise
 };
 
-/// The cache key of `w`'s side for the build `exe`, from its launch planned
-/// (PlanCountedRun) and fingerprinted (FingerprintSide) without running it;
-/// "" when the cache does not apply (disabled, not an exact backend) or the
-/// side cannot be fingerprinted. What Prefetch is given, before the run.
-std::string SideKey(const CountCache& cache, const Counter& counter, const Fingerprint& common,
-                    const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                    const std::string& exe, const LaunchOptions& options);
+/// One side to count: a workload, its private directory, the build, how
+/// many counts, where the first count's profile goes ("" none), and what
+/// the store says of it.
+struct SideRequest {
+  const Workload& w;
+  const WorkDir& dir;
+  const std::string& exe;
+  int repeat = 1;
+  std::string keep_profiles_dir;
+  SideLabels labels;
+};
 
-/// Reads the store's entries for every side a run will count, once, before
-/// any build runs (CountCache::Prefetch): the side of each of `workloads`
-/// for each of `exes` (an empty one is no side), keyed by SideKey.
-void PrefetchSides(CountCache& cache, const Counter& counter, const Fingerprint& common,
-                   const std::vector<Workload>& workloads, const std::string& suite_dir,
-                   const std::vector<std::string>& exes, const LaunchOptions& options);
+/// The count cache as the orchestration (a comparison, a suite count) uses
+/// it: what every side of one run is counted with (one counter, the
+/// fingerprint's parts every side shares, the suite's directory, the launch
+/// options) and the result store behind it. The orchestration reads the
+/// store once (Prefetch), counts each side with one call (Count), and hands
+/// back the counts a stability check added (KeepMore); when and whether the
+/// store is used is decided here. Shared by the jobs of the run.
+class SideCounter {
+ public:
+  /// `cache` null, or disabled, or a counter that is not exact: every side
+  /// is counted, and nothing is kept.
+  SideCounter(Counter& counter, Fingerprint common, std::string suite_dir, LaunchOptions options,
+              CountCache* cache);
 
-/// Counts `w` for the build `exe` `repeat` times (CountWorkload), through
-/// `cache` where it is enabled and `counter` is exact:
-///   - the side is fingerprinted before it runs (PlanCountedRun,
-///     FingerprintSide) and looked up under CountKey;
-///   - a stored entry with a score the workload asserts gives its counts
-///     (all of them: an entry counted more than once shows whether the
-///     workload repeats), and its profile is written to `keep_profiles_dir`
-///     where one is asked for; only the repeats it lacks are run;
-///   - what is run is added to the store, once the fingerprint taken again
-///     after the run is the one it was looked up under (a program that
-///     changed its own files is counted, never kept).
-/// Without the store (or on perf) the side is counted and fingerprinted
-/// after its first run, as before the store existed. `common` is the
-/// fingerprint's part shared by every side of the run.
-CachedSide CountSide(CountCache& cache, Counter& counter, const Fingerprint& common,
-                     const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                     const std::string& exe, int repeat, const LaunchOptions& options,
-                     const std::string& keep_profiles_dir, const SideLabels& labels);
+  Counter& counter() const { return counter_; }
+  const Fingerprint& common() const { return common_; }
+  const std::string& suite_dir() const { return suite_dir_; }
+  const LaunchOptions& options() const { return options_; }
+  /// The store is used: a cache, enabled, and an exact counter.
+  bool storing() const;
 
-/// Adds the counts of `result` (the side's whole list, stored ones first)
-/// beyond the `side.in_store` the store already holds (a stability check's,
-/// an unstable workload's repeats) to its entry; nothing when `result` has
-/// an error: a run that failed makes none of its side's counts evidence.
-void StoreMoreCounts(CountCache& cache, const SideResult& result, CachedSide* side);
+  /// Reads the store's entries for every side the run will count, once,
+  /// before any build runs (CountCache::Prefetch): the side of each of
+  /// `workloads` for each of `exes` (an empty one is no side).
+  void Prefetch(const std::vector<Workload>& workloads, const std::vector<std::string>& exes);
+
+  /// The cache key of `w`'s side for the build `exe`, from its launch planned
+  /// (PlanCountedRun) and fingerprinted (FingerprintSide) without running it;
+  /// "" when the store is not used or the side cannot be fingerprinted.
+  std::string Key(const Workload& w, const WorkDir& dir, const std::string& exe) const;
+
+  /// Counts the side `repeat` times (CountWorkload), through the store where
+  /// it is used:
+  ///   - the side is fingerprinted before it runs and looked up under its key;
+  ///   - a stored entry with a score the workload asserts gives its counts
+  ///     (all of them: an entry counted more than once shows whether the
+  ///     workload repeats), and its profile is written to the side's
+  ///     `keep_profiles_dir` where one is asked for; only the repeats it
+  ///     lacks are run;
+  ///   - what is run is added to the store, once the fingerprint taken again
+  ///     after the run is the one it was looked up under (a program that
+  ///     changed its own files is counted, never kept).
+  /// Without the store the side is counted and fingerprinted after its
+  /// first run.
+  CachedSide Count(const SideRequest& side);
+
+  /// Adds the counts of `result` (the side's whole list, stored ones first)
+  /// beyond the `side->in_store` the store already holds (a stability
+  /// check's, an unstable workload's repeats) to its entry; nothing when
+  /// `result` has an error: a run that failed makes none of its side's
+  /// counts evidence.
+  void KeepMore(const SideResult& result, CachedSide* side);
+
+ private:
+  // The side counted and fingerprinted without the store.
+  void CountUncached(const SideRequest& side, const std::string& keep, CachedSide* out) const;
+  // The side's launch and its fingerprint before it runs; false when the
+  // launch cannot be planned (`*planned` false, `*err`) or the side cannot
+  // be fingerprinted.
+  bool PlanAndFingerprint(const Workload& w, const WorkDir& dir, const std::string& exe,
+                          RunIdentity* run, Fingerprint* fp, bool* planned, std::string* err) const;
+
+  Counter& counter_;
+  Fingerprint common_;
+  std::string suite_dir_;
+  LaunchOptions options_;
+  CountCache* cache_;
+};
 
 }  // namespace workgate
