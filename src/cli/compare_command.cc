@@ -142,15 +142,10 @@ void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan, CompareReport*
 
 // How each workload is counted, timed and explained, on this machine with
 // the chosen backend.
-void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const SystemInfo& info,
+void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemInfo& info,
                   ComparisonPlan* plan) {
-  plan->repeat = args.repeat > 0 ? args.repeat : (IsExactBackend(choice.backend) ? 1 : 3);
-  plan->stability = args.stability;
-  // A stored baseline is reused by every later comparison: learn once,
-  // when it is made, whether its workloads repeat.
-  if (!args.save_baseline.empty() && plan->stability == StabilityMode::kAuto) {
-    plan->stability = StabilityMode::kAlways;
-  }
+  plan->repeat = ComparisonRepeats(counter.backend(), args.repeat);
+  plan->stability = ComparisonStability(args.stability, !args.save_baseline.empty());
   plan->max_repeat = std::max(args.max_repeat, plan->repeat);
   plan->jobs = args.jobs > 0 ? args.jobs : static_cast<int>(std::thread::hardware_concurrency());
   plan->timed = args.timed;
@@ -163,13 +158,8 @@ void PlanCounting(const CompareArgs& args, const BackendChoice& choice, const Sy
   plan->machine.cpu_model = info.cpu_model.value.value_or("");
   plan->machine.kernel = info.kernel_release.value.value_or("");
   if (!args.baseline_results.empty()) {
-    std::string err;
-    plan->stored_baseline = LoadBaselineFile(args.baseline_results, &err);
+    plan->stored_baseline = LoadBaselineForComparison(args.baseline_results);
     plan->stored_baseline_path = args.baseline_results;
-    // A baseline that cannot be read is missing evidence: invalid, never a pass.
-    if (!plan->stored_baseline) {
-      plan->stored_baseline = UnusableBaseline(err, IsMissingFile(args.baseline_results));
-    }
   }
 }
 
@@ -226,7 +216,7 @@ int RunCompare(const CompareArgs& args) {
   SystemInfo info = GatherSystemInfo();
   BackendChoice choice = args.counter.Choose(info);
   auto counter = MakeCounter(choice, args.counter.events);
-  PlanCounting(args, choice, info, &plan);
+  PlanCounting(args, *counter, info, &plan);
 
   FillHeader(args, *counter, choice, plan, &report);
   std::optional<CountCache> cache;

@@ -20,6 +20,7 @@
 #include "measure/count_json.h"
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
+#include "measure/suite_count.h"
 #include "report/format.h"
 #include "report/report_output.h"
 #include "report/report_paths.h"
@@ -172,65 +173,24 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   machine.cpu_model = info.cpu_model.value.value_or("");
   machine.kernel = info.kernel_release.value.value_or("");
   const Fingerprint common = CommonFingerprint(machine, counter, WORKGATE_VERSION);
-  // A recorded build is counted twice on Valgrind, so that its stored
-  // counts say whether it repeats.
-  const int repeat =
-      !args.record.empty() && IsExactBackend(counter.name()) ? std::max(args.repeat, 2) : args.repeat;
-  std::vector<HistoryRecord> records;
-  const std::string now = UtcNow();
+  const int repeat = SuiteCountRepeats(counter.backend(), args.repeat, !args.record.empty());
   SideCounter sides(counter, common, suite.dir, options, cache ? &*cache : nullptr);
   sides.Prefetch(suite.workloads, {args.exe});
   // Kept with the counts, each count's profile explains a later comparison
   // against it with no run.
   std::optional<TempDir> profiles;
   if (cache) profiles.emplace("workgate-profiles");
-  size_t index = 0;
-  for (const auto& w : suite.workloads) {
-    WorkDir dir(w.name);
-    const std::string keep = profiles ? fmt::format("{}/{}", profiles->path(), index++) : "";
-    SuiteWorkloadCount count;
-    count.name = w.name;
-    count.expected_score = w.score_expect;
-    CachedSide side = sides.Count({w, dir, args.exe, repeat, keep, {args.exe, args.record}});
-    count.result = std::move(side.counted);
-    count.from_store = side.from_store;
-    RejectMultiplexed(&count.result);
-    if (count.result.valid()) {
-      auto counts = count.result.counts();
-      auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-      count.unstable = *hi != *lo && IsExactBackend(counter.name());
-      if (!args.record.empty() && side.fingerprint_error.empty()) {
-        records.push_back(MakeHistoryRecord(
-            args.record, now, w.name, counts,
-            w.max_work_added_percent.value_or(kDefaultMaxWorkAddedPercent) / 100,
-            count.result.score, side.fingerprint, args.exe));
-      } else if (!args.record.empty()) {
-        report.store_notes.push_back(fmt::format("{} is not recorded: cannot fingerprint it: {}",
-                                                 w.name, side.fingerprint_error));
-      }
-    } else {
-      report.exit_code = kExitInvalid;
-    }
-    PrintSuiteWorkload(out, count, counter.event());
-    report.workloads.push_back(std::move(count));
-  }
+  const std::vector<HistoryRecord> records = CountSuiteWorkloads(
+      sides, suite, args.exe, repeat, args.record, profiles ? profiles->path() : "",
+      [&](const SuiteWorkloadCount& count) { PrintSuiteWorkload(out, count, counter.event()); },
+      &report);
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
   if (store) report.store = store->path();
   if (cache) {
     for (const std::string& note : cache->notes()) report.store_notes.push_back(note);
   }
-  std::string err;
-  if (!args.record.empty()) {
-    if (!records.empty() && store->Record(records, &err)) {
-      report.recorded_as = args.record;
-    } else {
-      report.store_notes.push_back(
-          "--record " + args.record + ": " +
-          (records.empty() ? std::string("no workload was counted, so nothing was recorded") : err));
-      if (report.exit_code == kExitPass) report.exit_code = kExitEnvironment;
-    }
-  }
+  if (!args.record.empty()) RecordSuite(*store, args.record, records, &report);
   fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
   for (const std::string& note : report.store_notes) {
     fmt::print(out, "store: {}\n", TerminalSafe(note, LineBreaks::kToSpace));

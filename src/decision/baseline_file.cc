@@ -176,6 +176,13 @@ BaselineFile UnusableBaseline(const std::string& error, bool missing) {
   return file;
 }
 
+BaselineFile LoadBaselineForComparison(const std::string& path) {
+  std::string err;
+  std::optional<BaselineFile> file = LoadBaselineFile(path, &err);
+  if (file) return *file;
+  return UnusableBaseline(err, IsMissingFile(path));
+}
+
 bool IsMissingFile(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) != 0 && errno == ENOENT;

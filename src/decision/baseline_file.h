@@ -77,6 +77,12 @@ std::optional<BaselineFile> ParseBaselineFile(std::string_view text, const std::
 /// file does not exist (IsMissingFile), as opposed to cannot be used.
 BaselineFile UnusableBaseline(const std::string& error, bool missing = false);
 
+/// The stored baseline at `path` for a comparison: the file as
+/// LoadBaselineFile reads it, or, when it cannot be read, an unusable one
+/// (UnusableBaseline) that makes every workload invalid: a baseline that
+/// cannot be read is missing evidence, never a pass.
+BaselineFile LoadBaselineForComparison(const std::string& path);
+
 /// Whether nothing exists at `path` (not even a dangling link): what tells a
 /// stored baseline that is missing from one that cannot be read.
 bool IsMissingFile(const std::string& path);

@@ -343,6 +343,15 @@ void TimeAll(const ComparisonPlan& plan, CompareReport* report, const ProgressFn
 
 }  // namespace
 
+int ComparisonRepeats(Backend backend, int requested) {
+  if (requested > 0) return requested;
+  return TraitsOf(backend).exact ? 1 : 3;
+}
+
+StabilityMode ComparisonStability(StabilityMode requested, bool saving_baseline) {
+  return saving_baseline && requested == StabilityMode::kAuto ? StabilityMode::kAlways : requested;
+}
+
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
                    const ProgressFn& progress) {
   const Fingerprint common = CommonFingerprint(plan.machine, counter, report->workgate_version);

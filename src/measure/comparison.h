@@ -18,6 +18,7 @@
 #include "decision/stability.h"
 #include "measure/count_cache.h"
 #include "measure/stability_runs.h"
+#include "model/backend.h"
 #include "model/model.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
@@ -72,6 +73,17 @@ std::unique_ptr<Counter> ProfilerFor(const std::string& counted_by);
 Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& counted_by,
                             const Workload& w, const WorkDir& dir, const FirstProfiles& kept,
                             const ProgressFn& progress);
+
+/// The counts per side of a comparison on `backend`: `requested` where it
+/// is given (> 0), else one on an exact backend and three on perf, whose
+/// counts vary from run to run.
+int ComparisonRepeats(Backend backend, int requested);
+
+/// The stability mode a comparison runs with: `requested`, except that a
+/// baseline being saved (`saving_baseline`) is reused by every later
+/// comparison, so it learns once, when it is made, whether its workloads
+/// repeat: auto becomes always.
+StabilityMode ComparisonStability(StabilityMode requested, bool saving_baseline);
 
 /// Fills the report's workloads (decided, explained where plan.explain
 /// says) and suite verdict. `counter` counts.
