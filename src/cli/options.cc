@@ -93,7 +93,9 @@ CLI::Option* AddChoice(CLI::App* cmd, const std::string& name,
 }
 
 void CounterArgs::Register(CLI::App* cmd) {
-  AddChoice(cmd, "--backend", {"auto", "perf", "callgrind", "vgcount"}, "auto",
+  std::vector<std::string> backends = {"auto"};
+  for (const BackendTraits& traits : kBackends) backends.emplace_back(traits.name);
+  AddChoice(cmd, "--backend", backends, "auto",
             "How to count: auto picks perf where the PMU counts, else vgcount, else callgrind",
             [this](const std::string& v) { return ParseBackendRequest(v, &backend); });
   cmd->add_option_function<std::string>(

@@ -13,6 +13,12 @@
 
 namespace workgate {
 
+namespace {
+
+std::string BackendString(Backend backend) { return std::string(BackendName(backend)); }
+
+}  // namespace
+
 bool ParseBackendRequest(const std::string& text, BackendRequest* out) {
   if (text == "auto") {
     *out = BackendRequest::kAuto;
@@ -65,18 +71,19 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
     case BackendRequest::kPerf: {
       PerfCheck check = CheckPerf(events, info);
       if (check.ok) {
-        choice = {"perf", fmt::format("requested; perf_event_open counts {} here", events)};
+        choice = {BackendString(Backend::kPerf),
+                  fmt::format("requested; perf_event_open counts {} here", events)};
       } else {
         choice.reason = fmt::format("perf cannot count {}: {}", events, check.reason);
       }
       return choice;
     }
     case BackendRequest::kCallgrind:
-      if (have_valgrind) return {"callgrind", "requested"};
+      if (have_valgrind) return {BackendString(Backend::kCallgrind), "requested"};
       choice.reason = "callgrind was requested, but " + FindValgrind().missing;
       return choice;
     case BackendRequest::kVgcount:
-      if (have_vgcount) return {"vgcount", "requested"};
+      if (have_vgcount) return {BackendString(Backend::kVgcount), "requested"};
       choice.reason = have_valgrind ? "vgcount was requested but the tool is not built"
                                     : "vgcount was requested, but " + FindValgrind().missing;
       return choice;
@@ -85,16 +92,21 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
   }
   PerfCheck check = CheckPerf(events, info);
   if (check.ok) {
-    return {"perf", fmt::format("perf_event_open counts {} on this machine", events)};
+    return {BackendString(Backend::kPerf),
+            fmt::format("perf_event_open counts {} on this machine", events)};
   }
   const std::string why_not_perf = fmt::format("perf cannot count {}: {}", events, check.reason);
   if (have_vgcount) {
-    return {"vgcount", why_not_perf + "; vgcount (workgate's own Valgrind tool) counts exactly "
-                                      "what callgrind counts, several times faster"};
+    return {BackendString(Backend::kVgcount),
+            why_not_perf +
+                "; vgcount (workgate's own Valgrind tool) counts exactly "
+                "what callgrind counts, several times faster"};
   }
   if (have_valgrind) {
-    return {"callgrind", why_not_perf + "; callgrind counts exactly instead (vgcount, the faster "
-                                        "tool, is not built)"};
+    return {BackendString(Backend::kCallgrind),
+            why_not_perf +
+                "; callgrind counts exactly instead (vgcount, the faster "
+                "tool, is not built)"};
   }
   choice.reason =
       why_not_perf + "; and no backend can count without Valgrind: " + FindValgrind().missing;

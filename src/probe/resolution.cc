@@ -7,6 +7,7 @@
 #include "counter/perf_counter.h"
 #include "launch/launch.h"
 #include "machine/known_loop.h"
+#include "model/backend.h"
 
 namespace workgate {
 namespace {
@@ -74,11 +75,12 @@ Resolution MeasurePerfResolution(const std::string& known_loop, const std::strin
       spec.env = MinimalEnvironment("/");
       spec.timeout_seconds = 30;
       CountedRun run = counter.Run(spec, {});
-      if (!run.valid()) return Failed("perf", run.error);
+      if (!run.valid()) return Failed(std::string(BackendName(Backend::kPerf)), run.error);
       (n == kResolutionSmall ? small : large).push_back(*run.instructions());
     }
   }
-  return ResolutionFromCounts("perf", std::move(small), std::move(large));
+  return ResolutionFromCounts(std::string(BackendName(Backend::kPerf)), std::move(small),
+                              std::move(large));
 }
 
 Resolution MeasureValgrindResolution(const std::string& known_loop, ValgrindCounter::Tool tool) {
