@@ -53,10 +53,18 @@ struct CountArgs {
   std::string record;  // --record REF
 };
 
+// The count's text, printed as it comes (a suite's workloads one by one). A
+// failure does not stop the count: main ends the command with exit 5 and
+// the reason (report/report_output.h WriteText).
+template <typename... T>
+void PrintCount(FILE* out, fmt::format_string<T...> format, T&&... args) {
+  WriteText(fmt::format(format, std::forward<T>(args)...), out, "the count");
+}
+
 void PrintRun(FILE* out, const CountedRun& run, int index, int repeat) {
   std::string line = fmt::format("run {}/{}: ", index + 1, repeat);
   if (!run.valid()) {
-    fmt::print(out, "{}invalid: {}\n", line, TerminalSafe(run.error, LineBreaks::kKeep));
+    PrintCount(out, "{}invalid: {}\n", line, TerminalSafe(run.error, LineBreaks::kKeep));
     return;
   }
   for (size_t i = 0; i < run.events.size(); ++i) {
@@ -67,13 +75,13 @@ void PrintRun(FILE* out, const CountedRun& run, int index, int repeat) {
                           e.time_enabled ? 100.0 * e.time_running / e.time_enabled : 0.0);
     }
   }
-  fmt::print(out, "{}  ({:.3f} s)\n", line, run.launch.wall_seconds);
+  PrintCount(out, "{}  ({:.3f} s)\n", line, run.launch.wall_seconds);
 }
 
 void PrintSummary(FILE* out, const std::vector<uint64_t>& counts, const std::string& event) {
   if (counts.empty()) return;
   auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-  fmt::print(out, "{}: min {}  max {}  spread {} ({:.1f} ppm)\n", event, FormatCount(*lo),
+  PrintCount(out, "{}: min {}  max {}  spread {} ({:.1f} ppm)\n", event, FormatCount(*lo),
              FormatCount(*hi), FormatCount(*hi - *lo), SpreadPpm(*lo, *hi));
 }
 
@@ -128,7 +136,7 @@ void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::strin
   if (result.valid()) {
     auto counts = result.counts();
     auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-    fmt::print(
+    PrintCount(
         out, "{}: {} {}{}{}{}\n", name, FormatCount(*lo), event,
         *hi != *lo
             ? fmt::format(
@@ -140,11 +148,11 @@ void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::strin
             : "",
         stored);
   } else {
-    fmt::print(out, "{}: invalid: {}\n", name, TerminalSafe(result.error, LineBreaks::kKeep));
+    PrintCount(out, "{}: invalid: {}\n", name, TerminalSafe(result.error, LineBreaks::kKeep));
   }
-  for (const std::string& note : result.notes) fmt::print(out, "{}: note: {}\n", name, note);
+  for (const std::string& note : result.notes) PrintCount(out, "{}: note: {}\n", name, note);
   for (const std::string& what : result.unpinned)
-    fmt::print(out, "{}: not pinned: {}\n", name, what);
+    PrintCount(out, "{}: not pinned: {}\n", name, what);
 }
 
 void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
@@ -191,12 +199,12 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
     for (const std::string& note : cache->notes()) report.store_notes.push_back(note);
   }
   if (!args.record.empty()) RecordSuite(*store, args.record, records, &report);
-  fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
+  PrintCount(out, "counted with {}: {}\n", counter.name(), choice.reason);
   for (const std::string& note : report.store_notes) {
-    fmt::print(out, "store: {}\n", TerminalSafe(note, LineBreaks::kToSpace));
+    PrintCount(out, "store: {}\n", TerminalSafe(note, LineBreaks::kToSpace));
   }
   if (!report.recorded_as.empty()) {
-    fmt::print(out, "recorded in the store's history as {}\n",
+    PrintCount(out, "recorded in the store's history as {}\n",
                TerminalSafe(report.recorded_as, LineBreaks::kToSpace));
   }
   WriteCountJson(args.json_path, SuiteCountToJson(report));
@@ -259,7 +267,8 @@ class PassThrough {
     for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", random());
     return token;
   }
-  // Unchecked: a stdout that fails here fails the checked report writes after it.
+  // A stdout that fails here does not stop the count (the JSON and the
+  // store still get it), but the command then exits 5, naming this output.
   void Write(int fd, const std::string& text, bool ours = false) {
     if (text.empty()) return;
     if (!token_.empty() && !started_ && !ours) {
@@ -267,8 +276,7 @@ class PassThrough {
       Write(1, fmt::format("::stop-commands::{}\n", token_), /*ours=*/true);
     }
     FILE* to = fd == 1 || !token_.empty() ? out_ : stderr;
-    fwrite(text.data(), 1, text.size(), to);
-    fflush(to);
+    WriteText(text, to, "the counted command's output");
   }
   FILE* out_;
   std::string token_;  // "" outside GitHub Actions
@@ -286,20 +294,20 @@ void PrintCommandCount(FILE* out, const Counter& counter, const BackendChoice& c
     PrintRun(out, result.runs[i], static_cast<int>(i), repeat);
     if (auto n = result.runs[i].instructions()) counts.push_back(*n);
   }
-  for (const std::string& note : result.notes) fmt::print(out, "note: {}\n", note);
+  for (const std::string& note : result.notes) PrintCount(out, "note: {}\n", note);
   if (!result.runs.empty() && !result.runs[0].pinned.empty()) {
     std::vector<std::string> pinned;
     for (const auto& [kind, n] : result.runs[0].pinned)
       pinned.push_back(fmt::format("{} {}", kind, n));
-    fmt::print(out, "pinned by {}: {}\n", counter.name(), fmt::join(pinned, ", "));
+    PrintCount(out, "pinned by {}: {}\n", counter.name(), fmt::join(pinned, ", "));
   }
-  for (const std::string& what : result.unpinned) fmt::print(out, "not pinned: {}\n", what);
-  fmt::print(out, "counted with {}: {}\n", counter.name(), choice.reason);
+  for (const std::string& what : result.unpinned) PrintCount(out, "not pinned: {}\n", what);
+  PrintCount(out, "counted with {}: {}\n", counter.name(), choice.reason);
   report->valid = result.valid() && static_cast<int>(counts.size()) == repeat;
   const std::string advice =
       report->valid ? UnstableAdvice(counts, counter.name(), w.clock, result) : "";
   if (report->valid) PrintSummary(out, counts, counter.event());
-  fmt::print(out, "{}", advice);
+  PrintCount(out, "{}", advice);
   report->unstable = !advice.empty();
   report->exit_code = report->valid ? kExitPass : kExitInvalid;
 }

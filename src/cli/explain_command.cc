@@ -61,13 +61,16 @@ int RunExplain(const ExplainArgs& args) {
     r.explanation = ExplainWorkload(plan, "", w, dir, FirstProfiles{},
                                     [&](const std::string& t) { progress.Show(t); });
     progress.Done();
+    std::string text;
     if (!r.explanation->error.empty()) {
-      fmt::print(out, "{}: no explanation: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
-                 TerminalSafe(r.explanation->error, LineBreaks::kKeep));
+      text = fmt::format("{}: no explanation: {}\n", TerminalSafe(w.name, LineBreaks::kToSpace),
+                         TerminalSafe(r.explanation->error, LineBreaks::kKeep));
       code = kExitInvalid;
     } else {
-      fmt::print(out, "{}\n", RenderExplanation(r));
+      text = RenderExplanation(r) + "\n";
     }
+    // A lost table stops the command: the next workloads' would be lost too.
+    if (!PrintText(text, out, "the explanations", &err)) throw EnvironmentError(err);
     explained.push_back(std::move(r));
   }
   if (!args.json_path.empty() && !WriteJsonFile(args.json_path, ExplanationsToJson(explained, code),

@@ -16,6 +16,7 @@
 #include "report/history_html.h"
 #include "report/history_json.h"
 #include "report/history_text.h"
+#include "report/report_output.h"
 #include "store/result_store.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -83,16 +84,14 @@ int RunHistory(const HistoryArgs& args) {
 
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
-  if (series.empty()) {
-    fmt::print(out, "nothing is recorded in {} yet: compare --record REF or count --record REF "
-               "records a commit's results\n",
-               TerminalSafe(store_path, LineBreaks::kToSpace));
-  } else {
-    const std::string text = RenderHistoryText(series, args.color.Colour(out));
-    fwrite(text.data(), 1, text.size(), out);
-    fflush(out);
-  }
+  const std::string text =
+      series.empty() ? fmt::format(
+                           "nothing is recorded in {} yet: compare --record REF or count --record "
+                           "REF records a commit's results\n",
+                           TerminalSafe(store_path, LineBreaks::kToSpace))
+                     : RenderHistoryText(series, args.color.Colour(out));
   std::string err;
+  if (!PrintText(text, out, "the history", &err)) throw EnvironmentError(err);
   if (!args.json_path.empty() && !WriteHistoryJson(args.json_path, series, &err)) {
     throw EnvironmentError(err);
   }

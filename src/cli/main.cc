@@ -6,13 +6,63 @@
 #include <stdio.h>
 
 #include <CLI/CLI.hpp>
+#include <iostream>
+#include <sstream>
+#include <string>
 
 #include "cli/commands.h"
 #include "launch/interrupt.h"
+#include "report/report_output.h"
 #include "util/error.h"
 #include "util/exit_codes.h"
 #include "util/text.h"
 #include "version.h"
+
+namespace {
+
+// Parses the command line and runs the command; its exit code. `*what`
+// names what the command writes to standard output, for the message when
+// that is lost.
+int ParseAndRun(CLI::App& app, const workgate::CommandRunner& run, int argc, char** argv,
+                std::string* what) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 writes help and version itself, here into `out`, so that the
+    // write to standard output is checked like a report's; its usage
+    // errors exit with ours.
+    std::ostringstream out;
+    int code = app.exit(e, out, std::cerr);
+    const bool version = dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr;
+    std::string err;
+    if (!workgate::PrintText(out.str(), stdout, version ? "the version" : "the help", &err)) {
+      fmt::print(stderr, "Error: {}\n", err);
+      return workgate::kExitEnvironment;
+    }
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      fmt::print(stderr,
+                 "A command's own options go after --: workgate count [OPTIONS] -- CMD -n ...\n");
+    }
+    return code == 0 ? 0 : workgate::kExitUsage;
+  }
+  for (const CLI::App* command : app.get_subcommands()) {
+    *what = "the output of workgate " + command->get_name();
+  }
+  try {
+    return run();
+  } catch (const workgate::Error& e) {
+    // Messages can quote a name, a path or a program's stderr.
+    fmt::print(stderr, "Error: {}\n",
+               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "Error: {}\n",
+               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
+    return workgate::kExitEnvironment;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Before any thread exists, so that every thread leaves these signals to
@@ -39,27 +89,15 @@ int main(int argc, char** argv) {
   workgate::AddSelftestCommand(app, &run);
   workgate::AddHistoryCommand(app, &run);
   workgate::RefuseOptionsAsValues(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // CLI11 prints help and version itself; its usage errors exit with ours.
-    int code = app.exit(e);
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-      fmt::print(stderr,
-                 "A command's own options go after --: workgate count [OPTIONS] -- CMD -n ...\n");
-    }
-    return code == 0 ? 0 : workgate::kExitUsage;
-  }
-  try {
-    return run();
-  } catch (const workgate::Error& e) {
-    // Messages can quote a name, a path or a program's stderr.
-    fmt::print(stderr, "Error: {}\n",
-               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "Error: {}\n",
-               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
+  std::string what = "workgate's output";
+  const int code = ParseAndRun(app, run, argc, argv, &what);
+  // Whatever the command returned: output that did not reach standard
+  // output (a full disk, a reader that went away) is exit 5, so that a
+  // verdict nobody could read never passes, and the reason is said once.
+  std::string lost;
+  if (workgate::StandardOutputLost(what, &lost)) {
+    if (!lost.empty()) fmt::print(stderr, "Error: {}\n", lost);
     return workgate::kExitEnvironment;
   }
+  return code;
 }

@@ -1,15 +1,17 @@
 #include "launch/interrupt.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
+#include <string>
 #include <thread>
 
 #include "launch/tree_registry.h"
 #include "util/cleanup.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -24,17 +26,34 @@ std::mutex& PublishMutex() {
 // groups are killed outright.
 constexpr int kTreePatienceMs = 2000;
 
+// "3 temporary paths removed", and how many were not, each named with the
+// reason on a line of its own after the message.
+std::string CleanupSummary(const CleanupResult& cleanup) {
+  const size_t removed = cleanup.removed.size();
+  std::string text = removed == 0   ? std::string("no temporary path left to remove")
+                     : removed == 1 ? std::string("1 temporary path removed")
+                                    : fmt::format("{} temporary paths removed", removed);
+  if (!cleanup.failed.empty()) {
+    text += fmt::format(", {} could not be removed", cleanup.failed.size());
+  }
+  return text;
+}
+
 [[noreturn]] void EndEverything(int sig) {
   // Held until the exit: nothing is published from now on.
   PublishMutex().lock();
   const int trees = EndAllTrees(kTreePatienceMs);
-  RemoveCleanupPaths();
+  const CleanupResult cleanup = RemoveCleanupPaths();
   const char* name = sigabbrev_np(sig);
-  fmt::print(stderr,
-             "\nworkgate: interrupted by {}: {} running workload tree{} killed, temporary files "
-             "removed, no report written\n",
-             name != nullptr ? std::string("SIG") + name : std::to_string(sig), trees,
-             trees == 1 ? "" : "s");
+  std::string text = fmt::format(
+      "\nworkgate: interrupted by {}: {} running workload tree{} killed, {}, no report written\n",
+      name != nullptr ? std::string("SIG") + name : std::to_string(sig), trees,
+      trees == 1 ? "" : "s", CleanupSummary(cleanup));
+  for (const CleanupResult::Failure& f : cleanup.failed) {
+    text += fmt::format("workgate: could not remove {}: {}\n",
+                        TerminalSafe(f.path, LineBreaks::kToSpace), f.reason);
+  }
+  fmt::print(stderr, "{}", text);
   fflush(stderr);
   _exit(128 + sig);
 }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -33,8 +34,12 @@ void UnregisterCleanupPath(const std::string& path) {
   if (it != Paths().end()) Paths().erase(it);
 }
 
-bool RemoveTree(const std::string& path) {
+bool RemoveTree(const std::string& path, std::string* why) {
   namespace fs = std::filesystem;
+  auto failed = [why](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
   // remove_all gives up, leaving the rest, when an entry it listed is gone
   // before it gets to it (ENOENT), or a directory it emptied gained an entry
   // (ENOTEMPTY): another thread removing the same tree (the run that owns it,
@@ -50,25 +55,75 @@ bool RemoveTree(const std::string& path) {
     std::error_code looking;
     const fs::file_status st = fs::symlink_status(path, looking);
     if (st.type() == fs::file_type::not_found) return true;
-    if (looking) return false;
+    if (looking) return failed(looking.message());
     if (removing && removing != std::errc::no_such_file_or_directory &&
         removing != std::errc::directory_not_empty) {
-      return false;
+      return failed(removing.message());
     }
-    if (std::chrono::steady_clock::now() > deadline) return false;
+    if (std::chrono::steady_clock::now() > deadline) {
+      return failed("something kept adding to it for 10 s");
+    }
     std::this_thread::yield();
   }
 }
 
-int RemoveCleanupPaths() {
+namespace {
+
+// The registered paths, each once, in order (a directory before what is
+// registered inside it, which removing it removes).
+std::set<std::string> RegisteredPaths() {
   std::lock_guard<std::mutex> lock(CleanupMutex());
-  for (const std::string& path : Paths()) RemoveTree(path);
-  // The runs' own threads are still winding down (a run whose tree was just
-  // killed removes its private directory as it returns): a second sweep
-  // removes whatever one of them made in between.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  for (const std::string& path : Paths()) RemoveTree(path);
-  return static_cast<int>(Paths().size());
+  return {Paths().begin(), Paths().end()};
+}
+
+bool SomethingAt(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
+}
+
+}  // namespace
+
+CleanupResult RemoveCleanupPaths() {
+  // The runs' own threads are still winding down while this runs: a run
+  // whose tree was just killed removes its private directory as it returns,
+  // and until then it can write into it, or make and register another
+  // directory. So the sweeps repeat, a short pause apart, while the last one
+  // still found something to remove or the registered paths changed since
+  // the one before; they end when nothing is registered any more, when two
+  // sweeps in a row saw the same paths and the second found all of them
+  // gone, or at a deadline (a run that keeps writing must not hold up the
+  // exit). The registry is not held while a sweep removes or pauses, so a
+  // run can register and unregister meanwhile.
+  constexpr auto kPause = std::chrono::milliseconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  CleanupResult result;
+  std::set<std::string> removed;
+  std::map<std::string, std::string> failed;  // not tried again: see RemoveTree
+  std::set<std::string> previous;
+  for (int sweep = 0;; ++sweep) {
+    const std::set<std::string> paths = RegisteredPaths();
+    bool found = false;
+    for (const std::string& path : paths) {
+      if (failed.count(path) != 0 || !SomethingAt(path)) continue;
+      found = true;
+      std::string why;
+      if (!RemoveTree(path, &why)) {
+        failed[path] = why;
+      } else if (removed.insert(path).second) {
+        result.removed.push_back(path);
+      }
+    }
+    if (paths.empty() || (sweep > 0 && !found && paths == previous)) break;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    previous = paths;
+    std::this_thread::sleep_for(kPause);
+  }
+  // What could not be removed and is still there (its owner may have
+  // removed it meanwhile).
+  for (const auto& [path, why] : failed) {
+    if (SomethingAt(path)) result.failed.push_back({path, why});
+  }
+  return result;
 }
 
 }  // namespace workgate

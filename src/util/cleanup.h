@@ -4,8 +4,20 @@
 // nothing of a run is left in $TMPDIR, whatever ends it.
 
 #include <string>
+#include <vector>
 
 namespace workgate {
+
+/// What the interruption's clean-up did: the registered paths it found and
+/// removed, and those it could not remove, each with the reason.
+struct CleanupResult {
+  struct Failure {
+    std::string path;
+    std::string reason;  // "Permission denied"
+  };
+  std::vector<std::string> removed;
+  std::vector<Failure> failed;
+};
 
 /// `path` (a file or a directory tree) is to be removed if workgate is
 /// interrupted. TempDir and WorkDir register themselves.
@@ -13,10 +25,12 @@ void RegisterCleanupPath(const std::string& path);
 /// `path` was removed by its owner, or is no longer workgate's to remove.
 void UnregisterCleanupPath(const std::string& path);
 /// Removes `path` and everything under it, also while another thread
-/// removes parts of it; true once nothing is left at `path`.
-bool RemoveTree(const std::string& path);
-/// Removes every registered path; returns how many there were. Called once,
-/// by the interruption.
-int RemoveCleanupPaths();
+/// removes parts of it; true once nothing is left at `path`, else false
+/// with the reason in `*why` where it is given.
+bool RemoveTree(const std::string& path, std::string* why = nullptr);
+/// Removes every registered path, in sweeps until nothing registered is
+/// left to remove (see cleanup.cc), and says what it removed and what it
+/// could not. Called once, by the interruption.
+CleanupResult RemoveCleanupPaths();
 
 }  // namespace workgate

@@ -1,7 +1,7 @@
 // End-to-end tests of where the real workgate binary puts its reports: every
 // JSON document carries a schema_version, and an output that cannot be
 // written (a full disk under stdout or the step summary) is exit 5 with the
-// reason, never a silently truncated report.
+// reason, never a silently truncated report, whichever command wrote it.
 
 #include <gtest/gtest.h>
 
@@ -84,6 +84,67 @@ TEST_F(ReportOutputCliTest, AFullDiskUnderStdoutIsExitFiveNotATruncatedTable) {
   EXPECT_EQ(probe.exit_code, 5) << probe.err;
   EXPECT_NE(probe.err.find("cannot write the probe's JSON to standard output"), std::string::npos)
       << probe.err;
+}
+
+// How many errors `err` says.
+size_t ErrorsSaid(const std::string& err) {
+  size_t n = 0;
+  for (size_t at = err.find("Error:"); at != std::string::npos; at = err.find("Error:", at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// That `r` exited 5 saying that `what` could not be written to standard
+// output on a full disk, and that it said so once (`errors`: all it said).
+void ExpectLostOnFullDisk(const LaunchResult& r, const std::string& what, size_t errors = 1) {
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(
+      r.err.find("Error: cannot write " + what + " to standard output: No space left on device\n"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(ErrorsSaid(r.err), errors) << r.err;
+}
+
+// count prints as it goes, the counted command's own output first: whatever
+// is lost, the command ends with exit 5 and says once what was lost and why,
+// whatever code it would have returned.
+TEST_F(ReportOutputCliTest, ACountThatCannotReachStdoutIsExitFive) {
+  const std::string count = "count --backend " + kExactBackend + " ";
+  ExpectLostOnFullDisk(RunIntoFullDisk(count + "-- /bin/true"), "the count");
+  ExpectLostOnFullDisk(RunIntoFullDisk(count + "-- /bin/echo hello"),
+                       "the counted command's output");
+  // An invalid count (exit 3, with its reason) whose output is lost: 5.
+  LaunchResult failing = RunIntoFullDisk(count + "-- /bin/false");
+  ExpectLostOnFullDisk(failing, "the count", 2);
+  EXPECT_NE(failing.err.find("Error: no valid count"), std::string::npos) << failing.err;
+  // The JSON on standard output, the text on standard error: the JSON's
+  // write reports the loss itself, and main does not say it again.
+  LaunchResult json = RunIntoFullDisk(count + "--json - -- /bin/echo hello");
+  ExpectLostOnFullDisk(json, "the count's JSON");
+  EXPECT_NE(json.err.find("  | hello"), std::string::npos) << json.err;
+}
+
+TEST_F(ReportOutputCliTest, EveryOtherCommandThatCannotReachStdoutIsExitFive) {
+  const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
+  const struct {
+    std::string args, what;
+  } cases[] = {
+      {"history --store " + Path("none.sqlite3"), "the history"},
+      {"explain --baseline " + kKnownWorkA + " --candidate " + kKnownWorkB + " --suite " + suite +
+           " --workload work",
+       "the explanations"},
+      {"merge " + SourcePath("tests/report/testdata/part_1_of_3.json"), "the report"},
+      {"probe --merge " + SourcePath("tests/report/testdata/probe_runner.json"), "the probe table"},
+      {"selftest --timed --pairs 6 --iterations 1000", "the self-test"},
+      {"--help", "the help"},
+      {"count --help", "the help"},
+      {"--version", "the version"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    ExpectLostOnFullDisk(RunIntoFullDisk(c.args), c.what);
+  }
 }
 
 TEST_F(ReportOutputCliTest, AReaderThatWentAwayIsExitFiveNotADeathBySigpipe) {

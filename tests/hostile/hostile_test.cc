@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "counter/valgrind_counter.h"
@@ -181,6 +182,11 @@ TEST_F(HostileTest, CtrlCEndsTheTreeRemovesTheFilesAndExits130) {
   EXPECT_NE(wg->err().find("workgate: interrupted by SIGINT: 1 running workload tree killed"),
             std::string::npos)
       << wg->err();
+  // The private directory and its lock at least, and nothing left behind.
+  EXPECT_TRUE(
+      std::regex_search(wg->err(), std::regex("killed, [0-9]+ temporary paths removed, no report")))
+      << wg->err();
+  EXPECT_EQ(wg->err().find("could not remove"), std::string::npos) << wg->err();
   EXPECT_FALSE(fs::exists(Path("count.json")));
   EXPECT_EQ(RecordedPids(pids()).size(), 2u);
   ExpectNothingLeft();

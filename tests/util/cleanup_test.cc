@@ -1,10 +1,18 @@
 #include "util/cleanup.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "util/paths.h"
 
@@ -59,7 +67,8 @@ TEST(CleanupTest, ALinkIsRemovedNotFollowed) {
 }
 
 // What the interruption removes: every registered path, however many
-// registered it (a multiset: two owners of one path), and nothing else.
+// registered it (a multiset: two owners of one path), and nothing else; and
+// it says what it removed.
 TEST(CleanupTest, AnInterruptionRemovesEveryRegisteredPath) {
   TempDir outside("wg-cleanup");
   UnregisterCleanupPath(outside.path());  // not workgate's to remove, here
@@ -70,12 +79,69 @@ TEST(CleanupTest, AnInterruptionRemovesEveryRegisteredPath) {
   RegisterCleanupPath(one.string());
   RegisterCleanupPath(two.string());
   RegisterCleanupPath(two.string());
-  EXPECT_EQ(RemoveCleanupPaths(), 3 + 1);  // and the TempDir, which registers itself
+  const CleanupResult result = RemoveCleanupPaths();
   EXPECT_FALSE(fs::exists(tmp.path()));
   EXPECT_TRUE(fs::is_directory(outside.path()));
+  // The TempDir, which registers itself, goes first and takes the other two
+  // with it: each path is listed once, as what was there when it was removed.
+  EXPECT_EQ(result.removed, std::vector<std::string>{tmp.path()});
+  EXPECT_TRUE(result.failed.empty());
   UnregisterCleanupPath(one.string());
   UnregisterCleanupPath(two.string());
   UnregisterCleanupPath(two.string());
+}
+
+// A path that cannot be removed is named with the reason, and does not stop
+// the rest. Nobody, root included, can remove a file of /proc: EACCES for a
+// user (/proc is not writable), EPERM for root (procfs removes nothing).
+TEST(CleanupTest, APathThatCannotBeRemovedIsNamedWithTheReason) {
+  const std::string unremovable = "/proc/version";
+  ASSERT_TRUE(fs::exists(unremovable)) << "no /proc here";
+  TempDir tmp("wg-cleanup");
+  const fs::path kept = fs::path(tmp.path()) / "kept";
+  MakeTree(kept);
+  RegisterCleanupPath(unremovable);
+  const CleanupResult result = RemoveCleanupPaths();
+  UnregisterCleanupPath(unremovable);
+  EXPECT_FALSE(fs::exists(tmp.path()));
+  EXPECT_EQ(result.removed, std::vector<std::string>{tmp.path()});
+  ASSERT_EQ(result.failed.size(), 1u);
+  EXPECT_EQ(result.failed[0].path, unremovable);
+  const std::string reason = std::strerror(getuid() == 0 ? EPERM : EACCES);
+  EXPECT_EQ(result.failed[0].reason, reason);
+  std::string why;
+  EXPECT_FALSE(RemoveTree(unremovable, &why));
+  EXPECT_EQ(why, reason);
+}
+
+// A run that keeps writing into its registered directory while the
+// interruption sweeps (a thread that does not wind down) cannot hold up the
+// exit: the sweeps end at their deadline, about a second.
+TEST(CleanupTest, SweepsEndWhileARunKeepsWriting) {
+  TempDir tmp("wg-cleanup");
+  const fs::path dir = tmp.path() + "-busy";  // a run's own directory, beside it
+  RegisterCleanupPath(dir.string());
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    while (!stop) {
+      std::error_code ec;
+      fs::create_directory(dir, ec);
+      std::ofstream(dir / "f") << "x";
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const CleanupResult result = RemoveCleanupPaths();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stop = true;
+  writer.join();
+  EXPECT_TRUE(RemoveTree(dir.string()));
+  UnregisterCleanupPath(dir.string());
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_NE(std::find(result.removed.begin(), result.removed.end(), dir.string()),
+            result.removed.end());
+  EXPECT_TRUE(result.failed.empty());
 }
 
 }  // namespace

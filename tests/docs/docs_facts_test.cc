@@ -1,0 +1,473 @@
+// The facts the documents state that the code decides: each JSON document's
+// schema_version, the list of commands, the clock shim's file name, the
+// steps of ci/test that the documents cite. Each is read from the code (a
+// constant in a header, the commands main() registers, the CMake target's
+// OUTPUT_NAME, the step lines of ci/test) and from each document that states
+// it, so that a change to either side that leaves the other behind fails
+// here, naming both. The code is found by what it says, not by its file's
+// path, so moving a source file does not break this test.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_paths.h"
+#include "util/paths.h"
+
+namespace workgate {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BuildPath;
+using testing::SourcePath;
+
+// The documents that state the facts, relative to the source tree.
+const char* const kReadme = "README.md";
+const char* const kArchitecture = "ARCHITECTURE.md";
+const char* const kManPage = "docs/workgate.1.scd";
+const char* const kVgcountReadme = "tools/vgcount/README.md";
+
+std::string DocText(const std::string& rel) {
+  std::optional<std::string> text = ReadFile(SourcePath(rel), 16 << 20);
+  EXPECT_TRUE(text.has_value()) << "cannot read " << rel;
+  return text.value_or("");
+}
+
+// Every file under `dir` (relative to the source tree; "" for all of it)
+// whose name ends in one of `suffixes`, with its text, by path relative to
+// the source tree. Build trees (build*/) and hidden directories are not the
+// source.
+std::map<std::string, std::string> DocSources(const std::string& dir,
+                                              const std::vector<std::string>& suffixes) {
+  std::map<std::string, std::string> files;
+  const fs::path root = SourcePath("");
+  for (auto it = fs::recursive_directory_iterator(SourcePath(dir),
+                                                  fs::directory_options::skip_permission_denied);
+       it != fs::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name.rfind("build", 0) == 0 || name.rfind(".", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file()) continue;
+    const bool wanted = std::any_of(suffixes.begin(), suffixes.end(), [&](const std::string& s) {
+      return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+    });
+    const std::string rel = fs::relative(it->path(), root).string();
+    if (wanted) files[rel] = DocText(rel);
+  }
+  return files;
+}
+
+// The fenced code blocks of a Markdown text, each with the first line of
+// text after it (a caption such as "(ci/demo ..., counted with vgcount)").
+struct DocCodeBlock {
+  std::string code, after;
+};
+std::vector<DocCodeBlock> DocCodeBlocks(const std::string& text) {
+  std::vector<DocCodeBlock> blocks;
+  std::istringstream lines(text);
+  bool fenced = false, awaiting = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("```", 0) == 0) {
+      fenced = !fenced;
+      if (fenced) blocks.push_back({});
+      awaiting = !fenced;
+    } else if (fenced) {
+      blocks.back().code += line + "\n";
+    } else if (awaiting && !line.empty()) {
+      blocks.back().after = line;
+      awaiting = false;
+    }
+  }
+  return blocks;
+}
+
+// The lines of `text` from the line `heading` to the next heading of its
+// level or above, leaving out fenced code (whose `#` lines are no headings).
+std::string DocSection(const std::string& text, const std::string& heading) {
+  const size_t level = heading.find_first_not_of('#');
+  std::istringstream lines(text);
+  std::string out;
+  bool inside = false, fenced = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("```", 0) == 0) fenced = !fenced;
+    if (!fenced && line.rfind("#", 0) == 0) {
+      const size_t its_level = line.find_first_not_of('#');
+      if (inside && its_level <= level) break;
+      if (line == heading) inside = true;
+    }
+    if (inside) out += line + "\n";
+  }
+  EXPECT_FALSE(out.empty()) << "no section \"" << heading << "\"";
+  return out;
+}
+
+// Every match of `pattern` in `text`: its first group, or the whole match.
+std::vector<std::string> DocMatches(const std::string& text, const std::regex& pattern) {
+  std::vector<std::string> found;
+  for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) {
+    found.push_back(it->size() > 1 ? (*it)[1].str() : it->str());
+  }
+  return found;
+}
+
+std::set<std::string> DocSet(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+std::string DocJoin(const std::set<std::string>& s) {
+  std::string out;
+  for (const std::string& x : s) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// --- JSON schema versions --------------------------------------------------
+
+// Each JSON document workgate writes: its schema file in schemas/ and the
+// constant in src/ that is its schema_version (all of them are in
+// src/model/schema_versions.h).
+struct JsonDocument {
+  std::string schema;
+  std::string constant;
+};
+const JsonDocument kJsonDocuments[] = {
+    {"compare-report.schema.json", "kCompareSchemaVersion"},
+    {"baseline.schema.json", "kBaselineSchemaVersion"},
+    {"count.schema.json", "kCountSchemaVersion"},
+    {"probe.schema.json", "kProbeSchemaVersion"},
+    {"probe-merge.schema.json", "kProbeTableSchemaVersion"},
+    {"explain.schema.json", "kExplainSchemaVersion"},
+    {"history.schema.json", "kHistorySchemaVersion"},
+};
+// The result store's version is SQLite's user_version, of no JSON document.
+const char* const kNotJson[] = {"kStoreSchemaVersion"};
+
+// Every schema version constant in src/, by name, as the code defines it.
+std::map<std::string, int> CodeSchemaVersions() {
+  std::map<std::string, int> versions;
+  const std::regex constant(R"(constexpr\s+int\s+(k\w*SchemaVersion)\s*=\s*(\d+)\s*;)");
+  for (const auto& [path, text] : DocSources("src", {".h", ".cc"})) {
+    for (std::sregex_iterator it(text.begin(), text.end(), constant), end; it != end; ++it) {
+      EXPECT_EQ(versions.count((*it)[1].str()), 0u) << (*it)[1] << " is defined twice";
+      versions[(*it)[1].str()] = std::stoi((*it)[2].str());
+    }
+  }
+  return versions;
+}
+
+// Every `"schema_version": {"const": N}` in a schema, wherever it is nested.
+void SchemaConsts(const nlohmann::json& j, std::vector<int>* out) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) {
+      if (key == "schema_version" && value.is_object() && value.contains("const")) {
+        out->push_back(value["const"].get<int>());
+      }
+      SchemaConsts(value, out);
+    }
+  } else if (j.is_array()) {
+    for (const auto& value : j) SchemaConsts(value, out);
+  }
+}
+
+class DocsFactsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    versions_ = CodeSchemaVersions();
+    for (const JsonDocument& d : kJsonDocuments) {
+      ASSERT_EQ(versions_.count(d.constant), 1u) << d.constant << " is not defined in src/";
+    }
+  }
+  int Version(const std::string& schema) const {
+    for (const JsonDocument& d : kJsonDocuments) {
+      if (d.schema == schema) return versions_.at(d.constant);
+    }
+    ADD_FAILURE() << "no JSON document has the schema " << schema;
+    return -1;
+  }
+  std::map<std::string, int> versions_;
+};
+
+TEST_F(DocsFactsTest, EverySchemaVersionConstantIsADocumentOfThisTest) {
+  std::set<std::string> known(std::begin(kNotJson), std::end(kNotJson));
+  for (const JsonDocument& d : kJsonDocuments) known.insert(d.constant);
+  for (const auto& [name, version] : versions_) {
+    EXPECT_EQ(known.count(name), 1u)
+        << name << " (" << version << ") is a new JSON document's version: add it to "
+        << "kJsonDocuments here, to schemas/ and to the README's table of JSON documents";
+  }
+}
+
+TEST_F(DocsFactsTest, TheSchemaFilesRequireTheVersionsTheCodeWrites) {
+  std::set<std::string> expected, found;
+  for (const JsonDocument& d : kJsonDocuments) expected.insert(d.schema);
+  for (const auto& [path, text] : DocSources("schemas", {".schema.json"})) {
+    const std::string schema = fs::path(path).filename().string();
+    found.insert(schema);
+    std::vector<int> consts;
+    SchemaConsts(nlohmann::json::parse(text), &consts);
+    ASSERT_FALSE(consts.empty()) << path << " requires no schema_version";
+    for (int v : consts) EXPECT_EQ(v, Version(schema)) << path;
+  }
+  EXPECT_EQ(found, expected);
+}
+
+TEST_F(DocsFactsTest, TheReadmesTableOfJsonDocumentsHasTheCodesVersions) {
+  const std::string readme = DocText(kReadme);
+  // "  | `count --json` (a command or a suite) | 3 | `count.schema.json` |"
+  const std::regex row(R"(\n\s*\| [^|\n]+ \| (\d+) \| `([\w.-]+\.schema\.json)` \|)");
+  std::set<std::string> listed;
+  for (std::sregex_iterator it(readme.begin(), readme.end(), row), end; it != end; ++it) {
+    const std::string schema = (*it)[2].str();
+    listed.insert(schema);
+    EXPECT_EQ(std::stoi((*it)[1].str()), Version(schema)) << "README.md: " << it->str();
+  }
+  std::set<std::string> expected;
+  for (const JsonDocument& d : kJsonDocuments) expected.insert(d.schema);
+  EXPECT_EQ(listed, expected) << "README.md's table of JSON documents";
+}
+
+TEST_F(DocsFactsTest, TheProseStatesTheCodesVersions) {
+  const int compare = Version("compare-report.schema.json");
+  const int baseline = Version("baseline.schema.json");
+  const std::string readme = DocText(kReadme);
+  const std::string architecture = DocText(kArchitecture);
+  // The compare report's --json, in README's Reports and in ARCHITECTURE.
+  const std::regex stated(R"(`schema_version`,? \(?(\d+))");
+  EXPECT_EQ(DocMatches(readme, stated), std::vector<std::string>{std::to_string(compare)})
+      << "README.md: the compare report's schema_version, and no other version so stated";
+  EXPECT_EQ(DocMatches(architecture, stated), std::vector<std::string>{std::to_string(compare)})
+      << "ARCHITECTURE.md: the compare report's schema_version";
+  for (const char* doc : {kManPage, kVgcountReadme}) {
+    EXPECT_TRUE(DocMatches(DocText(doc), stated).empty()) << doc;
+  }
+  // The error a reader of another version gives, quoted for the stored
+  // baseline and for merge's parts (compare reports): "... has
+  // schema_version 4; this workgate reads version 5".
+  const std::regex quoted(
+      R"(has\s+schema_version\s+(\d+);\s+this\s+workgate\s+reads\s+version\s+(\d+))");
+  const std::pair<const char*, int> sections[] = {
+      {"### Stored baselines", baseline}, {"### Shards: one suite on several runners", compare}};
+  size_t checked = 0;
+  for (const auto& [heading, version] : sections) {
+    const std::string section = DocSection(readme, heading);
+    for (std::sregex_iterator it(section.begin(), section.end(), quoted), end; it != end; ++it) {
+      ++checked;
+      EXPECT_EQ(std::stoi((*it)[2].str()), version) << heading << ": " << it->str();
+      EXPECT_NE((*it)[1].str(), (*it)[2].str()) << heading << ": " << it->str();
+    }
+  }
+  EXPECT_EQ(checked, 2u);
+  EXPECT_EQ(DocMatches(readme, quoted).size(), checked)
+      << "README.md quotes a reader's version error outside the sections this test knows";
+}
+
+// --- Commands --------------------------------------------------------------
+
+// The commands main() registers: AddHistoryCommand(app, &run) is `history`.
+std::set<std::string> CodeCommands() {
+  std::set<std::string> commands;
+  const std::regex add(R"(\bAdd(\w+)Command\(app,)");
+  for (const auto& [path, text] : DocSources("src", {".cc"})) {
+    if (text.find("int main(int argc") == std::string::npos) continue;
+    for (std::string name : DocMatches(text, add)) {
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      commands.insert(name);
+    }
+  }
+  EXPECT_GE(commands.size(), 4u) << "no main() in src/ that adds the commands";
+  return commands;
+}
+
+TEST(DocsCommandsTest, EveryDocumentListsEveryCommandMainRegisters) {
+  const std::set<std::string> commands = CodeCommands();
+  const std::string readme = DocText(kReadme);
+  const std::string page = DocText(kManPage);
+  // README: "| `workgate count [options] -- CMD [ARGS...]` | ..." rows.
+  EXPECT_EQ(
+      DocSet(DocMatches(DocSection(readme, "## Commands"), std::regex(R"(\n\| `workgate (\w+))"))),
+      commands)
+      << "README.md, ## Commands";
+  // The man page: "*count*" alone on a line under # COMMANDS, and
+  // "*workgate* *count* ..." in the synopsis.
+  EXPECT_EQ(DocSet(DocMatches(DocSection(page, "# COMMANDS"), std::regex(R"(\n\*(\w+)\*\n)"))),
+            commands)
+      << "docs/workgate.1.scd, # COMMANDS";
+  EXPECT_EQ(
+      DocSet(DocMatches(DocSection(page, "# SYNOPSIS"), std::regex(R"(\n\*workgate\* \*(\w+)\*)"))),
+      commands)
+      << "docs/workgate.1.scd, # SYNOPSIS";
+  // ARCHITECTURE's module table: "| `src/cli` | the subcommands `probe`, ... |".
+  std::smatch row;
+  const std::string architecture = DocText(kArchitecture);
+  ASSERT_TRUE(std::regex_search(architecture, row,
+                                std::regex(R"(\| `src/cli` \| the subcommands ((`\w+`,? ?)+))")))
+      << "ARCHITECTURE.md: no src/cli row naming the subcommands";
+  const std::string names = row[1].str();
+  EXPECT_EQ(DocSet(DocMatches(names, std::regex("`(\\w+)`"))), commands)
+      << "ARCHITECTURE.md, src/cli: " << names;
+  // Commands named in the man page's *--json* entry exist.
+  std::smatch json;
+  ASSERT_TRUE(
+      std::regex_search(page, json, std::regex(R"(with a _schema\\_version_ \(([^)]*)\))")));
+  for (const std::string& name : DocMatches(json[1].str(), std::regex(R"(\*(\w+)\*)"))) {
+    EXPECT_EQ(commands.count(name), 1u) << "docs/workgate.1.scd, *--json*: " << name;
+  }
+}
+
+// --- The clock shim's file name ----------------------------------------------
+
+TEST(DocsShimTest, EveryDocumentNamesTheShimTheBuildMakes) {
+  // The CMake target with a clock in its OUTPUT_NAME, wherever its
+  // CMakeLists.txt lives.
+  std::set<std::string> names;
+  const std::regex output_name(
+      R"(set_target_properties\(\s*\w+\s+PROPERTIES[^)]*?\bOUTPUT_NAME\s+([\w-]*clock[\w-]*))");
+  for (const auto& [path, text] : DocSources("", {"CMakeLists.txt"})) {
+    for (const std::string& name : DocMatches(text, output_name)) {
+      names.insert("lib" + name + ".so");
+    }
+  }
+  ASSERT_EQ(names.size(), 1u) << "the shim's target: " << DocJoin(names);
+  const std::string shim = *names.begin();
+  EXPECT_TRUE(fs::exists(BuildPath(shim))) << "the build made no " << BuildPath(shim);
+  // What workgate looks for, and what every document names.
+  const std::regex named(R"(lib[\w-]*clock[\w-]*\.so)");
+  std::set<std::string> looked_for;
+  for (const auto& [path, text] : DocSources("src", {".cc"})) {
+    for (const std::string& name :
+         DocMatches(text, std::regex(R"re(FindCompanion\("(lib[\w-]*clock[\w-]*\.so)"\))re"))) {
+      looked_for.insert(name);
+    }
+  }
+  EXPECT_EQ(looked_for, std::set<std::string>{shim}) << "FindCompanion in src/";
+  for (const char* doc : {kReadme, kArchitecture, kManPage, kVgcountReadme, "src/shim/README.md"}) {
+    for (const std::string& name : DocMatches(DocText(doc), named)) {
+      EXPECT_EQ(name, shim) << doc;
+    }
+  }
+}
+
+// --- ci/test's steps -----------------------------------------------------------
+
+// A step of a full ci/test run: its name, and its line (which holds its
+// command and the STEP_UNLESS that can leave it out).
+struct CiStep {
+  std::string name, line;
+};
+
+// The steps of a full run, in order: the `step` and `step_bg` lines at the
+// top level of ci/test (the --quick run's are indented, inside its `if`).
+std::vector<CiStep> CiTestSteps(const std::string& script) {
+  std::vector<CiStep> steps;
+  const std::regex step(R"re(^(?:[A-Z_]+=\S+\s+)*step(?:_bg)?\s+"([^"]+)")re");
+  std::istringstream lines(script);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, step)) steps.push_back({m[1].str(), line});
+  }
+  return steps;
+}
+
+// ci/test's own header: "#   4. when the run is root's, ..." items, and
+// "WORKGATE_SKIP_SANITIZERS=1 leaves out steps 5-6 (...)" sentences.
+TEST(DocsCiTest, CiTestsHeaderNumbersItsSteps) {
+  const std::string script = DocText("ci/test");
+  const std::vector<CiStep> steps = CiTestSteps(script);
+  ASSERT_GE(steps.size(), 5u) << "ci/test: no steps found";
+  const std::string header = script.substr(0, script.find("\nset -euo pipefail"));
+  std::vector<std::string> items = DocMatches(header, std::regex(R"(\n#\s+(\d+)\.\s)"));
+  ASSERT_EQ(items.size(), steps.size()) << "ci/test's header lists a step per `step` line";
+  for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(items[i], std::to_string(i + 1));
+  // Every step a WORKGATE_SKIP_X=1 sentence names is one that STEP_UNLESS=X leaves out.
+  const std::regex skip(R"(WORKGATE_SKIP_(\w+)=1([^:]*?)(?=WORKGATE_SKIP_|:))");
+  const std::regex numbers(R"(steps? (\d+)(?:-(\d+))?)");
+  size_t sentences = 0;
+  for (std::sregex_iterator it(header.begin(), header.end(), skip), end; it != end; ++it) {
+    ++sentences;
+    const std::string var = "STEP_UNLESS=WORKGATE_SKIP_" + (*it)[1].str() + " ";
+    const std::string said = (*it)[2].str();
+    for (std::sregex_iterator n(said.begin(), said.end(), numbers); n != end; ++n) {
+      const int first = std::stoi((*n)[1].str());
+      const int last = (*n)[2].matched ? std::stoi((*n)[2].str()) : first;
+      for (int i = first; i <= last; ++i) {
+        ASSERT_TRUE(i >= 1 && static_cast<size_t>(i) <= steps.size()) << it->str();
+        EXPECT_NE(steps[i - 1].line.find(var), std::string::npos)
+            << "ci/test's header: WORKGATE_SKIP_" << (*it)[1] << " and step " << i << ", "
+            << steps[i - 1].name;
+      }
+    }
+  }
+  EXPECT_GE(sentences, 4u);
+}
+
+TEST(DocsCiTest, TheReadmeCitesCiTestsStepsAsTheyAre) {
+  const std::vector<CiStep> steps = CiTestSteps(DocText("ci/test"));
+  const std::string readme = DocText(kReadme);
+  // "`ci/package-test` (step 10 of `ci/test`)": that step runs it.
+  const std::regex cited(R"(`([^`]+)` \(step (\d+) of `ci/test`\))");
+  size_t citations = 0;
+  for (std::sregex_iterator it(readme.begin(), readme.end(), cited), end; it != end; ++it) {
+    ++citations;
+    const size_t n = std::stoul((*it)[2].str());
+    ASSERT_TRUE(n >= 1 && n <= steps.size()) << it->str();
+    EXPECT_NE(steps[n - 1].line.find((*it)[1].str()), std::string::npos)
+        << it->str() << ", but step " << n << " is " << steps[n - 1].line;
+  }
+  EXPECT_EQ(DocMatches(readme, std::regex(R"(step \d+ of `ci/test`)")).size(), citations)
+      << "README.md cites a step of ci/test in a form this test does not check";
+  // The table of steps, in ci/test's order: each row's name begins its step's.
+  const std::string section = DocSection(readme, "### What `ci/test` runs, and how long it takes");
+  const std::string table = section.substr(section.find("| step | what |"));
+  // Its rows, not the header nor the |---| line.
+  const std::vector<std::string> rows =
+      DocMatches(table.substr(0, table.find("\n\n")), std::regex(R"(\n\| ([^|]+) \|)"));
+  ASSERT_EQ(rows.size(), steps.size()) << "README.md's table of ci/test's steps";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].name.rfind(rows[i], 0), 0u)
+        << "README.md's row " << i + 1 << " (" << rows[i] << ") is not step " << i + 1
+        << " of ci/test (" << steps[i].name << ")";
+  }
+}
+
+// --- Demonstrations ------------------------------------------------------------
+
+// A README output that says which backend counted it ("counted with vgcount"
+// right after the block) names that backend as its profiler too.
+TEST(DocsDemoTest, ADemosExplanationNamesTheBackendThatCountedIt) {
+  size_t checked = 0;
+  for (const DocCodeBlock& block : DocCodeBlocks(DocText(kReadme))) {
+    std::smatch counted;
+    if (!std::regex_search(block.after, counted, std::regex(R"(counted with (\w+))"))) continue;
+    for (const std::string& tool : DocMatches(block.code, std::regex(R"(\((\w+), self cost\))"))) {
+      ++checked;
+      EXPECT_EQ(tool, counted[1].str()) << block.code;
+    }
+  }
+  EXPECT_GE(checked, 1u);
+}
+
+// vgcount's report format, as the tool writes it.
+TEST(DocsVgcountTest, TheReportVersionIsTheTools) {
+  std::set<std::string> written;
+  for (const auto& [path, text] : DocSources("tools/vgcount", {".c"})) {
+    for (const std::string& v : DocMatches(text, std::regex(R"re("version: (\d+)\\npid: )re"))) {
+      written.insert(v);
+    }
+  }
+  ASSERT_EQ(written.size(), 1u) << "tools/vgcount: the report's version line";
+  EXPECT_EQ(DocMatches(DocText(kVgcountReadme), std::regex(R"(\n    version: (\d+)\n    pid: )")),
+            std::vector<std::string>{*written.begin()});
+}
+
+}  // namespace
+}  // namespace workgate
