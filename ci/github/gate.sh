@@ -64,8 +64,12 @@ summary_line() {
   if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then printf '%s\n\n' "$1" >>"$GITHUB_STEP_SUMMARY"; fi
 }
 # has_option SUBCOMMAND OPTION: whether this workgate's SUBCOMMAND --help names OPTION.
+# The help is read whole before it is searched: grep -q would stop reading
+# at its first match, and workgate exits 5 when a reader goes away.
 has_option() {
-  "$wg" "$1" --help 2>/dev/null | grep -qE -- "(^|[ ,])$2([ ,=]|$)"
+  local help
+  help=$("$wg" "$1" --help 2>/dev/null) || return 1
+  grep -qE -- "(^|[ ,])$2([ ,=]|$)" <<<"$help"
 }
 require_option() {  # require_option SUBCOMMAND OPTION WHY
   has_option "$1" "$2" ||
@@ -132,7 +136,7 @@ if [[ "$mode" == "merge" ]]; then
     fi
   done
   [[ ${#parts[@]} -gt 0 ]] || die 2 "merge found no shard reports in: $*"
-  "$wg" --help 2>/dev/null | grep -qE '^ +merge ' ||
+  grep -qE '^ +merge ' <<<"$("$wg" --help 2>/dev/null)" ||
     die 2 "this workgate has no \`workgate merge\` (needed to join shard reports): use a workgate built from a commit that has it"
   "$wg" merge "${parts[@]}" --json "$json" --markdown "$md" || code=$?
 else

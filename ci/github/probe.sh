@@ -16,7 +16,8 @@ wg="${WORKGATE:-workgate}"
 out="${WG_OUT:-workgate-report}"
 
 need() {  # need OPTION: this workgate's probe must have OPTION
-  if ! "$wg" probe --help 2>/dev/null | grep -qE -- "(^|[ ,])$1([ ,=]|$)"; then
+  # Read whole before it is searched: workgate exits 5 when a reader goes away.
+  if ! grep -qE -- "(^|[ ,])$1([ ,=]|$)" <<<"$("$wg" probe --help 2>/dev/null)"; then
     echo "probe.sh: this workgate has no \`probe $1\`: use a workgate built from a commit that has it" >&2
     exit 2
   fi
