@@ -33,10 +33,13 @@
  * handler's interval is closed just before, at the sigreturn system call,
  * and `seen` follows the counter back down after it.
  */
+// clang-format off: vgcount.h comes before Valgrind's headers (it says why).
 #include "vgcount.h"
+// clang-format on
 
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vkiscnums.h"
@@ -55,6 +58,7 @@ typedef struct {
 
 static ThreadCollect* threads = NULL;  // VG_N_THREADS entries, by ThreadId
 static void** stacks = NULL;           // VG_N_THREADS return stacks, by ThreadId
+static Bool* live = NULL;              // VG_N_THREADS entries, by ThreadId (LiveThreads)
 static Bool collect_atstart = True;
 static ULong threads_seen = 0;  // the core announces the main thread too
 
@@ -202,6 +206,7 @@ void vgc_account_init(Bool atstart) {
   collect_atstart = atstart;
   threads = VG_(malloc)("vgcount.threads", VG_N_THREADS * sizeof(ThreadCollect));
   stacks = VG_(calloc)("vgcount.stacks", VG_N_THREADS, sizeof(void*));
+  live = VG_(calloc)("vgcount.live", VG_N_THREADS, sizeof(Bool));
   for (ThreadId t = 0; t < VG_N_THREADS; t++) ResetThread(t);
 }
 
@@ -223,14 +228,27 @@ void vgc_account_toggle_collect(ThreadId tid) {
   ApplySlot(tid);
 }
 
+// Marks in `live` the threads the core holds now. The tool interface has no
+// "is this thread id in use" call (the core's is_valid_tid is declared only in
+// its private headers); its stack iterator walks exactly the thread slots that
+// are not empty, which is the same question.
+static void LiveThreads(void) {
+  for (ThreadId t = 0; t < VG_N_THREADS; t++) live[t] = False;
+  ThreadId t;
+  Addr stack_min, stack_max;
+  VG_(thread_stack_reset_iter)(&t);
+  while (VG_(thread_stack_next)(&t, &stack_min, &stack_max)) live[t] = True;
+}
+
 void vgc_account_zero(ThreadId tid) {
   // Callgrind adds the request's block after zeroing, like any block after
   // the request: so it stays in the new figure when collecting.
   CloseIntervalAt(tid, Raw(tid) - vgc_clreq_block_instructions);
   vgc_functions_zero();
   // Other threads' work so far goes too, though their intervals are open.
+  LiveThreads();
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
-    if (t != tid && threads[t].tracked && VG_(is_valid_tid)(t)) {
+    if (t != tid && threads[t].tracked && live[t]) {
       vgc_shadow_set(t, VGC_SHADOW_SEEN, Raw(t));
     }
   }
@@ -238,8 +256,9 @@ void vgc_account_zero(ThreadId tid) {
 
 ULong vgc_account_finish(void) {
   // Threads that ended were closed as they exited; close any still alive.
+  LiveThreads();
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
-    if (threads[t].tracked && VG_(is_valid_tid)(t)) CloseInterval(t);
+    if (threads[t].tracked && live[t]) CloseInterval(t);
   }
   ULong total = 0;
   for (const VgcFunction* f = vgc_functions(); f != NULL; f = f->next) total += f->ir[0];

@@ -29,6 +29,10 @@
  * of the latter, vgcount sends a tamper message before the call runs, which
  * makes the run invalid in workgate.
  */
+// clang-format off: vgcount.h comes before Valgrind's headers (it says why).
+#include "vgcount.h"
+// clang-format on
+
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
@@ -37,7 +41,6 @@
 #include "pub_tool_options.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
-#include "vgcount.h"
 
 // What each message starts with. Fixed-size fields, in the host's byte
 // order: both ends run on the same machine.

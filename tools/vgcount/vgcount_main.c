@@ -10,7 +10,10 @@
  * channel instead, when given one: vgcount_channel.c), and, unless -q, prints
  * "==PID== vgcount instructions: N" on stderr.
  */
+
+// clang-format off: vgcount.h comes before Valgrind's headers (it says why).
 #include "vgcount.h"
+// clang-format on
 
 #include "callgrind.h"  // callgrind's client request codes, which we answer
 #include "pub_tool_clientstate.h"

@@ -47,6 +47,10 @@
  * getrusage, getcpu, timer and timerfd readings, adjtimex, clock_adjtime). Both lists are written to the output file
  * (vgcount_main.c).
  */
+// clang-format off: vgcount.h comes before Valgrind's headers (it says why).
+#include "vgcount.h"
+// clang-format on
+
 #include "pinned_sequence.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -57,7 +61,6 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
-#include "vgcount.h"
 #if defined(VGA_amd64)
 #include "libvex_guest_amd64.h"
 #endif

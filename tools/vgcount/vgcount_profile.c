@@ -21,7 +21,10 @@
  * the `summary:` and `totals:` lines, so callgrind_annotate and workgate's
  * callgrind reader take it as they take callgrind's.
  */
+
+// clang-format off: vgcount.h comes before Valgrind's headers (it says why).
 #include "vgcount.h"
+// clang-format on
 
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_hashtable.h"
