@@ -41,6 +41,7 @@ const fs::path kBuild = WORKGATE_BUILD_DIR;
 const fs::path kLib = kBuild / "valgrind-lib";
 const fs::path kKnownLoop = kBuild / "probes" / "known_loop";
 const fs::path kThreadProbe = kBuild / "probes" / "vgcount_thread_probe";
+const fs::path kFiniAfterCall = kBuild / "tests" / "fini_after_call";
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -292,6 +293,29 @@ TEST_F(VgcountTest, AProfileIsWrittenOnlyWhenAskedForAndAddsUpToTheCount) {
   EXPECT_LE(vgcount.self.at(main_fn), 200000u + 5000u);
   EXPECT_EQ(vgcount.self.at(main_fn), callgrind.self.at(main_fn));
   EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+}
+
+TEST_F(VgcountTest, ProfileChargesCodeRightAfterACallAsTheWayInSays) {
+  // _fini follows a call that ends .text, so its code looks like that call's
+  // return site; main and ld.so jump or call into it from other objects,
+  // which callgrind takes for calls: _fini's 3 instructions are charged to
+  // its own address each time, never to the function that jumped
+  // (testdata/fini_after_call.c; the case of glibc 2.41's ld.so).
+  WORKGATE_ASSERT_BUILT(kFiniAfterCall);
+  const std::string command = Quote(kFiniAfterCall.string());
+  ASSERT_EQ(std::system(command.c_str()), 0) << "the link did not put _fini right after the call";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  uint64_t unnamed = 0;
+  for (const auto& [function, self] : callgrind.self) {
+    if (function.object == "???") unnamed += self;
+  }
+  EXPECT_GE(unnamed, 6u) << "callgrind charged _fini to no code outside the objects";
+  for (const testing::ProfileGap& gap : testing::UnexplainedGaps(vgcount, callgrind, 1)) {
+    ADD_FAILURE() << gap.function.name << " in " << gap.function.object << ": vgcount "
+                  << gap.vgcount << ", callgrind " << gap.callgrind;
+  }
 }
 
 TEST_F(VgcountTest, ProfileOfRegionsInFourThreadsEqualsCallgrinds) {

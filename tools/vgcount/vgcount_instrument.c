@@ -68,7 +68,10 @@
  * another function (glibc's mempcpy ends in memcpy's body) is therefore
  * charged to the jumping function, as callgrind charges it.
  */
+
+// clang-format off: vgcount.h comes before Valgrind's headers (it says why).
 #include "vgcount.h"
+// clang-format on
 
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_hashtable.h"
@@ -171,10 +174,11 @@ static Bool ReturnSiteByCode(Addr addr) {
 }
 
 typedef enum {
-  kNoContext,        // the block runs in whatever context it finds
-  kContext,          // the block's function becomes the context
-  kIfEnteredByCall,   // ... when reached by a call or from another object
-  kReturnIntoUnnamed    // a call from code without a symbol returns here
+  kNoContext,               // the block runs in whatever context it finds
+  kContext,                 // the block's function becomes the context
+  kIfEnteredByCall,         // ... when reached by a call or from another object
+  kReturnIntoUnnamed,       // a call from code without a symbol returns here
+  kReturnOrIfEnteredByCall  // both of the last two (code in no object)
 } ContextKind;
 
 // Whether a block at `addr` is a context block and of which function (see
@@ -188,15 +192,22 @@ static ContextKind ContextOf(Addr addr, VgcFunction** own) {
   if (is_entry || first) return kContext;
   const HChar* name = NULL;
   const Bool named = VG_(get_fnname)(VG_(current_DiEpoch)(), addr, &name);
+  // Code in no object Valgrind knows (trampolines, and an object's .init
+  // and .fini, which lie outside the .text that Valgrind takes for the
+  // object's code): a jump from an object is callgrind's call. Elsewhere the
+  // calls into code without a symbol name the context themselves
+  // (CallsIntoUnnamed).
+  const Bool outside_objects = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), addr) == NULL;
   if (Noted(return_sites, addr) || ReturnSiteByCode(addr)) {
-    return named ? kContext : kReturnIntoUnnamed;
+    if (named) return kContext;
+    // The code right after a call may also be a function that is jumped or
+    // called into: a program whose .text ends in a call to a function that
+    // does not return (glibc 2.41's ld.so jumps to the _fini that follows).
+    // Which it is, only the way in says.
+    return outside_objects ? kReturnOrIfEnteredByCall : kReturnIntoUnnamed;
   }
   if (named) return kNoContext;
-  // Code in no object Valgrind knows (trampolines): a jump from an object
-  // is callgrind's call. Elsewhere the calls into code without a symbol
-  // name the context themselves (CallsIntoUnnamed).
-  return VG_(find_DebugInfo)(VG_(current_DiEpoch)(), addr) == NULL ? kIfEnteredByCall
-                                                                   : kNoContext;
+  return outside_objects ? kIfEnteredByCall : kNoContext;
 }
 
 // The function of a call's target when it is code without a symbol in a
@@ -393,9 +404,10 @@ static ULong scratch_counter = 0;
 // A block of code in no object Valgrind knows: it takes the context only
 // when CALLED is set or the context is another object's (callgrind takes a
 // jump between objects for a call). Inline, into a scratch counter when not
-// taken.
-static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own) {
-  IRTemp called = Get(sb, shadow + VGC_SHADOW_CALLED);
+// taken. `called` is the CALLED word as the block found it, read before any
+// other hand-over of the block cleared it, or IRTemp_INVALID to read it here.
+static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own, IRTemp called) {
+  if (called == IRTemp_INVALID) called = Get(sb, shadow + VGC_SHADOW_CALLED);
   IRTemp object = Get(sb, shadow + VGC_SHADOW_CONTEXT_OBJECT);
   IRTemp other_object =
       Binop(sb, Iop_Xor64, IRExpr_RdTmp(object), IRExpr_Const(IRConst_U64(own->object_id)));
@@ -466,11 +478,21 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         if (profiling) {
           VgcFunction* own = NULL;
           ContextKind kind = ContextOf((Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta), &own);
+          // Both ways in: a return that matches its entry gives back the
+          // caller's context, which is then the block's own object's, so
+          // the second keeps it; a call, or a jump from another object,
+          // makes the block's function the context.
+          IRTemp called = IRTemp_INVALID;
+          if (kind == kReturnOrIfEnteredByCall) called = Get(sb_out, shadow + VGC_SHADOW_CALLED);
           if (kind == kContext) HandOver(sb_out, shadow, base, own);
-          if (kind == kReturnIntoUnnamed) HandOverAtUnnamedReturn(sb_out, shadow, base, layout);
+          if (kind == kReturnIntoUnnamed || kind == kReturnOrIfEnteredByCall) {
+            HandOverAtUnnamedReturn(sb_out, shadow, base, layout);
+          }
           block_unnamed = !VG_(get_fnname)(VG_(current_DiEpoch)(),
                                            (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta), &name);
-          if (kind == kIfEnteredByCall) HandOverIfCalled(sb_out, shadow, base, own);
+          if (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall) {
+            HandOverIfCalled(sb_out, shadow, base, own, called);
+          }
         }
       }
       total++;
