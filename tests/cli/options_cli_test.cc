@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "cli/cli_fixture.h"
 #include "report/report_reader.h"
@@ -29,6 +31,55 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// What a user needs to read from an option's entry in --help, whatever the
+// CLI11 release formats it as ("--timeout SECONDS:(0, 604800]=600" in 2.3,
+// "... [600]" in 2.4).
+struct HelpOption {
+  std::string name;        // "--timeout"
+  std::string type;        // "SECONDS": what the value is
+  std::string constraint;  // "(0, 604800]", "{auto,perf}", or "" for none
+  std::string fallback;    // the default, or "" for none
+};
+
+// The option's entry: its own line and the description lines under it, up
+// to the next option or section.
+std::string HelpEntry(const std::string& help, const std::string& name) {
+  const std::regex start("(^|\\n)  (-\\w,)?" + name + "( |\\n)");
+  std::smatch found;
+  if (!std::regex_search(help, found, start)) return "";
+  std::string entry = help.substr(found.position(0) + found[1].length());
+  const std::regex next("\\n(  -|\\S)");
+  std::smatch end;
+  if (std::regex_search(entry, end, next)) entry.resize(end.position(0));
+  return entry;
+}
+
+// Checks one option's entry; failures name the option and show the entry.
+void ExpectHelpOption(const std::string& help, const HelpOption& option) {
+  std::string entry = HelpEntry(help, option.name);
+  ASSERT_FALSE(entry.empty()) << option.name << " is not in\n" << help;
+  EXPECT_TRUE(Contains(entry, option.name + " " + option.type)) << entry;
+  EXPECT_TRUE(Contains(entry, option.constraint)) << entry;
+  // What is left once the name, type and constraint are taken out must
+  // hold the default as a word of its own, and a description.
+  std::string rest = entry;
+  for (const std::string& known : {option.name + " " + option.type, option.constraint}) {
+    if (!known.empty()) rest.erase(rest.find(known), known.size());
+  }
+  if (!option.fallback.empty()) {
+    std::string words = rest;
+    for (char& c : words) {
+      if (c == '=' || c == '[' || c == ']') c = ' ';
+    }
+    std::istringstream in(words);
+    bool found = false;
+    for (std::string word; in >> word;) found = found || word == option.fallback;
+    EXPECT_TRUE(found) << "default " << option.fallback << " in\n" << entry;
+  }
+  const std::regex description("[A-Za-z]{3,}[ ,;]+[A-Za-z]{2,}");
+  EXPECT_TRUE(std::regex_search(rest, description)) << "no description in\n" << entry;
+}
+
 TEST_F(CliTest, EveryHelpNamesTypesDefaultsExitCodesAndExamples) {
   for (const std::string& command : kCommands) {
     LaunchResult help = Run({command, "--help"});
@@ -39,21 +90,39 @@ TEST_F(CliTest, EveryHelpNamesTypesDefaultsExitCodesAndExamples) {
     EXPECT_TRUE(Contains(help.out, "\nExamples:\n  workgate " + command)) << help.out;
   }
   const std::string count = Run({"count", "--help"}).out;
-  for (const char* option :
-       {"--timeout SECONDS:(0, 604800]=600", "--repeat N:[1, 1000]=1", "--json FILE",
-        "--env KEY=VALUE", "--pass-env KEY", "--exe EXE", "--suite FILE", "--workload NAME",
-        "--backend BACKEND:{auto,perf,callgrind,vgcount}=auto", "--event EVENTS=instructions:u"}) {
-    EXPECT_TRUE(Contains(count, option)) << option << " in\n" << count;
+  for (const HelpOption& option : std::vector<HelpOption>{
+           {"--timeout", "SECONDS", "(0, 604800]", "600"},
+           {"--repeat", "N", "[1, 1000]", "1"},
+           {"--json", "FILE", "", ""},
+           {"--env", "KEY=VALUE", "", ""},
+           {"--pass-env", "KEY", "", ""},
+           {"--exe", "EXE", "", ""},
+           {"--suite", "FILE", "", ""},
+           {"--workload", "NAME", "", ""},
+           {"--backend", "BACKEND", "{auto,perf,callgrind,vgcount}", "auto"},
+           {"--event", "EVENTS", "", "instructions:u"},
+       }) {
+    ExpectHelpOption(count, option);
   }
   const std::string compare = Run({"compare", "--help"}).out;
-  for (const char* option :
-       {"--timed N:[0, 1000]=1", "--timeout SECONDS:(0, 604800]=600",
-        "--max-work-added PERCENT:[0, 1000]=1", "--explain-top N:[1, 1000]=10",
-        "--max-repeat N:[1, 1000]=10", "--seed N:[0, 4294967295]=20261129",
-        "--stability STABILITY:{auto,always,never}=auto", "--color COLOR:{auto,always,never}=auto",
-        "--baseline EXE", "--candidate EXE", "--markdown FILE", "--baseline-results FILE",
-        "  1    work added beyond the margin", "  4    inconclusive"}) {
-    EXPECT_TRUE(Contains(compare, option)) << option << " in\n" << compare;
+  for (const HelpOption& option : std::vector<HelpOption>{
+           {"--timed", "N", "[0, 1000]", "1"},
+           {"--timeout", "SECONDS", "(0, 604800]", "600"},
+           {"--max-work-added", "PERCENT", "[0, 1000]", "1"},
+           {"--explain-top", "N", "[1, 1000]", "10"},
+           {"--max-repeat", "N", "[1, 1000]", "10"},
+           {"--seed", "N", "[0, 4294967295]", "20261129"},
+           {"--stability", "STABILITY", "{auto,always,never}", "auto"},
+           {"--color", "COLOR", "{auto,always,never}", "auto"},
+           {"--baseline", "EXE", "", ""},
+           {"--candidate", "EXE", "", ""},
+           {"--markdown", "FILE", "", ""},
+           {"--baseline-results", "FILE", "", ""},
+       }) {
+    ExpectHelpOption(compare, option);
+  }
+  for (const char* code : {"  1    work added beyond the margin", "  4    inconclusive"}) {
+    EXPECT_TRUE(Contains(compare, code)) << code << " in\n" << compare;
   }
   // The top-level help points to the commands' and lists the codes.
   LaunchResult top = Run({"--help"});
