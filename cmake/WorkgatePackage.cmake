@@ -1,7 +1,12 @@
 # The Debian package: `cpack -G DEB` in the build directory, after a build,
 # packs what `cmake --install` installs (the layout in the root
 # CMakeLists.txt) under /usr. ci/package-test builds it and installs it with
-# apt into a fresh Debian 12 root.
+# apt into a fresh root of the release it was built on.
+#
+# A .deb fits the release it was built on only: its dependencies are that
+# release's library packages (libfmt9 on Debian 12, libfmt10 on 13) and its
+# exact valgrind. Its version therefore ends with the release,
+# +deb12, +deb13 or +ubuntu24.04, from /etc/os-release.
 #
 # Dependencies:
 # - shared libraries: found by dpkg-shlibdeps from the ELF files packed
@@ -50,6 +55,28 @@ if(TARGET vgcount_tool)
   endif()
 else()
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS valgrind)
+endif()
+
+# The release's suffix of the package version (read by
+# WorkgatePackageVersion.cmake when cpack runs).
+set(CPACK_WORKGATE_RELEASE_SUFFIX "")
+if(EXISTS /etc/os-release)
+  file(STRINGS /etc/os-release workgate_os_release REGEX "^(ID|VERSION_ID)=")
+  set(workgate_os_id "")
+  set(workgate_os_version "")
+  foreach(line ${workgate_os_release})
+    string(REGEX REPLACE "^[A-Z_]+=\"?([^\"]*)\"?$" "\\1" value "${line}")
+    if(line MATCHES "^ID=")
+      set(workgate_os_id "${value}")
+    else()
+      set(workgate_os_version "${value}")
+    endif()
+  endforeach()
+  if(workgate_os_id STREQUAL "debian" AND workgate_os_version)
+    set(CPACK_WORKGATE_RELEASE_SUFFIX "+deb${workgate_os_version}")
+  elseif(workgate_os_id AND workgate_os_version)
+    set(CPACK_WORKGATE_RELEASE_SUFFIX "+${workgate_os_id}${workgate_os_version}")
+  endif()
 endif()
 
 # The package version names the commit, as `workgate --version` does, so it is

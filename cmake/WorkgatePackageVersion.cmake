@@ -3,7 +3,8 @@
 # version header that build wrote. At a release tag (v<version>), or for a tree
 # without git, it is the project version; otherwise <version>+git<describe>,
 # with each character a Debian version does not allow written as '.'
-# (0.1.0+git228c51b.dirty).
+# (0.1.0+git228c51b.dirty). Last comes the release it was built for
+# (WorkgatePackage.cmake): 0.1.0+git228c51b+deb12.
 file(STRINGS "${CPACK_WORKGATE_VERSION_HEADER}" workgate_version_line
   REGEX "^#define WORKGATE_VERSION \"")
 if(NOT workgate_version_line)
@@ -16,3 +17,5 @@ if(NOT workgate_describe STREQUAL CPACK_PACKAGE_VERSION AND
   string(REGEX REPLACE "[^A-Za-z0-9.+~]" "." workgate_suffix "${workgate_describe}")
   set(CPACK_PACKAGE_VERSION "${CPACK_PACKAGE_VERSION}+git${workgate_suffix}")
 endif()
+string(REGEX REPLACE "[^A-Za-z0-9.+~]" "." workgate_release "${CPACK_WORKGATE_RELEASE_SUFFIX}")
+set(CPACK_PACKAGE_VERSION "${CPACK_PACKAGE_VERSION}${workgate_release}")
