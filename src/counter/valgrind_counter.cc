@@ -251,7 +251,7 @@ std::string QuotedValgrindErrors(const std::vector<fs::path>& logs, const std::s
     for (std::string& e : ValgrindErrorsIn(*text)) {
       if (std::find(errors.begin(), errors.end(), e) == errors.end()) errors.push_back(e);
     }
-    if (advice.empty()) advice = UndecodedInstructionAdvice(*text, tool);
+    if (advice.empty()) advice = ToolFailureAdvice(*text, tool);
   }
   if (errors.empty()) return advice;
   return fmt::format("; Valgrind's own error{}: {}{}", errors.size() == 1 ? "" : "s",

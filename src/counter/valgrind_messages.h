@@ -36,6 +36,13 @@ std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lin
 /// name ("callgrind", "vgcount").
 std::string UndecodedInstructionAdvice(const std::string& log, const std::string& tool);
 
+/// What a failed run should say about a known failure of the tool itself or
+/// of Valgrind's decoder: callgrind's assertion in its signal tracking
+/// (vgCallgrind_post_signal), which Go's preemption signals set off, sends
+/// the user to vgcount; otherwise UndecodedInstructionAdvice. "" when the
+/// log holds neither.
+std::string ToolFailureAdvice(const std::string& log, const std::string& tool);
+
 /// The programs a process tried to execute that Valgrind would not trace: a
 /// setuid, setgid or setcap executable, which it refuses to run under
 /// itself ("Warning: Can't execute setuid/setgid/setcap executable: PATH",

@@ -101,6 +101,31 @@ TEST(UndecodedInstructionAdviceTest, RdtscpSendsCallgrindUsersToVgcount) {
   EXPECT_EQ(UndecodedInstructionAdvice("==1== Command: x\n", "callgrind"), "");
 }
 
+TEST(ToolFailureAdviceTest, CallgrindsSignalAssertionSendsGoUsersToVgcount) {
+  // Valgrind 3.24's callgrind on a Go program under load (its own lines have
+  // no prefix).
+  const std::string log =
+      "==5234== Command: /tmp/pin_go\n"
+      "runtime.sigreturn__sigaction.abi0\n"
+      "BB# 37766\n\n"
+      "Callgrind: threads.c:247 (vgCallgrind_post_signal): Assertion 'sigNum == "
+      "vgCallgrind_current_state.sig' failed.\n\n"
+      "host stacktrace:\n";
+  const std::vector<std::string> errors = ValgrindErrorsIn(log);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("Callgrind: threads.c:247 (vgCallgrind_post_signal)", 0), 0u)
+      << errors[0];
+  const std::string advice = ToolFailureAdvice(log, "callgrind");
+  EXPECT_NE(advice.find("SIGURG"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("--backend vgcount"), std::string::npos) << advice;
+  // Not vgcount's advice, and RDTSCP's still comes through.
+  EXPECT_EQ(ToolFailureAdvice(log, "vgcount"), "");
+  EXPECT_NE(
+      ToolFailureAdvice("vex amd64->IR: unhandled instruction bytes: 0xF 0x1 0xF9\n", "callgrind")
+          .find("RDTSCP"),
+      std::string::npos);
+}
+
 TEST(ValgrindErrorsInTest, AnImpossibleEventKeepsItsReason) {
   const std::string log =
       "==7== Command: ./x\n==7== \nUse --max-threads=INT to specify a larger number of threads\n"

@@ -324,9 +324,13 @@ TEST_P(PinningTest, AaCompareOnVgcountAlwaysPasses) {
 // workload marked unstable, or marked not deterministic by construction
 // (`deterministic`: false; `unpinned` names what was read unpinned, where
 // the counter can tell, which callgrind cannot).
-// Go does not run under callgrind at all (its runtime executes RDTSCP,
-// which Valgrind's CPUID offers and VEX cannot run): workgate must say so
-// and name the backend that runs it.
+// Go does not run under callgrind on Valgrind 3.19 (its runtime executes
+// RDTSCP, which that Valgrind's CPUID offers and its VEX cannot run), and
+// on Valgrind 3.24 (Debian 13) callgrind's signal tracking fails an
+// assertion on Go's preemption signals, in most runs on a busy machine:
+// workgate must say which, and name the backend that runs it. Where the
+// run ends, its count is valid; the A/A rule is not tried on it, since a
+// later run may fail that assertion (an invalid result, not a silent one).
 TEST_P(PinningTest, AaCompareOnCallgrindIsNeverASilentVerdict) {
   const PinSubject& s = GetParam();
   if (s.threaded) {
@@ -338,11 +342,18 @@ TEST_P(PinningTest, AaCompareOnCallgrindIsNeverASilentVerdict) {
     spec.timeout_seconds = 240;
     const LaunchResult r = Launch(spec);
     const std::string said = r.out + r.err;
-    // 3: the count is invalid (the program died of SIGILL); 5, had workgate
-    // refused to start it.
-    EXPECT_TRUE(r.exit_code == 3 || r.exit_code == 5) << r.Describe() << "\n" << said;
-    EXPECT_NE(said.find("RDTSCP"), std::string::npos) << said;
-    EXPECT_NE(said.find("--backend vgcount"), std::string::npos) << said;
+    // Where this Valgrind runs Go, the count is valid and the program's
+    // output passes through.
+    const bool go_runs = r.exit_code == 0 && said.find("iterations: ") != std::string::npos;
+    if (!go_runs) {
+      // 3: the count is invalid (the program died of SIGILL, or callgrind
+      // of its assertion); 5, had workgate refused to start it.
+      EXPECT_TRUE(r.exit_code == 3 || r.exit_code == 5) << r.Describe() << "\n" << said;
+      EXPECT_TRUE(said.find("RDTSCP") != std::string::npos ||
+                  said.find("SIGURG") != std::string::npos)
+          << said;
+      EXPECT_NE(said.find("--backend vgcount"), std::string::npos) << said;
+    }
     return;
   }
   // At most 4 counts a side where the counts differ, not 10: what is
@@ -360,9 +371,9 @@ TEST_P(PinningTest, AaCompareOnCallgrindIsNeverASilentVerdict) {
     // The contract of the report (src/report, issue 24).
     ASSERT_TRUE(w.contains("deterministic") && w["deterministic"].is_boolean()) << context;
     ASSERT_TRUE(w.contains("unpinned") && w["unpinned"].is_array()) << context;
-    // Callgrind cannot see what these programs read: never deterministic
-    // by construction, so a work verdict is first confirmed by counting
-    // both sides again, and their counts differ: it can only come from the
+    // Callgrind cannot see what these programs read (nor, for Go, the
+    // schedule of its threads): never deterministic by construction, so a work verdict is first
+    // confirmed by counting both sides again, and their counts differ: it can only come from the
     // unstable workload's interval, and says so.
     EXPECT_FALSE(w["deterministic"].get<bool>()) << context;
     const std::string verdict = w.value("verdict", "");
