@@ -122,14 +122,19 @@ TEST(CleanupTest, SweepsEndWhileARunKeepsWriting) {
   const fs::path dir = tmp.path() + "-busy";  // a run's own directory, beside it
   RegisterCleanupPath(dir.string());
   std::atomic<bool> stop{false};
+  std::atomic<bool> writing{false};
   std::thread writer([&] {
     while (!stop) {
       std::error_code ec;
       fs::create_directory(dir, ec);
       std::ofstream(dir / "f") << "x";
+      writing = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
+  // The sweep starts once the run has written: on a loaded machine the
+  // thread can start after two sweeps have already found nothing there.
+  while (!writing) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const auto start = std::chrono::steady_clock::now();
   const CleanupResult result = RemoveCleanupPaths();
   const double seconds =
