@@ -58,8 +58,15 @@ vm_fetch() {
     local deb tmp
     deb=$(find "$VM_DIR/debs" -maxdepth 1 -name 'busybox-static_*_arm64.deb' | sort | head -n1)
     tmp=$(mktemp -d)
-    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./bin/busybox
-    mv "$tmp/bin/busybox" "$VM_DIR/busybox" && rm -rf "$tmp"
+    dpkg-deb -x "$deb" "$tmp"
+    # /bin/busybox on Debian 12, /usr/bin/busybox on 13 (its files moved
+    # under /usr).
+    local binary
+    for binary in "$tmp/usr/bin/busybox" "$tmp/bin/busybox" ""; do
+      [[ -z "$binary" || -f "$binary" ]] && break
+    done
+    [[ -n "$binary" ]] || vm_die "$deb has neither /bin/busybox nor /usr/bin/busybox"
+    mv "$binary" "$VM_DIR/busybox" && rm -rf "$tmp"
   fi
 }
 
