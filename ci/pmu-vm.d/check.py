@@ -156,7 +156,11 @@ def main():
 
     # enable_on_exec: the launcher's own work before exec is not counted.
     # exec_count (ci/pmu-vm.d/exec_count.c) counts the same program from exec
-    # with nothing of its own in between; workgate must count the same.
+    # with nothing of its own in between; workgate must count the same. That
+    # reference is the bound, not a fixed number: glibc's own start-up is
+    # what a program counts at 0 iterations, and it differs by release
+    # (static, arm64: 11,875 on Debian 12's glibc 2.36, 103,857 on
+    # Debian 13's 2.41).
     for kind, mine in (("dynamic", z), ("static", s0)):
         t = r.text(f"ref_zero_{kind}", "out").strip()
         ref = int(t) if t.isdigit() else None
@@ -164,8 +168,6 @@ def main():
                 f"enable_on_exec: workgate counts known_loop 0 ({kind}) as a bare fork+exec "
                 f"counter does (within {EXEC_SLACK})",
                 f"workgate {mine}, exec_count {ref}\n" + r.step(f"ref_zero_{kind}"))
-    r.check(s0 is not None and s0 < 20_000,
-            "enable_on_exec: known_loop 0 (static) counts under 20,000", f"count {s0}")
 
     # Region markers.
     g1, g2, g0 = r.count("region_10k"), r.count("region_20k"), r.count("noregion")
