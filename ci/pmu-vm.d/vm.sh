@@ -61,11 +61,9 @@ vm_fetch() {
     dpkg-deb -x "$deb" "$tmp"
     # /bin/busybox on Debian 12, /usr/bin/busybox on 13 (its files moved
     # under /usr).
-    local binary
-    for binary in "$tmp/usr/bin/busybox" "$tmp/bin/busybox" ""; do
-      [[ -z "$binary" || -f "$binary" ]] && break
-    done
-    [[ -n "$binary" ]] || vm_die "$deb has neither /bin/busybox nor /usr/bin/busybox"
+    local binary=$tmp/usr/bin/busybox
+    [[ -f "$binary" ]] || binary=$tmp/bin/busybox
+    [[ -f "$binary" ]] || vm_die "$deb has neither /bin/busybox nor /usr/bin/busybox"
     mv "$binary" "$VM_DIR/busybox" && rm -rf "$tmp"
   fi
 }
