@@ -318,7 +318,7 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   LaunchOptions options = args.launch.ToOptions();
   // Any program on PATH: checked before every repeat, but run where it is.
   options.resolve_build = PinBuilds({exe}, false);
-  WorkDir dir("count:" + args.command[0]);
+  WorkDir dir(w, "");
   PassThrough pass(out);
   if (!args.quiet) {
     options.passthrough = [&pass](int fd, std::string_view chunk) { pass.Feed(fd, chunk); };

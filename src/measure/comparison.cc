@@ -235,7 +235,7 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
 bool CountFirst(const ComparisonPlan& plan, SideCounter& sides, const Workload& w,
                 WorkloadWork* work, WorkloadResult* r, const ProgressFn& progress) {
   const Counter& counter = sides.counter();
-  WorkDir dir(w.name);
+  WorkDir dir(w, plan.suite_dir);
   if (IsExactBackend(counter.name()) &&
       (plan.stability != StabilityMode::kNever || plan.explain != ExplainMode::kNever)) {
     work->profiles.emplace("workgate-profiles");
@@ -258,7 +258,7 @@ bool CountFirst(const ComparisonPlan& plan, SideCounter& sides, const Workload& 
 // path again, fresh.
 void SettleLater(const ComparisonPlan& plan, SideCounter& sides, const Workload& w,
                  WorkloadWork& work, WorkloadResult* r, const ProgressFn& progress) {
-  WorkDir dir(w.name);
+  WorkDir dir(w, plan.suite_dir);
   SettleAndExplain(plan, sides, w, dir, work, r, progress);
 }
 
@@ -321,7 +321,7 @@ void TimeAll(const ComparisonPlan& plan, CompareReport* report, const ProgressFn
     const Workload& w = plan.workloads[slot.workload];
     if (dir_of != slot.workload) {
       dir.reset();
-      dir.emplace(w.name);
+      dir.emplace(w, plan.suite_dir);
       dir_of = slot.workload;
     }
     progress(fmt::format("{}  {}  timed run{}", w.name, slot.baseline ? "baseline" : "candidate",

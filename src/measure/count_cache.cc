@@ -227,7 +227,7 @@ void SideCounter::Prefetch(const std::vector<Workload>& workloads,
   if (!storing()) return;
   std::vector<std::string> keys;
   for (const Workload& w : workloads) {
-    WorkDir dir(w.name);
+    WorkDir dir(w, suite_dir_);
     for (const std::string& exe : exes) {
       if (!exe.empty()) keys.push_back(Key(w, dir, exe));
     }

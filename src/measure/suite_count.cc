@@ -23,7 +23,7 @@ std::vector<HistoryRecord> CountSuiteWorkloads(
   const std::string now = UtcNow();
   size_t index = 0;
   for (const Workload& w : suite.workloads) {
-    WorkDir dir(w.name);
+    WorkDir dir(w, suite.dir);
     const std::string keep =
         profiles_dir.empty() ? "" : fmt::format("{}/{}", profiles_dir, index++);
     SuiteWorkloadCount count;

@@ -29,7 +29,7 @@ bool RunPhase(const TimedSelftestPlan& plan, const Workload& base, const Workloa
               std::string* err) {
   std::vector<WorkloadResult> results(1);
   results[0].name = base.name;
-  WorkDir dir(base.name);
+  WorkDir dir(base, "");
   auto run = [&](const TimedSlot& slot, std::string* run_err) {
     progress(fmt::format("timed self-test  {}  {}{}", phase,
                          slot.baseline ? "baseline" : "candidate",

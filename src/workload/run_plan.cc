@@ -66,16 +66,22 @@ std::string BaseDirectory() {
 bool LockSaying(int fd, const std::string& key, const std::string& lock) {
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
   if (errno != EWOULDBLOCK) return false;
-  fmt::print(stderr, "workgate: waiting for another workgate that uses {} (lock {})\n",
+  fmt::print(stderr,
+             "workgate: waiting for another workgate that counts the workload {} (lock {})\n",
              TerminalSafe(key, LineBreaks::kToSpace), lock);
   return flock(fd, LOCK_EX) == 0;
 }
 
 }  // namespace
 
-WorkDir::WorkDir(const std::string& key) {
+std::string WorkDirKey(const Workload& w, const std::string& suite_dir) {
+  return suite_dir + '\n' + w.Canonical();
+}
+
+WorkDir::WorkDir(const Workload& w, const std::string& suite_dir) {
   const std::string base = BaseDirectory();
-  path_ = fmt::format("{}/w{:016x}", base, Fnv1a64(key));
+  path_ = fmt::format("{}/w{:016x}", base, Fnv1a64(WorkDirKey(w, suite_dir)));
+  const std::string& key = w.name;
   const std::string lock = lock_path();
   // The holder removes the lock file when it is done, so a waiter may end up
   // holding a lock on a file that is no longer there: it tries again until

@@ -28,17 +28,25 @@ struct LaunchOptions {
       resolve_build;
 };
 
+/// What names a workload's private directory (WorkDir): its suite's folder
+/// and its canonical definition (Workload::Canonical), name included.
+std::string WorkDirKey(const Workload& w, const std::string& suite_dir);
+
 /// A workload's private directory, $TMPDIR/workgate-<uid>/w<16 hex digits of
-/// a hash of the key> (/tmp without TMPDIR): the same path on every run and
-/// for both sides, so programs that look at their path, argv[0] or working
-/// directory see the same text. Holds an exclusive lock on it (the file
-/// beside it, ".lock") while it exists, so two workgate runs take turns; both
-/// are removed when it goes. Its `exe` entry is a symlink to the build under
-/// test.
+/// a hash of the workload's whole definition and its suite's folder> (/tmp
+/// without TMPDIR): the same path on every run and for both sides, so
+/// programs that look at their path, argv[0] or working directory see the
+/// same text, and a stored count's working directory is the one a later
+/// count of the same workload has. Holds an exclusive lock on it (the file
+/// beside it, ".lock") while it exists, so two workgate runs of the same
+/// workload take turns; runs of different workloads (another name, command,
+/// environment, or the same suite in another checkout) never wait for each
+/// other. Both are removed when it goes. Its `exe` entry is a symlink to the
+/// build under test.
 class WorkDir {
  public:
   /// Throws Error(kExitEnvironment) when the directory cannot be made safely.
-  explicit WorkDir(const std::string& key);
+  WorkDir(const Workload& w, const std::string& suite_dir);
   ~WorkDir();
   WorkDir(const WorkDir&) = delete;
   WorkDir& operator=(const WorkDir&) = delete;

@@ -63,12 +63,12 @@ class CountCacheTest : public ::testing::Test {
 
   CachedSide Count(CountCache& cache, Counter& counter, int repeat, const std::string& keep = "",
                    const std::string& exe = "/bin/true") {
-    WorkDir dir(w_.name);
+    WorkDir dir(w_, dir_.path());
     SideCounter sides(counter, common_, dir_.path(), {}, &cache);
     return sides.Count({w_, dir, exe, repeat, keep, {"build", "ref-1"}});
   }
   std::string Key(CountCache& cache, Counter& counter, const std::string& exe = "/bin/true") {
-    WorkDir dir(w_.name);
+    WorkDir dir(w_, dir_.path());
     return SideCounter(counter, common_, dir_.path(), {}, &cache).Key(w_, dir, exe);
   }
 

@@ -28,9 +28,9 @@ class MeasureTest : public ::testing::Test {
     WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
     counter_ = std::make_unique<ValgrindCounter>(ValgrindCounter::Tool::kCallgrind);
   }
-  CountedWorkload CountOnce(const Workload& w, const std::string& exe, const std::string& key,
-                            int repeat = 1, const std::string& suite_dir = "") {
-    WorkDir dir(key);
+  CountedWorkload CountOnce(const Workload& w, const std::string& exe, int repeat = 1,
+                            const std::string& suite_dir = "") {
+    WorkDir dir(w, suite_dir);
     return CountWorkload(*counter_, w, suite_dir, dir, exe, repeat, LaunchOptions{});
   }
   Suite LoadBundled(const std::string& file) {
@@ -55,8 +55,8 @@ TEST_F(MeasureTest, CopiesOfOneBinaryAtDifferentPathsCountTheSame) {
   const std::string short_copy = a.path() + "/x", long_copy = b.path() + "/known_loop_copy";
   fs::copy_file(KnownLoop(), short_copy);
   fs::copy_file(KnownLoop(), long_copy);
-  CountedWorkload one = CountOnce(LoopWorkload("1000"), short_copy, "copies");
-  CountedWorkload two = CountOnce(LoopWorkload("1000"), long_copy, "copies");
+  CountedWorkload one = CountOnce(LoopWorkload("1000"), short_copy);
+  CountedWorkload two = CountOnce(LoopWorkload("1000"), long_copy);
   ASSERT_TRUE(one.valid() && two.valid()) << one.error << two.error;
   EXPECT_EQ(one.counts(), two.counts());
   EXPECT_EQ(one.argv, two.argv);  // both ran through the private directory's link
@@ -68,7 +68,7 @@ TEST_F(MeasureTest, RunsWithAFixedMinimalEnvironment) {
   w.command = {"/usr/bin/env"};
   w.command[0] = "{exe}";
   w.env = {{"EXTRA", "1"}};
-  CountedWorkload c = CountOnce(w, "/usr/bin/env", "env");
+  CountedWorkload c = CountOnce(w, "/usr/bin/env");
   ASSERT_TRUE(c.valid()) << c.error;
   ASSERT_EQ(c.runs.size(), 1u);
   const std::string& out = c.runs[0].launch.out;
@@ -81,7 +81,7 @@ TEST_F(MeasureTest, BundledBenchmarkPinnedCountIsIdenticalAcrossRepeats) {
   const std::string wgmark = BuildPath("workloads/wgmark");
   WORKGATE_ASSERT_BUILT(wgmark);
   Suite suite = LoadBundled("workloads/wgmark.toml");
-  CountedWorkload c = CountOnce(suite.workloads[0], wgmark, "wgmark", 2, suite.dir);
+  CountedWorkload c = CountOnce(suite.workloads[0], wgmark, 2, suite.dir);
   ASSERT_TRUE(c.valid()) << c.error;
   ASSERT_EQ(c.counts().size(), 2u);
   EXPECT_EQ(c.counts()[0], c.counts()[1]);
@@ -94,7 +94,7 @@ TEST_F(MeasureTest, InterpreterScriptsPinnedCountsAreIdenticalAcrossRepeats) {
   WORKGATE_ASSERT_BUILT(wgi);
   Suite suite = LoadBundled("workloads/interp.toml");
   for (const auto& w : suite.workloads) {
-    CountedWorkload c = CountOnce(w, wgi, w.name, 2, suite.dir);
+    CountedWorkload c = CountOnce(w, wgi, 2, suite.dir);
     ASSERT_TRUE(c.valid()) << w.name << ": " << c.error;
     ASSERT_EQ(c.counts().size(), 2u) << w.name;
     EXPECT_EQ(c.counts()[0], c.counts()[1]) << w.name;
@@ -116,7 +116,7 @@ TEST(TimeWorkloadTest, ATimedRunLeavesTheClockToTheProgram) {
   ASSERT_FALSE(suite.workloads.empty());
   LaunchOptions options;
   options.extra_env = {{"LD_PRELOAD", shim}, {"WORKGATE_CLOCK_STEP", "2"}};
-  WorkDir dir("wgmark-timed");
+  WorkDir dir(suite.workloads[0], suite.dir);
   TimedSample s = TimeWorkload(suite.workloads[0], suite.dir, dir, wgmark, options, &err);
   ASSERT_TRUE(err.empty()) << err;
   ASSERT_TRUE(s.score.has_value());
@@ -129,14 +129,14 @@ TEST_F(MeasureTest, AScoreMismatchMakesTheSideInvalid) {
   Suite suite = LoadBundled("workloads/wgmark.toml");
   Workload w = suite.workloads[0];
   w.score_expect = "12.5";
-  CountedWorkload c = CountOnce(w, wgmark, "wgmark-mismatch", 1, suite.dir);
+  CountedWorkload c = CountOnce(w, wgmark, 1, suite.dir);
   EXPECT_FALSE(c.valid());
   EXPECT_NE(c.error.find("score mismatch: expected 12.5, got 10.000"), std::string::npos)
       << c.error;
 }
 
 TEST_F(MeasureTest, MissingBuildIsInvalid) {
-  CountedWorkload c = CountOnce(LoopWorkload("1"), "/nonexistent/build", "missing");
+  CountedWorkload c = CountOnce(LoopWorkload("1"), "/nonexistent/build");
   EXPECT_FALSE(c.valid());
   EXPECT_NE(c.error.find("does not exist"), std::string::npos) << c.error;
 }
@@ -162,9 +162,9 @@ class FixedReadingCounter : public Counter {
 
 TEST(MultiplexedCountTest, APartlyCountedPrimaryEventMakesTheSideInvalid) {
   FixedReadingCounter partial({"instructions:u", 1234, 1000000, 400000});
-  WorkDir dir("multiplexed");
-  CountedWorkload c =
-      CountWorkload(partial, LoopWorkload("10"), "", dir, KnownLoop(), 1, LaunchOptions{});
+  const Workload loop = LoopWorkload("10");
+  WorkDir dir(loop, "");
+  CountedWorkload c = CountWorkload(partial, loop, "", dir, KnownLoop(), 1, LaunchOptions{});
   // An ad hoc count keeps the figure (its report says multiplexed)...
   ASSERT_TRUE(c.valid()) << c.error;
   EXPECT_EQ(c.counts(), (std::vector<uint64_t>{1234}));
@@ -176,8 +176,7 @@ TEST(MultiplexedCountTest, APartlyCountedPrimaryEventMakesTheSideInvalid) {
       << c.error;
 
   FixedReadingCounter whole({"instructions:u", 1234, 1000000, 1000000});
-  CountedWorkload w =
-      CountWorkload(whole, LoopWorkload("10"), "", dir, KnownLoop(), 2, LaunchOptions{});
+  CountedWorkload w = CountWorkload(whole, loop, "", dir, KnownLoop(), 2, LaunchOptions{});
   RejectMultiplexed(&w);
   ASSERT_TRUE(w.valid()) << w.error;
   EXPECT_EQ(w.counts(), (std::vector<uint64_t>{1234, 1234}));

@@ -78,7 +78,7 @@ class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
   // One count of the workload on `build` by `tool`.
   int64_t Count(ValgrindCounter::Tool tool, const std::string& build) {
     ValgrindCounter counter(tool);
-    WorkDir dir("bundled-" + counter.name());
+    WorkDir dir(*workload_, suite_.dir);
     CountedWorkload c =
         CountWorkload(counter, *workload_, suite_.dir, dir, BuildPath(build), 1, LaunchOptions{});
     EXPECT_TRUE(c.valid()) << counter.name() << " on " << build << ": " << c.error;
@@ -91,9 +91,9 @@ class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
   // count the run gave.
   Profile Profiled(ValgrindCounter::Tool tool, const std::string& build, int64_t* total) {
     ValgrindCounter counter(tool);
-    WorkDir dir("bundled-profile");
     Workload w = *workload_;
     w.env["VALGRIND_LIB"] = BuildPath("valgrind-lib");
+    WorkDir dir(w, suite_.dir);
     TempDir keep("bundled-profile-" + counter.name());
     CountedWorkload c = CountWorkload(counter, w, suite_.dir, dir, BuildPath(build), 1,
                                       LaunchOptions{}, keep.path() + "/kept");

@@ -28,12 +28,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A forked process that makes WorkDir(key), writes its lock file's path on a
+// A workload named `name` that runs the build with `args`.
+Workload Named(const std::string& name, std::vector<std::string> args = {}) {
+  Workload w;
+  w.name = name;
+  w.command = {"{exe}"};
+  w.command.insert(w.command.end(), args.begin(), args.end());
+  return w;
+}
+
+// A forked process that makes WorkDir(w, suite_dir), writes its lock file's path on a
 // pipe once it holds it, and keeps it until told to go or killed. Its stderr
 // goes to `stderr_path` where one is given.
 class Holder {
  public:
-  explicit Holder(const std::string& key, const std::string& stderr_path = "") {
+  explicit Holder(const Workload& w, const std::string& stderr_path = "",
+                  const std::string& suite_dir = "") {
     if (pipe(to_child_) != 0 || pipe(from_child_) != 0) return;
     pid_ = fork();
     if (pid_ == 0) {
@@ -44,7 +54,7 @@ class Holder {
         if (fd < 0 || dup2(fd, 2) != 2) _exit(5);
       }
       try {
-        WorkDir dir(key);
+        WorkDir dir(w, suite_dir);
         const std::string line = dir.lock_path() + "\n";
         if (write(from_child_[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
           _exit(3);
@@ -169,13 +179,13 @@ class WorkDirLockTest : public ::testing::Test {
 TEST_F(WorkDirLockTest, ASecondProcessWaitsUntilTheFirstIsDone) {
   const std::string first_err = fs::temp_directory_path() / (Key() + ".first.err");
   const std::string second_err = fs::temp_directory_path() / (Key() + ".second.err");
-  Holder first(Key(), first_err);
+  Holder first(Named(Key()), first_err);
   const std::string lock = first.AwaitLock(60);
   ASSERT_FALSE(lock.empty()) << "the first process did not get the lock";
   const ino_t first_inode = InodeOf(lock);
   ASSERT_EQ(LockOf(first.pid(), first_inode), LockState::kHeld);
 
-  Holder second(Key(), second_err);
+  Holder second(Named(Key()), second_err);
   ASSERT_TRUE(AwaitLockState(second.pid(), first_inode, LockState::kWaiting))
       << "the second process is not waiting for the lock";
   EXPECT_FALSE(second.SaidLocked());
@@ -185,8 +195,8 @@ TEST_F(WorkDirLockTest, ASecondProcessWaitsUntilTheFirstIsDone) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  EXPECT_EQ(text(second_err), "workgate: waiting for another workgate that uses " + Key() +
-                                  " (lock " + lock + ")\n");
+  EXPECT_EQ(text(second_err), "workgate: waiting for another workgate that counts the workload " +
+                                  Key() + " (lock " + lock + ")\n");
   EXPECT_EQ(text(first_err), "");
 
   // The first removes its lock file as it goes, so the second, woken with a
@@ -207,7 +217,7 @@ TEST_F(WorkDirLockTest, ASecondProcessWaitsUntilTheFirstIsDone) {
 }
 
 TEST_F(WorkDirLockTest, AKilledHoldersLockIsReleasedAndItsLeftoversRemoved) {
-  Holder first(Key());
+  Holder first(Named(Key()));
   const std::string lock = first.AwaitLock(60);
   ASSERT_FALSE(lock.empty()) << "the first process did not get the lock";
   const std::string dir = lock.substr(0, lock.size() - std::string(".lock").size());
@@ -218,11 +228,45 @@ TEST_F(WorkDirLockTest, AKilledHoldersLockIsReleasedAndItsLeftoversRemoved) {
   const ino_t inode = InodeOf(lock);
   EXPECT_EQ(LockOf(first.pid(), inode), LockState::kNone);
 
-  Holder second(Key());
+  Holder second(Named(Key()));
   EXPECT_EQ(second.AwaitLock(60), lock) << "the lock of a killed process was not released";
   EXPECT_EQ(LockOf(second.pid(), InodeOf(lock)), LockState::kHeld);
   EXPECT_FALSE(fs::exists(dir + "/left-by-the-first")) << "the directory is not fresh";
   EXPECT_EQ(second.Release(), 0);
+}
+
+// Two gates of unrelated workloads on one machine: two ad hoc commands with
+// the same name, or one suite's workload in two checkouts. Each holds its
+// own directory at once; neither waits.
+TEST_F(WorkDirLockTest, UnrelatedWorkloadsNeverWaitForEachOther) {
+  Holder sort(Named(Key(), {"--sort"}));
+  const std::string sort_lock = sort.AwaitLock(60);
+  ASSERT_FALSE(sort_lock.empty());
+  Holder hash(Named(Key(), {"--hash"}));
+  const std::string hash_lock = hash.AwaitLock(60);
+  EXPECT_FALSE(hash_lock.empty()) << "another command waited for the first one's lock";
+  EXPECT_NE(hash_lock, sort_lock);
+  Holder elsewhere(Named(Key(), {"--sort"}), "", "/checkout/two/bench");
+  const std::string elsewhere_lock = elsewhere.AwaitLock(60);
+  EXPECT_FALSE(elsewhere_lock.empty()) << "the same workload of another suite folder waited";
+  EXPECT_NE(elsewhere_lock, sort_lock);
+  EXPECT_EQ(sort.Release(), 0);
+  EXPECT_EQ(hash.Release(), 0);
+  EXPECT_EQ(elsewhere.Release(), 0);
+}
+
+// The key is the whole definition: both sides of one comparison, and every
+// later count of the same workload, get the same path; any change to what
+// runs is another directory.
+TEST(WorkDirKeyTest, TheWholeDefinitionAndTheSuiteFolderNameTheDirectory) {
+  const Workload w = Named("sort", {"100"});
+  EXPECT_EQ(WorkDirKey(w, "/s"), WorkDirKey(Named("sort", {"100"}), "/s"));
+  EXPECT_NE(WorkDirKey(w, "/s"), WorkDirKey(Named("sort", {"200"}), "/s"));
+  EXPECT_NE(WorkDirKey(w, "/s"), WorkDirKey(Named("hash", {"100"}), "/s"));
+  EXPECT_NE(WorkDirKey(w, "/s"), WorkDirKey(w, "/t"));
+  Workload with_env = w;
+  with_env.env["N"] = "1";
+  EXPECT_NE(WorkDirKey(w, "/s"), WorkDirKey(with_env, "/s"));
 }
 
 }  // namespace
