@@ -39,6 +39,8 @@ struct CompareArgs {
   std::string baseline, candidate, suite;
   std::vector<std::string> workloads;
   std::vector<std::string> command;
+  std::string name = "command";  // --name: the ad hoc workload's
+  bool name_given = false;
   double max_work_added = kDefaultMaxWorkAddedPercent;
   int repeat = 0;  // 0: the backend's default
   StabilityMode stability = StabilityMode::kAuto;
@@ -61,7 +63,7 @@ struct CompareArgs {
 
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   Workload w;
-  w.name = "command";
+  w.name = args.name;
   bool has_exe = false;
   for (const auto& a : args.command) has_exe = has_exe || a.find("{exe}") != std::string::npos;
   if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
@@ -85,6 +87,9 @@ void CheckCompareArgs(const CompareArgs& args) {
   }
   if (!args.save_baseline.empty() && args.baseline.empty()) {
     throw UsageError("--save-baseline stores the baseline build's counts: it needs --baseline");
+  }
+  if (!args.suite.empty() && args.name_given) {
+    throw UsageError("--name names the ad hoc workload of -- ARGS; a suite names its own");
   }
   if (args.shard && args.suite.empty()) {
     throw UsageError("--shard splits a suite's workloads: it needs --suite FILE");
@@ -116,6 +121,7 @@ bool RecordCandidate(const CompareArgs& args, ResultStore& store, CompareReport*
 void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan, CompareReport* report) {
   if (args.suite.empty()) {
     plan->workloads = AdHocWorkload(args);
+    report->settings.command = plan->workloads[0].command;
   } else {
     const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
     plan->suite_dir = suite.dir;
@@ -354,11 +360,22 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
                   "One ad hoc workload's arguments, after --; {exe} is the build (default: "
                   "the build is argv[0])")
       ->type_name("ARGS");
+  cmd->add_option_function<std::string>(
+         "--name",
+         [args](const std::string& v) {
+           std::string err;
+           if (!CheckWorkloadName(v, &err)) throw CLI::ValidationError("--name", err);
+           args->name = v;
+           args->name_given = true;
+         },
+         "The ad hoc workload's name in the reports, the store and its history [default: "
+         "command]")
+      ->type_name("NAME");
   cmd->footer(HelpFooter(
       {kExitPass, kExitWorkAdded, kExitUsage, kExitInvalid, kExitInconclusive, kExitEnvironment},
       {"workgate compare --baseline base/wgi --candidate head/wgi --suite workloads/interp.toml",
-       "workgate compare --baseline base/prog --candidate head/prog --markdown comment.md -- "
-       "--size 1000",
+       "workgate compare --baseline base/prog --candidate head/prog --name sort --markdown "
+       "comment.md -- --size 1000",
        "workgate compare --baseline base/prog --suite bench.toml --save-baseline base.json",
        "workgate compare --baseline-results base.json --candidate head/prog --suite bench.toml",
        "workgate compare --baseline base/prog --candidate head/prog --suite bench.toml "

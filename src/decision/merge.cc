@@ -43,6 +43,7 @@ std::vector<std::pair<std::string, std::string>> ReportIdentity(const CompareRep
       {"timed seed", std::to_string(r.timed_seed)},
       {"suite", s.suite},
       {"suite digest", s.suite_sha256},
+      {"ad hoc command", ListKey(s.command)},
       {"stability", s.stability},
       {"max_repeat", std::to_string(s.max_repeat)},
       {"explain", s.explain},

@@ -338,6 +338,9 @@ struct StoredBaselineUse {
 struct RunSettings {
   std::string suite;               // as given; empty for an ad hoc command
   std::string suite_sha256;        // of the suite file as read; empty for an ad hoc command
+  /// The ad hoc workload's argv as it runs ({exe} for the build, `compare
+  /// -- ARGS`); empty for a suite. Every report shows it.
+  std::vector<std::string> command;
   std::string stability = "auto";  // --stability
   int max_repeat = 10;
   std::string explain = "work-added";  // --explain, as ExplainModeName names it
@@ -375,7 +378,8 @@ struct CompareReport {
   /// 2: timed slots and the two-test timed context (stats/timed_context.h);
   /// 3: the result store (`store`, each side's `from_store`); 4: what the
   /// counted runs met unpinned (`deterministic`, `unpinned`, per workload
-  /// and per side); 5: what the candidate could reach (`candidate_reach`).
+  /// and per side); 5: what the candidate could reach (`candidate_reach`);
+  /// 6: the ad hoc workload's command (`settings.command`).
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst

@@ -140,10 +140,15 @@ json StoredBaselineToJson(const std::optional<StoredBaselineUse>& use) {
 }
 
 json SettingsToJson(const RunSettings& s) {
-  return json{{"suite", OrNull(s.suite)}, {"suite_sha256", OrNull(s.suite_sha256)},
-              {"stability", s.stability}, {"max_repeat", s.max_repeat},
-              {"explain", s.explain},     {"explain_top", s.explain_top},
-              {"as_is", s.as_is},         {"env", s.env},
+  return json{{"suite", OrNull(s.suite)},
+              {"suite_sha256", OrNull(s.suite_sha256)},
+              {"command", s.command},
+              {"stability", s.stability},
+              {"max_repeat", s.max_repeat},
+              {"explain", s.explain},
+              {"explain_top", s.explain_top},
+              {"as_is", s.as_is},
+              {"env", s.env},
               {"pass_env", s.pass_env}};
 }
 

@@ -16,7 +16,8 @@
 //    "incompatible", "problem" | null} | null (without --baseline-results),
 //  "store": {"path" | null, "notes": [what went wrong with it], "recorded_as"
 //    (compare --record REF) | null} | null (--no-store, nothing to say),
-//  "settings": {"suite" | null, "suite_sha256" | null, "stability",
+//  "settings": {"suite" | null, "suite_sha256" | null, "command": [the ad hoc
+//    workload's argv, {exe} for the build; empty for a suite], "stability",
 //    "max_repeat", "explain", "explain_top", "as_is", "env", "pass_env"},
 //  "shard": {"index", "count", "workloads": [every selected workload of the
 //    suite], "baseline_sha256" | null, "candidate_sha256" | null} | null,

@@ -231,10 +231,19 @@ std::string CallerNotes(const CompareReport& r) {
   return out.empty() ? "" : out + "\n";
 }
 
+// An ad hoc workload's command, which no suite file records.
+std::string AdHocCommand(const CompareReport& r) {
+  if (r.settings.command.empty() || r.workloads.empty()) return "";
+  return fmt::format("{} runs {} ({} is each side's build).\n\n",
+                     MarkdownCode(r.workloads[0].name, SpanIn::kParagraph),
+                     MarkdownCode(CommandLineText(r.settings.command), SpanIn::kParagraph),
+                     MarkdownCode("{exe}", SpanIn::kParagraph));
+}
+
 }  // namespace
 
 std::string RenderMarkdown(const CompareReport& r) {
-  std::string out = Headline(r) + "\n" + CallerNotes(r) + Table(r);
+  std::string out = Headline(r) + "\n" + CallerNotes(r) + AdHocCommand(r) + Table(r);
   const std::string notes = Notes(r);
   if (!notes.empty()) out += "\n" + notes;
   for (const WorkloadResult& w : r.workloads) {

@@ -22,9 +22,10 @@ bool ReadSettings(const json& j, RunSettings* s, std::string* err) {
   JsonFields f(j, "settings", err);
   StabilityMode mode;
   if (!(f.StringOrNull("suite", &s->suite) && f.StringOrNull("suite_sha256", &s->suite_sha256) &&
-        f.String("stability", &s->stability) && f.Int("max_repeat", 1, 1000, &s->max_repeat) &&
-        f.String("explain", &s->explain) && f.Int("explain_top", 1, 1000, &s->explain_top) &&
-        f.Bool("as_is", &s->as_is) && f.Strings("env", kMaxListItems, &s->env) &&
+        f.Strings("command", kMaxListItems, &s->command) && f.String("stability", &s->stability) &&
+        f.Int("max_repeat", 1, 1000, &s->max_repeat) && f.String("explain", &s->explain) &&
+        f.Int("explain_top", 1, 1000, &s->explain_top) && f.Bool("as_is", &s->as_is) &&
+        f.Strings("env", kMaxListItems, &s->env) &&
         f.Strings("pass_env", kMaxListItems, &s->pass_env) && f.Done())) {
     return false;
   }

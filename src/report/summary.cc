@@ -151,6 +151,19 @@ std::string StabilityTally(const CompareReport& report) {
 
 }  // namespace
 
+std::string CommandLineText(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& arg : argv) {
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789_-+./:=,@%{}") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += (out.empty() ? "" : " ") + (plain ? arg : quoted + "'");
+  }
+  return out;
+}
+
 std::string RepeatSentence(const CompareReport& report) {
   const std::string tally = StabilityTally(report);
   if (report.repeat <= 1) return "One count per side." + tally;

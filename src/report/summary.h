@@ -60,6 +60,11 @@ std::string UnstableFunctionsLead(const WorkloadResult& w);
 /// with `shown_name` (w.name as the renderer shows it) in front.
 std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_name);
 
+/// An argv as one shell-like line: each argument as it is where it holds
+/// only letters, digits and `_-+./:=,@%{}`, else in single quotes ('a b',
+/// an empty one as ''). Plain text for the renderers to escape.
+std::string CommandLineText(const std::vector<std::string>& argv);
+
 /// For a shard: "Shard 2 of 3: 2 of the suite's 5 selected workloads; workgate
 /// merge joins the shards' JSON reports."; for a merged report: "Merged from
 /// 3 shards."; otherwise "".

@@ -177,6 +177,11 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
   // The caller's notes lead ("baseline: stored by main@abc1234"), as in the comment.
   for (const std::string& note : r.notes) out += "note: " + Line(note) + "\n";
   if (!r.notes.empty()) out += "\n";
+  // An ad hoc workload's command, which no suite file records.
+  if (!r.settings.command.empty() && !r.workloads.empty()) {
+    out += fmt::format("{} runs: {}  ({{exe}} is each side's build)\n\n", Line(r.workloads[0].name),
+                       Line(CommandLineText(r.settings.command)));
+  }
   out += MainTable(r, colour);
   std::string reasons = Reasons(r);
   if (!reasons.empty()) out += "\n" + reasons;

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include <filesystem>
@@ -270,6 +271,26 @@ bool ParseSuite(std::string_view text, const std::string& path, Suite* suite, st
   return true;
 }
 
+bool CheckWorkloadName(const std::string& name, std::string* err) {
+  constexpr size_t kMostBytes = 200;
+  if (name.empty()) {
+    *err = "a workload's name cannot be empty";
+    return false;
+  }
+  if (name.size() > kMostBytes) {
+    *err = fmt::format("a workload's name is at most {} bytes; this one has {}", kMostBytes,
+                       name.size());
+    return false;
+  }
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      *err = fmt::format("a workload's name cannot hold control characters (byte 0x{:02x})", c);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool SelectWorkloads(Suite* suite, const std::vector<std::string>& names, std::string* err) {
   if (names.empty()) return true;
   std::vector<Workload> kept;
@@ -285,7 +306,20 @@ bool SelectWorkloads(Suite* suite, const std::vector<std::string>& names, std::s
     bool found = false;
     for (const auto& w : kept) found = found || w.name == n;
     if (!found) {
-      *err = fmt::format("{}: no workload named '{}'", suite->path, n);
+      // The names there are, so the user need not open the file to find the
+      // right one: the first 20, and how many more.
+      constexpr size_t kListed = 20;
+      std::vector<std::string> there;
+      for (size_t i = 0; i < suite->workloads.size() && i < kListed; ++i) {
+        there.push_back("'" + suite->workloads[i].name + "'");
+      }
+      std::string more;
+      if (suite->workloads.size() > kListed) {
+        more = fmt::format(" and {} more", suite->workloads.size() - kListed);
+      }
+      *err = there.empty() ? fmt::format("{}: no workload named '{}' (it has none)", suite->path, n)
+                           : fmt::format("{}: no workload named '{}'; its workloads are {}{}",
+                                         suite->path, n, fmt::join(there, ", "), more);
       return false;
     }
   }

@@ -63,6 +63,11 @@ bool LoadSuite(const std::string& path, Suite* suite, std::string* err);
 /// touching the file system; `suite->dir` stays empty.
 bool ParseSuite(std::string_view text, const std::string& path, Suite* suite, std::string* err);
 
+/// Whether `name` may name an ad hoc workload (`compare --name`): 1 to 200
+/// bytes, no control characters. False with the reason in `*err`. (A
+/// suite's names are the suite author's, and any text: reports escape them.)
+bool CheckWorkloadName(const std::string& name, std::string* err);
+
 /// Keeps the named workloads, in suite order. False if a name is unknown.
 bool SelectWorkloads(Suite* suite, const std::vector<std::string>& names, std::string* err);
 

@@ -62,7 +62,7 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
                               "--candidate", kKnownWorkA, "--timed", "0", "--json", "compare.json",
                               "--save-baseline", "base.json", "--", "1000"});
   ASSERT_EQ(compare.exit_code, 0) << compare.out << compare.err;
-  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 5);  // 5: what the candidate could reach
+  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 6);  // 6: the ad hoc command
   EXPECT_EQ(ReadJson("base.json")["schema_version"], 1);
 }
 

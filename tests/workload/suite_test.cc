@@ -66,10 +66,41 @@ TEST_F(SuiteTest, SelectsWorkloadsByName) {
   std::string err;
   ASSERT_TRUE(LoadSuite(Write(kGood), &suite, &err));
   EXPECT_FALSE(SelectWorkloads(&suite, {"nope"}, &err));
-  EXPECT_NE(err.find("no workload named 'nope'"), std::string::npos);
+  // The names there are, so the user need not open the file.
+  EXPECT_NE(err.find("no workload named 'nope'; its workloads are 'fib', 'plain'"),
+            std::string::npos)
+      << err;
   ASSERT_TRUE(SelectWorkloads(&suite, {"plain"}, &err));
   ASSERT_EQ(suite.workloads.size(), 1u);
   EXPECT_EQ(suite.workloads[0].name, "plain");
+}
+
+TEST_F(SuiteTest, AnUnknownNameInALongSuiteListsTheFirstTwentyAndCountsTheRest) {
+  std::string text;
+  for (int i = 0; i < 25; ++i) {
+    text += "[[workload]]\nname = \"w" + std::to_string(i) +
+            "\"\ncommand = [\"{exe}\"]\nclock = \"none\"\n";
+  }
+  Suite suite;
+  std::string err;
+  ASSERT_TRUE(LoadSuite(Write(text), &suite, &err)) << err;
+  EXPECT_FALSE(SelectWorkloads(&suite, {"w99"}, &err));
+  EXPECT_NE(err.find("'w18', 'w19' and 5 more"), std::string::npos) << err;
+  EXPECT_EQ(err.find("'w20'"), std::string::npos) << err;
+}
+
+TEST(WorkloadNameTest, AnAdHocNameIsOneLineOfAtMost200Bytes) {
+  std::string err;
+  EXPECT_TRUE(CheckWorkloadName("sort", &err));
+  EXPECT_TRUE(CheckWorkloadName("sort 10⁶ `x`", &err));
+  EXPECT_TRUE(CheckWorkloadName(std::string(200, 'a'), &err));
+  EXPECT_FALSE(CheckWorkloadName("", &err));
+  EXPECT_EQ(err, "a workload's name cannot be empty");
+  EXPECT_FALSE(CheckWorkloadName(std::string(201, 'a'), &err));
+  EXPECT_EQ(err, "a workload's name is at most 200 bytes; this one has 201");
+  EXPECT_FALSE(CheckWorkloadName("a\nb", &err));
+  EXPECT_EQ(err, "a workload's name cannot hold control characters (byte 0x0a)");
+  EXPECT_FALSE(CheckWorkloadName("a\x1b[31m", &err));
 }
 
 TEST_F(SuiteTest, ErrorsNameFileLineAndKey) {

@@ -1,0 +1,92 @@
+// An ad hoc workload (`compare -- ARGS`) as a user meets it: named with
+// --name, its command line in every report (no suite file records it), and
+// the messages that say what to give instead.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_fixture.h"
+#include "report/summary.h"
+
+namespace workgate {
+namespace {
+
+TEST_F(CountingCliTest, AnAdHocWorkloadIsNamedAndItsCommandIsInEveryReport) {
+  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                        "--candidate", kKnownWorkB, "--timed", "0", "--no-store", "--name",
+                        "loop 10^5", "--json", "r.json", "--markdown", "r.md", "--", "100000"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // The terminal: the name in the table, and what it ran.
+  EXPECT_NE(r.out.find("loop 10^5 runs: {exe} 100000  ({exe} is each side's build)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nloop 10^5 "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("command"), std::string::npos) << "the default name is still shown\n"
+                                                      << r.out;
+  // The JSON: the name, and the argv as it ran.
+  const nlohmann::json j = ReadJson("r.json");
+  EXPECT_EQ(j["workloads"][0]["name"], "loop 10^5");
+  EXPECT_EQ(j["settings"]["command"], nlohmann::json::array({"{exe}", "100000"}));
+  EXPECT_TRUE(j["settings"]["suite"].is_null());
+  // The comment: both as code spans.
+  const std::optional<std::string> md = ReadFile(Path("r.md"));
+  ASSERT_TRUE(md);
+  EXPECT_NE(md->find("`loop 10^5` runs `{exe} 100000` (`{exe}` is each side's build)."),
+            std::string::npos)
+      << *md;
+}
+
+TEST_F(CountingCliTest, WithoutANameTheWorkloadIsCommandAndASuiteHasNoCommandLine) {
+  LaunchResult r =
+      Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
+           kKnownWorkA, "--timed", "0", "--no-store", "--json", "r.json", "--", "1000"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(ReadJson("r.json")["workloads"][0]["name"], "command");
+  EXPECT_NE(r.out.find("command runs: {exe} 1000"), std::string::npos) << r.out;
+
+  LaunchResult suite = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                            "--candidate", kKnownWorkA, "--timed", "0", "--no-store", "--suite",
+                            testing::SourcePath("tests/cli/testdata/known_work_suite.toml"),
+                            "--workload", "size-1000", "--json", "s.json"});
+  EXPECT_EQ(suite.exit_code, 0) << suite.out << suite.err;
+  EXPECT_EQ(ReadJson("s.json")["settings"]["command"], nlohmann::json::array());
+  EXPECT_EQ(suite.out.find(" runs: "), std::string::npos) << suite.out;
+}
+
+TEST_F(CliTest, ANameIsForAnAdHocWorkloadAndMustBeOneShortLine) {
+  LaunchResult with_suite =
+      Run({"compare", "--baseline", "/bin/true", "--candidate", "/bin/true", "--suite",
+           testing::SourcePath("tests/cli/testdata/known_work_suite.toml"), "--name", "x"});
+  EXPECT_EQ(with_suite.exit_code, 2);
+  EXPECT_NE(with_suite.err.find("--name names the ad hoc workload of -- ARGS; a suite names its "
+                                "own"),
+            std::string::npos)
+      << with_suite.err;
+  for (const std::string& bad : {std::string(""), std::string("a\nb"), std::string(201, 'n')}) {
+    LaunchResult r = Run({"compare", "--baseline", "/bin/true", "--candidate", "/bin/true",
+                          "--name", bad, "--", "x"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("a workload's name"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(CliTest, AnUnknownWorkloadNamesTheOnesThereAre) {
+  LaunchResult r =
+      Run({"compare", "--baseline", "/bin/true", "--candidate", "/bin/true", "--suite",
+           testing::SourcePath("tests/cli/testdata/known_work_suite.toml"), "--workload", "sort"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no workload named 'sort'; its workloads are 'size-1000', 'size-2000', "
+                       "'wide-margin', 'size-4000', 'wrong-score', 'size-6000'"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(CommandLineTextTest, QuotesWhatAShellWouldSplitOrExpand) {
+  EXPECT_EQ(CommandLineText({"{exe}", "--size=1000", "a/b.lua"}), "{exe} --size=1000 a/b.lua");
+  EXPECT_EQ(CommandLineText({"{exe}", "two words", "", "$HOME", "it's"}),
+            "{exe} 'two words' '' '$HOME' 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace workgate
