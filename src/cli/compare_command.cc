@@ -27,6 +27,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "version.h"
+#include "workload/build_check.h"
 #include "workload/shard.h"
 
 namespace workgate {
@@ -138,9 +139,8 @@ void PlanWorkloads(const CompareArgs& args, ComparisonPlan* plan, CompareReport*
     }
   }
   for (const auto& exe : {args.baseline, args.candidate}) {
-    if (!exe.empty() && RealPath(exe).empty()) {
-      throw Error(kExitInvalid, fmt::format("{} does not exist: nothing to compare", exe));
-    }
+    std::string err;
+    if (!exe.empty() && !CheckBuild(exe, plan->workloads, &err)) throw Error(kExitInvalid, err);
   }
   plan->baseline_exe = args.baseline;
   plan->candidate_exe = args.candidate;

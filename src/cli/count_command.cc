@@ -30,6 +30,7 @@
 #include "util/paths.h"
 #include "util/text.h"
 #include "version.h"
+#include "workload/build_check.h"
 
 namespace workgate {
 
@@ -165,7 +166,9 @@ void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
 int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& choice,
                const SystemInfo& info, FILE* out) {
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
-  if (RealPath(args.exe).empty()) throw Error(kExitInvalid, args.exe + " does not exist");
+  if (std::string err; !CheckBuild(args.exe, suite.workloads, &err)) {
+    throw Error(kExitInvalid, err);
+  }
   LaunchOptions options = args.launch.ToOptions();
   options.resolve_build = PinBuilds({args.exe});
   SuiteCount report;

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "workload/build_check.h"
 
 namespace workgate {
 
@@ -38,7 +39,7 @@ int RunExplain(const ExplainArgs& args) {
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;
   for (const auto& exe : {args.baseline, args.candidate}) {
-    if (RealPath(exe).empty()) throw Error(kExitInvalid, exe + " does not exist");
+    if (!CheckBuild(exe, suite.workloads, &err)) throw Error(kExitInvalid, err);
   }
   if (FindValgrind().path.empty()) {
     throw EnvironmentError("explanations need Valgrind (vgcount or callgrind): " +
