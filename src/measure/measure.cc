@@ -206,6 +206,10 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
       // Quoted line by line behind a prefix: no line the program wrote may
       // start a line of workgate's output or of a CI log.
       if (!tail.empty()) result.error += "; its stderr ends:\n" + QuotedLines(tail);
+      if (!options.as_is) {
+        const std::string hint = RelativePathHint(w, !suite_dir.empty(), tail);
+        if (!hint.empty()) result.error += "\n" + hint;
+      }
       result.runs.push_back(std::move(run));
       return result;
     }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "cli_fixture.h"
@@ -80,6 +81,39 @@ TEST_F(CliTest, AnUnknownWorkloadNamesTheOnesThereAre) {
                        "'wide-margin', 'size-4000', 'wrong-score', 'size-6000'"),
             std::string::npos)
       << r.err;
+}
+
+TEST_F(CountingCliTest, ARelativeFileTheProgramCannotFindIsExplained) {
+  LaunchResult r =
+      Run({"compare", "--backend", kExactBackend, "--baseline", "/bin/cat", "--candidate",
+           "/bin/cat", "--timed", "0", "--no-store", "--json", "r.json", "--", "data.txt"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const std::string reason = ReadJson("r.json")["workloads"][0]["reason"];
+  EXPECT_NE(reason.find("data.txt is a relative path, and a workload runs in an empty private "
+                        "directory, not where workgate started: give it as an absolute path "
+                        "(\"$PWD/data.txt\")"),
+            std::string::npos)
+      << reason;
+}
+
+TEST_F(CliTest, ABuildThatCannotRunIsRefusedBeforeAnythingRuns) {
+  // A folder, and a file without execute permission, given as the build:
+  // refused up front with the path given, never Valgrind's error about
+  // workgate's private `exe` link.
+  LaunchResult folder = Run({"compare", "--baseline", "/bin/true", "--candidate", dir_.path(),
+                             "--timed", "0", "--", "x"});
+  EXPECT_EQ(folder.exit_code, 3);
+  EXPECT_NE(folder.err.find("Error: the build " + dir_.path() +
+                            " is a directory, and workload 'command' runs {exe} as its program"),
+            std::string::npos)
+      << folder.err;
+  EXPECT_EQ(folder.err.find("/exe"), std::string::npos) << folder.err;
+  std::ofstream(Path("prog")) << "\x7f"
+                                 "ELF";
+  LaunchResult plain = Run({"compare", "--baseline", Path("prog"), "--candidate", "/bin/true",
+                            "--timed", "0", "--", "x"});
+  EXPECT_EQ(plain.exit_code, 3);
+  EXPECT_NE(plain.err.find("is not executable (mode 06"), std::string::npos) << plain.err;
 }
 
 TEST(CommandLineTextTest, QuotesWhatAShellWouldSplitOrExpand) {
