@@ -20,6 +20,43 @@
 
 namespace {
 
+// What to do about an argument the command does not take (CLI11's
+// "The following argument was not expected: --timed"): which command it
+// is not an option of, which command it is an option of, and, where the
+// command runs a program of the user's and no suite was given, that the
+// program's own options go after --.
+std::string ExtrasAdvice(CLI::App& app, const std::string& message) {
+  const size_t colon = message.find(": ");
+  std::string extra = colon == std::string::npos ? "" : message.substr(colon + 2);
+  extra = extra.substr(0, extra.find(' '));
+  const std::vector<CLI::App*> parsed = app.get_subcommands();
+  if (parsed.empty() || extra.empty()) return "";
+  CLI::App* command = parsed.back();
+  const std::string name = command->get_name();
+  const std::string shown = workgate::TerminalSafe(extra, workgate::LineBreaks::kToSpace);
+  std::string out;
+  if (extra[0] == '-') {
+    const std::string option = extra.substr(0, extra.find('='));
+    out += fmt::format("workgate {} has no option {}; workgate {} --help lists its options.\n",
+                       name, workgate::TerminalSafe(option, workgate::LineBreaks::kToSpace), name);
+    for (CLI::App* other : app.get_subcommands({})) {
+      if (other != command && other->get_option_no_throw(option) != nullptr) {
+        out += fmt::format("{} is an option of workgate {}.\n",
+                           workgate::TerminalSafe(option, workgate::LineBreaks::kToSpace),
+                           other->get_name());
+      }
+    }
+  }
+  const bool runs_a_program = name == "count" || name == "compare";
+  const CLI::Option* suite = command->get_option_no_throw("--suite");
+  if (runs_a_program && (suite == nullptr || suite->count() == 0)) {
+    out += fmt::format(
+        "If {} is the program's own, it goes after --: workgate {} [OPTIONS] -- {} {}\n", shown,
+        name, name == "count" ? "CMD" : "{exe}", shown);
+  }
+  return out;
+}
+
 // Parses the command line and runs the command; its exit code. `*what`
 // names what the command writes to standard output, for the message when
 // that is lost.
@@ -40,8 +77,7 @@ int ParseAndRun(CLI::App& app, const workgate::CommandRunner& run, int argc, cha
       return workgate::kExitEnvironment;
     }
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-      fmt::print(stderr,
-                 "A command's own options go after --: workgate count [OPTIONS] -- CMD -n ...\n");
+      fmt::print(stderr, "{}", ExtrasAdvice(app, e.what()));
     }
     return code == 0 ? 0 : workgate::kExitUsage;
   }

@@ -79,10 +79,13 @@ std::string Notes(const CompareReport& r) {
                            MarkdownCode(note, SpanIn::kParagraph));
       }
     }
-    const std::string unstable = StabilitySentence(w);
-    if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
-      out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
-                         MarkdownText(unstable));
+    const std::string unstable = StabilitySentence(w, kMarkdownMinus);
+    if (!unstable.empty()) {
+      // An inconclusive row's reason already says how the counts spread.
+      out += fmt::format(
+          "- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
+          MarkdownText(w.verdict == Verdict::kInconclusive ? ShiftNote(w, kMarkdownMinus)
+                                                           : unstable));
     }
     const std::string unpinned = UnpinnedSentence(w);
     if (!unpinned.empty()) {

@@ -185,15 +185,35 @@ uint64_t ShownCount(const WorkloadResult& w, const SideResult& side) {
   return side.min();
 }
 
-std::string StabilitySentence(const WorkloadResult& w) {
+std::string ShiftNote(const WorkloadResult& w, Minus minus) {
+  if (!w.stability.unstable) return "";
+  std::string out =
+      "\u0394 is the shift's estimate, the median of every candidate-baseline difference, not "
+      "the difference of the two medians";
+  // The two can disagree in sign where the counts spread more than they
+  // moved: say so, with both figures, rather than leave the row to look wrong.
+  if (!w.baseline.counts.empty() && !w.candidate.counts.empty()) {
+    const int64_t medians = static_cast<int64_t>(ShownCount(w, w.candidate)) -
+                            static_cast<int64_t>(ShownCount(w, w.baseline));
+    if ((medians > 0 && w.delta < 0) || (medians < 0 && w.delta > 0)) {
+      out += fmt::format(
+          " (here the medians differ by {} while the shift is {}: the counts spread more than "
+          "they moved)",
+          FormatSignedCount(medians, minus), FormatSignedCount(w.delta, minus));
+    }
+  }
+  return out;
+}
+
+std::string StabilitySentence(const WorkloadResult& w, Minus minus) {
   const Stability& st = w.stability;
   if (!st.unstable) return "";
   return fmt::format(
       "unstable: counts of one build differ by up to {} instructions ({:.1f} ppm) over {} "
       "baseline and {} candidate counts; the counts shown are medians, and the verdict comes "
-      "from the {:.1f}% interval of the shift between them, not from single counts",
+      "from the {:.1f}% interval of the shift between them, not from single counts; {}",
       FormatCount(st.spread), st.spread_ppm, w.baseline.counts.size(), w.candidate.counts.size(),
-      100 * st.confidence);
+      100 * st.confidence, ShiftNote(w, minus));
 }
 
 std::string UnpinnedSentence(const WorkloadResult& w) {

@@ -36,8 +36,14 @@ uint64_t ShownCount(const WorkloadResult& w, const SideResult& side);
 
 /// "" for a workload whose counts repeat (or were not checked); for an
 /// unstable one: how far counts of one build moved, over how many counts,
-/// and what the verdict was taken from.
-std::string StabilitySentence(const WorkloadResult& w);
+/// and what the verdict was taken from; then ShiftNote.
+std::string StabilitySentence(const WorkloadResult& w, Minus minus);
+
+/// For an unstable workload, what its Δ is: the shift's estimate, not the
+/// difference of the medians the table shows, and where the two differ in
+/// sign, both figures ("here the medians differ by -40 while the shift is
+/// +50: ..."). "" for a workload whose counts repeat.
+std::string ShiftNote(const WorkloadResult& w, Minus minus);
 
 /// What the workload's counted runs met that nothing pinned, by side
 /// ("not deterministic by construction: its runs met what nothing pins

@@ -68,9 +68,11 @@ std::string Reasons(const CompareReport& r) {
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
       out += fmt::format("{}: {}: {}\n", Line(w.name), VerdictName(w.verdict), Block(w.reason));
     }
-    const std::string unstable = StabilitySentence(w);
+    const std::string unstable = StabilitySentence(w, kTerminalMinus);
     if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
       out += fmt::format("{}: {}\n", Line(w.name), unstable);
+    } else if (!unstable.empty()) {
+      out += fmt::format("{}: {}\n", Line(w.name), ShiftNote(w, kTerminalMinus));
     }
     if (!w.stability.functions.empty()) {
       out += fmt::format("{}: {}\n", Line(w.name), UnstableFunctionsLead(w));

@@ -176,7 +176,29 @@ TEST_F(CliTest, AnOptionAfterTheCommandIsTheCommandsWithAHint) {
   LaunchResult r = Run({"count", "/bin/echo", "-n", "hi"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.err, "not expected: -n")) << r.err;
-  EXPECT_TRUE(Contains(r.err, "go after --")) << r.err;
+  EXPECT_TRUE(Contains(r.err,
+                       "workgate count has no option -n; workgate count --help lists its "
+                       "options.\n"))
+      << r.err;
+  EXPECT_TRUE(Contains(r.err,
+                       "If -n is the program's own, it goes after --: workgate count "
+                       "[OPTIONS] -- CMD -n\n"))
+      << r.err;
+}
+
+TEST_F(CliTest, AnotherCommandsOptionIsNamedAsTheirsWithoutTheCommandHint) {
+  // count --suite takes no program, so the -- hint would mislead; --timed is
+  // compare's.
+  LaunchResult r = Run({"count", "--suite", "s.toml", "--exe", "/bin/true", "--timed", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "workgate count has no option --timed")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "--timed is an option of workgate compare.\n")) << r.err;
+  EXPECT_FALSE(Contains(r.err, "goes after --")) << r.err;
+  // The form --opt=VALUE is named by its option.
+  LaunchResult eq = Run({"probe", "--timed=3"});
+  EXPECT_EQ(eq.exit_code, 2);
+  EXPECT_TRUE(Contains(eq.err, "workgate probe has no option --timed;")) << eq.err;
+  EXPECT_FALSE(Contains(eq.err, "goes after --")) << eq.err;
 }
 
 TEST_F(CountingCliTest, RepeatableOptionsStopAtTheCommand) {

@@ -36,6 +36,34 @@ TEST(TerminalReportTest, BackendLineNamesTheValgrindThatCounted) {
             std::string::npos);
 }
 
+// An unstable workload whose counts spread more than they moved: its
+// medians went down by 40 while the shift estimate (the median of the nine
+// pairwise differences) is +50. The row says why the signs differ.
+TEST(TerminalReportTest, AShiftOfTheOtherSignThanTheMediansIsExplained) {
+  CompareReport r = CallgrindReport();
+  WorkloadResult w = testing_report::Counted("spread", {100, 200, 1000}, {150, 160, 2000});
+  w.stability.checked = w.stability.unstable = true;
+  w.stability.spread = 1850;
+  w.stability.confidence = 0.8;
+  w.verdict = Verdict::kInconclusive;
+  w.delta = 50;
+  r.workloads = {w};
+  const std::string text = RenderTerminal(r, false);
+  EXPECT_NE(text.find("spread: \u0394 is the shift's estimate, the median of every "
+                      "candidate-baseline difference, not the difference of the two medians (here "
+                      "the medians differ by -40 while the shift is +50: the counts spread more "
+                      "than they moved)"),
+            std::string::npos)
+      << text;
+  // A row that is not inconclusive says it within its stability sentence.
+  r.workloads[0].verdict = Verdict::kOk;
+  EXPECT_NE(RenderTerminal(r, false).find("not from single counts; \u0394 is the shift's"),
+            std::string::npos);
+  // Where they agree in sign, only what Δ is.
+  r.workloads[0].delta = -30;
+  EXPECT_EQ(RenderTerminal(r, false).find("here the medians differ"), std::string::npos);
+}
+
 TEST(TerminalReportTest, ColourOnlyWhenAsked) {
   EXPECT_EQ(RenderTerminal(CallgrindReport(), false).find('\033'), std::string::npos);
   std::string coloured = RenderTerminal(CallgrindReport(), true);
