@@ -166,8 +166,8 @@ std::string BackendParagraph(const CompareReport& r) {
   if (!r.event.empty()) {
     detail += (detail.empty() ? "event " : ", event ") + MarkdownCode(r.event, SpanIn::kParagraph);
   }
-  std::string reason = r.backend_reason;
-  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
+  // One line: the full reason is in the JSON report and `workgate probe`.
+  const std::string why = BackendWhy(r);
   std::string reach;
   for (const std::string& item : r.candidate_reach) {
     reach += (reach.empty() ? " The candidate could reach " : "; ") + MarkdownText(item);
@@ -178,8 +178,8 @@ std::string BackendParagraph(const CompareReport& r) {
       "both sides launched the same way (ASLR off, fixed environment, pinned clock where the "
       "workload asks for it). {}{}\n",
       r.backend.empty() ? "an unknown backend" : MarkdownText(r.backend),
-      detail.empty() ? "" : " (" + detail + ")", reason.empty() ? "" : ": " + MarkdownText(reason),
-      RepeatSentence(r), reach);
+      detail.empty() ? "" : " (" + detail + ")",
+      (why == "as requested" ? ", " : ": ") + MarkdownText(why), RepeatSentence(r), reach);
 }
 
 std::string MarkdownTimed(const CompareReport& r) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "model/backend.h"
 #include "model/model.h"
 
 namespace workgate {
@@ -150,6 +151,13 @@ std::string StabilityTally(const CompareReport& report) {
 }
 
 }  // namespace
+
+std::string BackendWhy(const CompareReport& report) {
+  // ChooseBackend's reason for an explicit --backend starts with its word.
+  if (report.backend_reason.rfind("requested", 0) == 0) return "as requested";
+  if (IsBackend(report.backend, Backend::kPerf)) return "this machine's PMU";
+  return "no usable hardware counter here; workgate probe says why";
+}
 
 std::string CommandLineText(const std::vector<std::string>& argv) {
   std::string out;

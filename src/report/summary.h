@@ -26,6 +26,13 @@ std::string RelativeCell(const WorkloadResult& w, Minus minus);
 /// path), or "".
 std::string ValgrindOf(const CompareReport& report);
 
+/// Why the report's backend counted, in a few words for the reports: "as
+/// requested", "this machine's PMU", or "no usable hardware counter here;
+/// `workgate probe` says why" where Valgrind stood in. The full reason stays
+/// in the JSON report (backend_reason) and in `workgate probe`. Chosen
+/// among these fixed phrases, never quoting the reason.
+std::string BackendWhy(const CompareReport& report);
+
 /// How the repeats agreed: "One count per side.", "3 repeats per side agree
 /// exactly.", or "3 repeats per side; the widest spread was 12 ppm of a count."
 std::string RepeatSentence(const CompareReport& report);

@@ -160,12 +160,12 @@ std::string TimedBlock(const CompareReport& r) {
 std::string BackendLine(const CompareReport& r) {
   std::string detail = Line(ValgrindOf(r));
   if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + Line(r.event);
-  std::string reason = Line(r.backend_reason);
-  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
-  std::string out = fmt::format("Counted with {}{}{}. {}\n",
+  // One line: the full reason is in the JSON report and `workgate probe`.
+  const std::string why = BackendWhy(r);
+  std::string out = fmt::format("Counted with {}{}{}{}. {}\n",
                                 r.backend.empty() ? "an unknown backend" : Line(r.backend),
                                 detail.empty() ? "" : " (" + detail + ")",
-                                reason.empty() ? "" : ": " + reason, RepeatSentence(r));
+                                why == "as requested" ? ", " : ": ", why, RepeatSentence(r));
   // What the candidate could have done to this result, one item a line.
   if (!r.candidate_reach.empty()) out += "The candidate could reach:\n";
   for (const std::string& item : r.candidate_reach) out += "  - " + Line(item) + "\n";

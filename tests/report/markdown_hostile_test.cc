@@ -244,8 +244,9 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
 }
 
 TEST_F(MarkdownHostileTest, ProbeReasonIsPlainText) {
-  // The backend's reason is workgate's own sentence, escaped as Markdown
-  // text; GFM would still autolink a URL in it, so those are left out here.
+  // The backend's reason (now left to the JSON: the comment says why in
+  // fixed words) and the Valgrind version, escaped as Markdown text; GFM
+  // would still autolink a URL in them, so those are left out here.
   for (const Hostile& h : Battery()) {
     if (h.raw.find("://") != std::string::npos || h.raw.find("www.") != std::string::npos ||
         h.raw.find('@') != std::string::npos) {

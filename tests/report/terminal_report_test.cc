@@ -64,6 +64,21 @@ TEST(TerminalReportTest, AShiftOfTheOtherSignThanTheMediansIsExplained) {
   EXPECT_EQ(RenderTerminal(r, false).find("here the medians differ"), std::string::npos);
 }
 
+TEST(TerminalReportTest, TheBackendIsOneLineWithTheReasonInAFewWords) {
+  CompareReport r = CallgrindReport();
+  std::string text = RenderTerminal(r, false);
+  EXPECT_NE(text.find("Counted with callgrind (Valgrind 3.19.0, event Ir): no usable hardware "
+                      "counter here; workgate probe says why. One count per side.\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("hypervisor"), std::string::npos) << text;
+  r.backend_reason = "requested";
+  EXPECT_NE(RenderTerminal(r, false).find("(Valgrind 3.19.0, event Ir), as requested. One count"),
+            std::string::npos);
+  EXPECT_NE(RenderTerminal(PerfReport(), false).find(": this machine's PMU. "), std::string::npos)
+      << RenderTerminal(PerfReport(), false);
+}
+
 TEST(TerminalReportTest, ColourOnlyWhenAsked) {
   EXPECT_EQ(RenderTerminal(CallgrindReport(), false).find('\033'), std::string::npos);
   std::string coloured = RenderTerminal(CallgrindReport(), true);
