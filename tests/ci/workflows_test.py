@@ -2,21 +2,25 @@
 """The rules of the GitHub files themselves (ci/github/action.yml,
 comment/action.yml, examples/*.yml), read as YAML: a pull-request job only
 restores from the Actions cache and only a push to the default branch
-saves."""
+saves. The pinning rule is ci/lint-ci pins (CiLint.pins), tested here on
+files that break it."""
 
 import glob
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CI_GITHUB  # noqa: E402
+from harness import CI_GITHUB, ROOT  # noqa: E402
 
 try:
     import yaml
 except ImportError:  # python3-yaml comes with yamllint, which ci/setup installs
     yaml = None
 
+LINT = os.path.join(ROOT, "ci", "lint-ci")
 DEFAULT_BRANCH_PUSH = ("github.event_name == 'push'",
                        "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)")
 
@@ -68,6 +72,63 @@ class CacheTest(unittest.TestCase):
                         for part in DEFAULT_BRANCH_PUSH:
                             self.assertIn(part, condition, "a save outside pushes to the default branch")
         self.assertGreaterEqual(saves, 2, "the action's build and the stored baseline are saved")
+
+
+class PinsTest(unittest.TestCase):
+    """ci/lint-ci pins on the repository's files and on ones that break it."""
+
+    SHA = "11d5960a326750d5838078e36cf38b85af677262"
+
+    def lint(self, *files):
+        return subprocess.run([LINT, "pins", *files], capture_output=True, text=True)
+
+    def check(self, line):
+        with tempfile.NamedTemporaryFile("w", suffix=".yml") as f:
+            f.write("steps:\n" + line + "\n")
+            f.flush()
+            return self.lint(f.name)
+
+    def test_the_repository_is_pinned(self):
+        r = self.lint()
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_pinned_placeholders_and_local_paths_pass(self):
+        for line in (f"  - uses: actions/checkout@{self.SHA} # v4.4.0",
+                     f"      uses: actions/cache/restore@{self.SHA}  # v4.3.0",
+                     f"  - uses: 'actions/checkout@{self.SHA}' # v4.4.0",
+                     "  - uses: OWNER/workgate/ci/github@REF",
+                     "  - uses: OWNER/workgate/ci/github/comment@REF  # SET: where you take workgate from",
+                     "  - uses: ./ci/github"):
+            with self.subTest(line=line):
+                r = self.check(line)
+                self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_tags_branches_short_shas_and_missing_comments_fail(self):
+        for line in ("  - uses: actions/checkout@v4",
+                     "  - uses: actions/checkout@v4.4.0 # v4.4.0",
+                     "  - uses: actions/checkout@main",
+                     "  - uses: actions/checkout@11d5960 # v4.4.0",
+                     f"  - uses: actions/checkout@{self.SHA}",
+                     f"  - uses: actions/checkout@{self.SHA} # pinned",
+                     f"  - uses: actions/checkout@{self.SHA.upper()} # v4.4.0",
+                     f"  - uses: actions/checkout@{self.SHA}0 # v4.4.0",
+                     "  - uses: docker://alpine:3",
+                     "  - uses: someone/workgate/ci/github@REF",
+                     "  - {uses: actions/checkout@v4}"):
+            with self.subTest(line=line):
+                r = self.check(line)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("not pinned", r.stderr)
+
+    def test_one_action_one_pin(self):
+        other = "0057852bfaa89a56745cba8c7296529d2fc39830"
+        with tempfile.NamedTemporaryFile("w", suffix=".yml") as f:
+            f.write(f"steps:\n  - uses: actions/checkout@{self.SHA} # v4.4.0\n"
+                    f"  - uses: actions/checkout@{other} # v4.4.0\n")
+            f.flush()
+            r = self.lint(f.name)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("pinned to more than one", r.stderr)
 
 
 if __name__ == "__main__":
