@@ -15,12 +15,16 @@
 #   GITHUB_REPOSITORY    owner/name;  GITHUB_API_URL (default https://api.github.com)
 #   WG_HEAD_SHA          the gating run's head commit (workflow_run.head_sha);
 #                        required: a pull request whose head differs is refused
+#   WG_HEAD_BRANCH, WG_HEAD_REPOSITORY
+#                        the gating run's branch and its repository (owner/name):
+#                        a pull request of that branch whose head has moved on
+#                        since is not refused but skipped (superseded, exit 0)
 #   WG_RUN_URL           the gating run's page, linked in the footer (optional)
 #   WG_MARKER            default <!-- workgate-report -->
 #   WG_COMMENT_AUTHOR    whose comment is edited (default github-actions[bot])
 #   WG_MAX_BYTES         the body's bound (default 65536, GitHub's limit)
-# Exit: 0 posted or edited; 1 refused or an API call failed (nothing posted
-# unless it says so).
+# Exit: 0 posted or edited, or skipped as superseded (a ::notice says so);
+# 1 refused or an API call failed (nothing posted unless it says so).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source-path=SCRIPTDIR source=../lib/comment.sh
@@ -59,6 +63,15 @@ if [[ "$status" != 200 ]]; then
 fi
 head=$(jq -r '.head.sha // ""' "$work/pull")
 if [[ "$head" != "$WG_HEAD_SHA" ]]; then
+  # Its own branch moved on while the report was made or waited for this
+  # run (a later push): a newer run reports that commit. Any other pull
+  # request is not the one the run gated.
+  if [[ "$head" =~ ^[0-9a-f]{40}$ && -n "${WG_HEAD_BRANCH:-}" && -n "${WG_HEAD_REPOSITORY:-}" &&
+        "$(jq -r '.head.ref // ""' "$work/pull")" == "$WG_HEAD_BRANCH" &&
+        "$(jq -r '.head.repo.full_name // ""' "$work/pull")" == "$WG_HEAD_REPOSITORY" ]]; then
+    echo "::notice title=workgate::pull request #$pr has moved on to $head since the run gated $WG_HEAD_SHA: its report is superseded, not posted"
+    exit 0
+  fi
   echo "comment.sh: pull request #$pr has head $head, not $WG_HEAD_SHA, the commit the report was made on: not posted" >&2
   exit 1
 fi

@@ -52,7 +52,7 @@ class GitHubCommentTest(CommentTestBase):
 
     def comment(self, **env):
         base = {"GITHUB_TOKEN": "ghs_token", "GITHUB_API_URL": self.api.url, "WG_HEAD_SHA": HEAD,
-                "WG_RUN_URL": RUN_URL}
+                "WG_HEAD_BRANCH": "feature", "WG_HEAD_REPOSITORY": "octo/project", "WG_RUN_URL": RUN_URL}
         return self.run_script([COMMENT, self.path("artifact")], {**base, **env})
 
     def bodies(self, pr=42):
@@ -127,12 +127,36 @@ class GitHubCommentTest(CommentTestBase):
         self.assertEqual(self.api.writes(), [])
 
     def test_another_pull_request_is_refused(self):
-        # The artifact names #7, whose head is not the commit this run gated.
-        self.write_number("7\n")
+        # The artifact names #7, whose head is not the commit this run gated,
+        # nor on its branch; nor is a fork's branch of the same name ours.
+        self.api.gh_pulls[7] = {"sha": "f" * 40, "ref": "other"}
+        self.api.gh_pulls[8] = {"sha": "e" * 40, "ref": "feature", "repo": "mallory/project"}
+        for number in ("7\n", "8\n"):
+            with self.subTest(number=number):
+                self.write_number(number)
+                r = self.comment()
+                self.assertEqual(r.returncode, 1)
+                self.assertIn("not posted", r.stderr)
+                self.assertNotIn("::notice", r.stdout)
+        self.assertEqual(self.api.writes(), [])
+
+    def test_a_superseded_head_is_skipped_quietly(self):
+        # A later push to the pull request's branch: its run reports that commit.
+        self.api.gh_pulls[42] = {"sha": "b" * 40, "ref": "feature"}
         r = self.comment()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"::notice title=workgate::pull request #42 has moved on to {'b' * 40} since the run "
+                      f"gated {HEAD}: its report is superseded, not posted", r.stdout)
+        self.assertEqual(self.api.writes(), [])
+        # Without the run's branch, a moved head cannot be told from another pull request's.
+        r = self.comment(WG_HEAD_BRANCH="")
         self.assertEqual(r.returncode, 1)
         self.assertIn("not posted", r.stderr)
-        self.assertEqual(self.api.writes(), [])
+        # The pull request number is checked before anything else, superseded or not.
+        self.write_number("42; x\n")
+        r = self.comment()
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("pull request number", r.stderr)
 
     def test_an_api_error_fails(self):
         r = self.comment(GITHUB_TOKEN="wrong")

@@ -20,7 +20,9 @@ class FakeApi:
         self.requests = []  # (method, path with query, body bytes or None)
         self.gh_tokens = {}  # token -> login
         self.gh_comments = {}  # pr -> [comment]
-        self.gh_pulls = {}  # pr -> head sha
+        # pr -> head sha, or {"sha", "ref", "repo"}: its branch (default
+        # "feature") and that branch's repository (default the one asked)
+        self.gh_pulls = {}
         self.gl_tokens = {}  # token -> (id, username)
         self.gl_notes = {}  # mr iid -> [note]
         self.files = {}  # name -> bytes
@@ -111,7 +113,10 @@ class FakeApi:
             pr = int(rest[1])
             if pr not in self.gh_pulls:
                 return 404, {}, {"message": "Not Found"}
-            return 200, {}, {"number": pr, "head": {"sha": self.gh_pulls[pr]}}
+            head = self.gh_pulls[pr]
+            head = head if isinstance(head, dict) else {"sha": head}
+            return 200, {}, {"number": pr, "head": {"sha": head["sha"], "ref": head.get("ref", "feature"),
+                                                    "repo": {"full_name": head.get("repo", repo)}}}
         if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
             pr = int(rest[1])
             comments = self.gh_comments.setdefault(pr, [])

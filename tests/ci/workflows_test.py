@@ -2,7 +2,8 @@
 """The rules of the GitHub files themselves (ci/github/action.yml,
 comment/action.yml, examples/*.yml), read as YAML: a pull-request job only
 restores from the Actions cache and only a push to the default branch
-saves. The pinning rule is ci/lint-ci pins (CiLint.pins), tested here on
+saves; the gate and comment workflows have their concurrency groups and
+their permissions. The pinning rule is ci/lint-ci pins (CiLint.pins), tested here on
 files that break it."""
 
 import glob
@@ -72,6 +73,31 @@ class CacheTest(unittest.TestCase):
                         for part in DEFAULT_BRANCH_PUSH:
                             self.assertIn(part, condition, "a save outside pushes to the default branch")
         self.assertGreaterEqual(saves, 2, "the action's build and the stored baseline are saved")
+
+
+class WorkflowTest(unittest.TestCase):
+    def setUp(self):
+        if yaml is None:
+            self.skipTest("python3-yaml is not installed (it comes with yamllint)")
+
+    def test_the_gate_is_read_only_and_one_run_per_pull_request(self):
+        for name in ("examples/workgate.yml", "examples/workgate-sharded.yml"):
+            with self.subTest(file=name):
+                doc = load(name)
+                self.assertEqual(doc["permissions"], {"contents": "read"})
+                group = doc["concurrency"]["group"]
+                self.assertIn("github.event.pull_request.number", group)
+                self.assertIn("github.workflow", group)
+                self.assertEqual(squash(doc["concurrency"]["cancel-in-progress"]),
+                                 "${{ github.event_name == 'pull_request' }}")
+
+    def test_the_comment_workflow_posts_one_at_a_time(self):
+        doc = load("examples/workgate-comment.yml")
+        self.assertEqual(doc["permissions"], {"actions": "read", "pull-requests": "write"})
+        group = doc["concurrency"]["group"]
+        self.assertIn("github.event.workflow_run.head_repository.full_name", group)
+        self.assertIn("github.event.workflow_run.head_branch", group)
+        self.assertIs(doc["concurrency"]["cancel-in-progress"], False)
 
 
 class PinsTest(unittest.TestCase):
