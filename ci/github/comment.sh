@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Posts workgate's report on a pull request as one comment, edited in place
 # on every later run: the comment is the first one by WG_COMMENT_AUTHOR whose
-# body starts with the marker line. Run by the `workflow_run` workflow
+# body starts with the marker line; and sets the commit status `workgate` of
+# the gated commit by the gate's exit code, described by its verdict line. Run by the `workflow_run` workflow
 # (ci/github/comment/action.yml), which has a token that can write and never
 # runs the pull request's code; the report directory it reads is the
 # artifact the pull request's own job uploaded, so it is treated as
@@ -9,9 +10,10 @@
 # request's head must be the commit the gating run ran on, the body is
 # bounded, and the report is copied as it is, never evaluated.
 #
-# Usage: comment.sh REPORT_DIR   (report.md and pr-number, as gate.sh writes)
+# Usage: comment.sh REPORT_DIR   (report.md, pr-number, exit-code and
+#                                 verdict-line, as gate.sh writes them)
 # Environment:
-#   GITHUB_TOKEN         a token with pull-requests: write
+#   GITHUB_TOKEN         a token with pull-requests: write and statuses: write
 #   GITHUB_REPOSITORY    owner/name;  GITHUB_API_URL (default https://api.github.com)
 #   WG_HEAD_SHA          the gating run's head commit (workflow_run.head_sha);
 #                        required: a pull request whose head differs is refused
@@ -23,6 +25,12 @@
 #   WG_MARKER            default <!-- workgate-report -->
 #   WG_COMMENT_AUTHOR    whose comment is edited (default github-actions[bot])
 #   WG_MAX_BYTES         the body's bound (default 65536, GitHub's limit)
+#   WG_INCONCLUSIVE      fail (default) or pass: the status of exit 4, as the
+#                        gate's own inconclusive input
+#   WG_STATUS_CONTEXT    the commit status's name (default workgate)
+# The status: exit 0 success; 1 (work added), 3 (invalid) and 4 failure;
+# 2 (usage) and 5 (environment: the gate could not run) error. Its target is
+# WG_RUN_URL.
 # Exit: 0 posted or edited, or skipped as superseded (a ::notice says so);
 # 1 refused or an API call failed (nothing posted unless it says so).
 set -euo pipefail
@@ -42,13 +50,37 @@ api="${GITHUB_API_URL:-https://api.github.com}"
 marker="${WG_MARKER:-<!-- workgate-report -->}"
 author="${WG_COMMENT_AUTHOR:-github-actions[bot]}"
 max="${WG_MAX_BYTES:-65536}"
+context="${WG_STATUS_CONTEXT:-workgate}"
 repo="$GITHUB_REPOSITORY"
 if [[ ! "$repo" =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ ]]; then
   echo "comment.sh: GITHUB_REPOSITORY '$repo' is not owner/name" >&2
   exit 1
 fi
+if [[ ! "$WG_HEAD_SHA" =~ ^[0-9a-f]{40}$ ]]; then
+  echo "comment.sh: WG_HEAD_SHA '$WG_HEAD_SHA' is not a commit's full SHA" >&2
+  exit 1
+fi
+case "${WG_INCONCLUSIVE:-fail}" in
+  fail | pass) ;;
+  *) echo "comment.sh: WG_INCONCLUSIVE must be fail or pass, not '$WG_INCONCLUSIVE'" >&2; exit 2 ;;
+esac
+if [[ ! "$context" =~ ^[A-Za-z0-9_./:\ -]{1,100}$ ]]; then
+  echo "comment.sh: WG_STATUS_CONTEXT '$context' is not a plain name" >&2
+  exit 2
+fi
+run_url=""
+if [[ "${WG_RUN_URL:-}" =~ ^https?://[A-Za-z0-9._:/-]+$ ]]; then run_url="$WG_RUN_URL"; fi
 
+# Everything taken from the artifact is checked before any request is made.
 pr=$(comment_pr_number "$dir/pr-number")
+code=$(comment_exit_code "$dir/exit-code")
+description=$(comment_status_description "$dir/verdict-line" "workgate exited $code")
+case "$code" in
+  0) state=success ;;
+  1 | 3) state=failure ;;
+  4) if [[ "${WG_INCONCLUSIVE:-fail}" == pass ]]; then state=success; else state=failure; fi ;;
+  *) state=error ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 auth="$work/auth"
@@ -77,10 +109,22 @@ if [[ "$head" != "$WG_HEAD_SHA" ]]; then
 fi
 
 footer=""
-if [[ "${WG_RUN_URL:-}" =~ ^https?://[A-Za-z0-9._:/-]+$ ]]; then
-  footer=$'\n'"<sub>[The run and its report artifact]($WG_RUN_URL)</sub>"$'\n'
+if [[ -n "$run_url" ]]; then
+  footer=$'\n'"<sub>[The run and its report artifact]($run_url)</sub>"$'\n'
 fi
 comment_body "$marker" "$dir/report.md" "$max" "$footer" "$work/body"
+
+# The verdict as a commit status of the gated commit (which a branch
+# protection rule can require), set before the comment.
+jq -n --arg state "$state" --arg description "$description" --arg context "$context" --arg url "$run_url" \
+  '{state: $state, description: $description, context: $context}
+   + (if $url == "" then {} else {target_url: $url} end)' >"$work/status.json"
+status=$(comment_http POST "$api/repos/$repo/statuses/$WG_HEAD_SHA" "$auth" "$work/status-response" "$work/status.json" json)
+if [[ "$status" != 201 ]]; then
+  echo "comment.sh: the $context status of $WG_HEAD_SHA could not be set (HTTP $status): $(jq -r '.message // ""' "$work/status-response" 2>/dev/null)" >&2
+  exit 1
+fi
+echo "comment.sh: set the $context status of $WG_HEAD_SHA: $state ($description)"
 
 # Our comment: the first by the author whose first line is the marker.
 id=""

@@ -70,6 +70,22 @@ class FakeWorkgateTest(ScriptTest):
         self.assertTrue(os.path.exists(self.path("report", "probe.json")))
         self.assertIn("::error title=workgate::the gate failed: workgate exited 1", r.stdout)
 
+    def test_the_result_is_recorded_for_the_commit_status(self):
+        cases = [([{"exit": 1, "verdict": "work-added"}], {}, "1", "fake report: work-added"),
+                 ([{"exit": 4, "verdict": "inconclusive"}], {"WG_INCONCLUSIVE": "pass"}, "4",
+                  "fake report: inconclusive"),
+                 ([{"exit": 5, "reports": False}], {}, "5", "workgate exited 5 and wrote no report"),
+                 ([{"exit": 130, "reports": False}], {}, "5", "workgate exited 130 and wrote no report"),
+                 ([], {"WG_INCONCLUSIVE": "maybe"}, "2",
+                  "workgate: the gate did not run: WG_INCONCLUSIVE must be fail or pass, not 'maybe'"),
+                 ([], {"WG_CANDIDATE_BUILD": "echo 'x\ny'; exit 3"}, "5",
+                  "workgate: the gate did not run: the candidate build command failed (exit 3)")]
+        for plan, env, code, line in cases:
+            with self.subTest(env=env, plan=plan):
+                self.gate(plan, **env)
+                self.assertEqual(self.read("report", "exit-code"), code + "\n")
+                self.assertEqual(self.read("report", "verdict-line"), line + "\n")
+
     def test_no_report_is_said_in_the_summary(self):
         r = self.gate([{"exit": 5, "reports": False}])
         self.assertEqual(r.returncode, 5)
@@ -202,6 +218,10 @@ class RealWorkgateTest(RealWorkgateBase):
                 self.assertIn("`interp/strings`", summary)
                 with open(self.path("report", "report.json")) as f:
                     self.assertEqual(json.load(f)["exit_code"], code)
+                self.assertEqual(self.read("report", "exit-code"), f"{code}\n")
+                heading = {"ok": "✅ ok — 0 of", "work-added": "❌ work added — 1 of"}[verdict]
+                self.assertRegex(self.read("report", "verdict-line"),
+                                 rf"^workgate: {heading} \d+ workloads? over the 1\.00% margin\n$")
 
     def test_a_missing_candidate_is_invalid(self):
         # workgate refuses before counting and writes no report: exit 3 all the same.

@@ -93,7 +93,8 @@ class WorkflowTest(unittest.TestCase):
 
     def test_the_comment_workflow_posts_one_at_a_time(self):
         doc = load("examples/workgate-comment.yml")
-        self.assertEqual(doc["permissions"], {"actions": "read", "pull-requests": "write"})
+        self.assertEqual(doc["permissions"],
+                         {"actions": "read", "pull-requests": "write", "statuses": "write"})
         group = doc["concurrency"]["group"]
         self.assertIn("github.event.workflow_run.head_repository.full_name", group)
         self.assertIn("github.event.workflow_run.head_branch", group)
@@ -124,7 +125,8 @@ class PinsTest(unittest.TestCase):
                      f"  - uses: 'actions/checkout@{self.SHA}' # v4.4.0",
                      "  - uses: OWNER/workgate/ci/github@REF",
                      "  - uses: OWNER/workgate/ci/github/comment@REF  # SET: where you take workgate from",
-                     "  - uses: ./ci/github"):
+                     "  - uses: ./ci/github",
+                     "permissions:\n  statuses: write  # the commit status"):
             with self.subTest(line=line):
                 r = self.check(line)
                 self.assertEqual(r.returncode, 0, r.stderr)
