@@ -22,6 +22,12 @@
 #                        a pull request of that branch whose head has moved on
 #                        since is not refused but skipped (superseded, exit 0)
 #   WG_RUN_URL           the gating run's page, linked in the footer (optional)
+#   WG_HISTORY_URL       the default branch's history page, linked in the
+#                        footer; default, from WG_WORKFLOW_PATH (the gating
+#                        workflow's file, workflow_run.path) and
+#                        WG_DEFAULT_BRANCH: that workflow's runs of pushes to
+#                        the default branch on GITHUB_SERVER_URL, whose
+#                        workgate-history artifact holds the page (optional)
 #   WG_MARKER            default <!-- workgate-report -->
 #   WG_COMMENT_AUTHOR    whose comment is edited (default github-actions[bot])
 #   WG_MAX_BYTES         the body's bound (default 65536, GitHub's limit)
@@ -108,9 +114,25 @@ if [[ "$head" != "$WG_HEAD_SHA" ]]; then
   exit 1
 fi
 
+# The history page: given, or the latest default-branch runs of the gating
+# workflow, which upload it (ci/github/history.sh).
+history_url=""
+workflow_file="${WG_WORKFLOW_PATH:-}"
+workflow_file="${workflow_file##*/}"
+server="${GITHUB_SERVER_URL:-https://github.com}"
+if [[ "${WG_HISTORY_URL:-}" =~ ^https?://[A-Za-z0-9._:/-]+$ ]]; then
+  history_url="$WG_HISTORY_URL"
+elif [[ "$workflow_file" =~ ^[A-Za-z0-9_.-]+\.ya?ml$ && "${WG_DEFAULT_BRANCH:-}" =~ ^[A-Za-z0-9._/-]+$ &&
+        "$server" =~ ^https?://[A-Za-z0-9._:-]+$ ]]; then
+  query=$(jq -rn --arg q "branch:$WG_DEFAULT_BRANCH event:push" '$q | @uri')
+  history_url="$server/$repo/actions/workflows/$workflow_file?query=$query"
+fi
+links=()
+if [[ -n "$run_url" ]]; then links+=("[The run and its report artifact]($run_url)"); fi
+if [[ -n "$history_url" ]]; then links+=("[The history of ${WG_DEFAULT_BRANCH:-the default branch}]($history_url)"); fi
 footer=""
-if [[ -n "$run_url" ]]; then
-  footer=$'\n'"<sub>[The run and its report artifact]($run_url)</sub>"$'\n'
+if [[ ${#links[@]} -gt 0 ]]; then
+  footer=$'\n'"<sub>${links[0]}${links[1]:+ · ${links[1]}}</sub>"$'\n'
 fi
 comment_body "$marker" "$dir/report.md" "$max" "$footer" "$work/body"
 

@@ -234,6 +234,28 @@ class GitHubCommentTest(CommentTestBase):
                 self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(self.api.requests, [])
 
+    def test_links_the_history_of_the_default_branch(self):
+        history = ("https://github.com/octo/project/actions/workflows/workgate.yml"
+                   "?query=branch%3Amain%20event%3Apush")
+        env = {"WG_WORKFLOW_PATH": ".github/workflows/workgate.yml", "WG_DEFAULT_BRANCH": "main",
+               "GITHUB_SERVER_URL": "https://github.com"}
+        r = self.comment(**env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.bodies()[-1].endswith(
+            f"\n<sub>[The run and its report artifact]({RUN_URL}) · [The history of main]({history})</sub>\n"))
+        # Published elsewhere (GitHub Pages): the page itself.
+        r = self.comment(**env, WG_HISTORY_URL="https://octo.github.io/project/")
+        self.assertTrue(self.bodies()[-1].endswith("[The history of main](https://octo.github.io/project/)</sub>\n"))
+        # What cannot make a plain link makes none.
+        for bad in ({"WG_DEFAULT_BRANCH": "main](https://evil.example)"},
+                    {"WG_WORKFLOW_PATH": ".github/workflows/x.yml?evil=1"},
+                    {"WG_HISTORY_URL": "javascript:alert(1)", "WG_WORKFLOW_PATH": ""}):
+            with self.subTest(bad=bad):
+                r = self.comment(**{**env, **bad})
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertTrue(self.bodies()[-1].endswith(f"<sub>[The run and its report artifact]({RUN_URL})</sub>\n"),
+                                self.bodies()[-1][-200:])
+
     def test_an_api_error_fails(self):
         r = self.comment(GITHUB_TOKEN="wrong")
         self.assertEqual(r.returncode, 1)

@@ -223,6 +223,24 @@ class RealWorkgateTest(RealWorkgateBase):
                 self.assertRegex(self.read("report", "verdict-line"),
                                  rf"^workgate: {heading} \d+ workloads? over the 1\.00% margin\n$")
 
+    def test_history_records_and_renders_the_page(self):
+        # The action's history mode, as the default branch's job runs it, on two commits.
+        env = {"WORKGATE": WORKGATE, "WG_MODE": "history", "WG_OUT": self.path("history"),
+               "WG_SUITE": os.path.join(ROOT, "workloads", "interp.toml"), "WG_BASELINE": self.base,
+               "WG_STORE": self.path("store", "results.sqlite3")}
+        for sha in ("1" * 40, "2" * 40):
+            r = self.run_script([os.path.join(CI_GITHUB, "run.sh")], {**env, "GITHUB_SHA": sha})
+            self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("history", "history.json")) as f:
+            series = json.load(f)["series"]
+        self.assertTrue(series)
+        for s in series:
+            self.assertEqual([p["ref"] for p in s["points"]], ["1" * 40, "2" * 40])
+        self.assertIn("<svg", self.read("history", "index.html"))
+        self.assertIn("**workgate history**: " + "2" * 40 + " recorded", self.read("summary.md"))
+        r = self.run_script([os.path.join(CI_GITHUB, "run.sh")], {**env, "WG_HISTORY_LAST": "0; x"})
+        self.assertEqual(r.returncode, 2)
+
     def test_a_missing_candidate_is_invalid(self):
         # workgate refuses before counting and writes no report: exit 3 all the same.
         r = self.gate(self.path("missing"))
