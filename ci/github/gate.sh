@@ -33,7 +33,11 @@
 #   WG_MERGE              merge: lines, each a report or a directory whose
 #                         report.json files (at any depth) are the parts
 #   WG_OUT                the report directory (default workgate-report):
-#                         report.json, report.md, probe.json, pr-number
+#                         report.json, report.md, probe.json, pr-number, and
+#                         for the commit status the comment workflow sets:
+#                         exit-code (workgate's, 0-5; a set-up or build
+#                         failure is 2 or 5) and verdict-line (the report's
+#                         heading, or why there is none)
 #   GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_EVENT_PATH  where set
 # Outputs (GITHUB_OUTPUT): exit-code, verdict, result (pass|fail),
 #   baseline-source (stored|built|given|none), report-dir.
@@ -55,7 +59,17 @@ die() {  # die CODE MESSAGE: a failure of the gate's own set-up
   summary_line "**workgate: the gate did not run**: $2"
   output exit-code "$1"
   output result fail
+  # In workgate's codes: usage (2), or the gate could not run (5).
+  local recorded=5
+  if [[ "$1" == 2 ]]; then recorded=2; fi
+  record_result "$recorded" "workgate: the gate did not run: $2"
   exit "$1"
+}
+record_result() {  # record_result CODE LINE: for the comment workflow's commit status
+  local code=$1
+  if [[ ! "$code" =~ ^[0-5]$ ]]; then code=5; fi  # 128+N: interrupted
+  printf '%s\n' "$code" >"$out/exit-code"
+  printf '%s\n' "${2//$'\n'/ }" >"$out/verdict-line"
 }
 output() {
   if [[ -n "${GITHUB_OUTPUT:-}" ]]; then printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"; fi
@@ -93,6 +107,8 @@ build() {  # build SIDE COMMAND: run a build command; its failure fails the gate
   fi
 }
 
+mkdir -p "$out"
+rm -f "$out/exit-code" "$out/verdict-line"
 case "$inconclusive" in
   fail | pass) ;;
   *) die 2 "WG_INCONCLUSIVE must be fail or pass, not '$inconclusive'" ;;
@@ -103,7 +119,6 @@ case "$fail" in
 esac
 command -v "$wg" >/dev/null || die 5 "workgate not found (WORKGATE='$wg')"
 command -v jq >/dev/null || die 5 "jq not found: the gate reads the JSON report with it"
-mkdir -p "$out"
 json="$out/report.json"
 md="$out/report.md"
 rm -f "$json" "$md"
@@ -217,8 +232,12 @@ if [[ -f "$json" ]]; then
 fi
 if [[ -f "$md" ]]; then
   if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then cat "$md" >>"$GITHUB_STEP_SUMMARY"; fi
+  # The heading, "### workgate: ✅ ok — 0 of 3 workloads over the 1.00% margin".
+  line=$(head -n1 "$md")
+  record_result "$code" "${line#"${line%%[!# ]*}"}"
 else
   summary_line "**workgate exited $code and wrote no report**; its log says why."
+  record_result "$code" "workgate exited $code and wrote no report"
 fi
 
 result="fail"

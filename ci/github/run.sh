@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The action's one step that runs workgate: picks the script for WG_MODE
 # (the action's `mode` input): compare and merge go to gate.sh, probe and
-# probe-merge to probe.sh.
+# probe-merge to probe.sh, history to history.sh.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 case "${WG_MODE:-compare}" in
@@ -9,8 +9,9 @@ case "${WG_MODE:-compare}" in
   merge) exec "$here/gate.sh" merge ;;
   probe) exec "$here/probe.sh" run "${WG_LABEL:-${RUNNER_NAME:-runner}}" ;;
   probe-merge) exec "$here/probe.sh" merge ;;
+  history) exec "$here/history.sh" ;;
   *)
-    echo "run.sh: mode must be compare, merge, probe or probe-merge, not '${WG_MODE}'" >&2
+    echo "run.sh: mode must be compare, merge, probe, probe-merge or history, not '${WG_MODE}'" >&2
     exit 2
     ;;
 esac

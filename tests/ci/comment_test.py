@@ -3,7 +3,8 @@
 GitLab API on loopback (fake_api.py): the comment is posted once and edited
 in place by later runs, found by its marker among pages of other comments;
 the artifact is untrusted (the pull request number, its head, the size, a
-hostile report from the real workgate)."""
+hostile report from the real workgate, the exit code and verdict line of
+the commit status)."""
 
 import json
 import os
@@ -34,6 +35,13 @@ class CommentTestBase(ScriptTest):
         os.makedirs(self.path("artifact"))
         self.write_report("### workgate: ✅ ok\n\n| workload | verdict |\n|---|---|\n| `a` | ✅ ok |\n")
         self.write_number("42\n")
+        self.write_result("0\n", "workgate: ✅ ok — 0 of 1 workload over the 1.00% margin\n")
+
+    def write_result(self, code, line):
+        with open(self.path("artifact", "exit-code"), "w") as f:
+            f.write(code)
+        with open(self.path("artifact", "verdict-line"), "w", encoding="utf-8") as f:
+            f.write(line)
 
     def write_report(self, text):
         with open(self.path("artifact", "report.md"), "w", encoding="utf-8") as f:
@@ -52,11 +60,14 @@ class GitHubCommentTest(CommentTestBase):
 
     def comment(self, **env):
         base = {"GITHUB_TOKEN": "ghs_token", "GITHUB_API_URL": self.api.url, "WG_HEAD_SHA": HEAD,
-                "WG_RUN_URL": RUN_URL}
+                "WG_HEAD_BRANCH": "feature", "WG_HEAD_REPOSITORY": "octo/project", "WG_RUN_URL": RUN_URL}
         return self.run_script([COMMENT, self.path("artifact")], {**base, **env})
 
     def bodies(self, pr=42):
         return [c["body"] for c in self.api.gh_comments.get(pr, [])]
+
+    def comment_writes(self):
+        return [w for w in self.api.writes() if "/statuses/" not in w[1]]
 
     def test_posts_then_edits_in_place(self):
         r = self.comment()
@@ -84,7 +95,7 @@ class GitHubCommentTest(CommentTestBase):
         comments.append({"id": 999, "user": {"login": BOT}, "body": MARKER + "\nold report"})
         r = self.comment()
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.api.writes(), [("PATCH", "/repos/octo/project/issues/comments/999")])
+        self.assertEqual(self.comment_writes(), [("PATCH", "/repos/octo/project/issues/comments/999")])
         pages = [p for m, p, _ in self.api.requests if m == "GET" and "/comments" in p]
         self.assertEqual(len(pages), 3)
         self.assertEqual(comments[0]["body"], MARKER + "\nfake report")
@@ -94,7 +105,7 @@ class GitHubCommentTest(CommentTestBase):
         self.api.gh_comments[42] = [{"id": 5, "user": {"login": BOT}, "body": "quote:\n" + MARKER + "\n"}]
         r = self.comment()
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.api.writes()[0][0], "POST")
+        self.assertEqual(self.comment_writes()[0][0], "POST")
         self.assertEqual(len(self.bodies()), 2)
 
     def test_a_pr_number_that_is_not_an_integer_is_refused(self):
@@ -127,12 +138,123 @@ class GitHubCommentTest(CommentTestBase):
         self.assertEqual(self.api.writes(), [])
 
     def test_another_pull_request_is_refused(self):
-        # The artifact names #7, whose head is not the commit this run gated.
-        self.write_number("7\n")
+        # The artifact names #7, whose head is not the commit this run gated,
+        # nor on its branch; nor is a fork's branch of the same name ours.
+        self.api.gh_pulls[7] = {"sha": "f" * 40, "ref": "other"}
+        self.api.gh_pulls[8] = {"sha": "e" * 40, "ref": "feature", "repo": "mallory/project"}
+        for number in ("7\n", "8\n"):
+            with self.subTest(number=number):
+                self.write_number(number)
+                r = self.comment()
+                self.assertEqual(r.returncode, 1)
+                self.assertIn("not posted", r.stderr)
+                self.assertNotIn("::notice", r.stdout)
+        self.assertEqual(self.api.writes(), [])
+
+    def test_a_superseded_head_is_skipped_quietly(self):
+        # A later push to the pull request's branch: its run reports that commit.
+        self.api.gh_pulls[42] = {"sha": "b" * 40, "ref": "feature"}
         r = self.comment()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"::notice title=workgate::pull request #42 has moved on to {'b' * 40} since the run "
+                      f"gated {HEAD}: its report is superseded, not posted", r.stdout)
+        self.assertEqual(self.api.writes(), [])
+        # Without the run's branch, a moved head cannot be told from another pull request's.
+        r = self.comment(WG_HEAD_BRANCH="")
         self.assertEqual(r.returncode, 1)
         self.assertIn("not posted", r.stderr)
-        self.assertEqual(self.api.writes(), [])
+        # The pull request number is checked before anything else, superseded or not.
+        self.write_number("42; x\n")
+        r = self.comment()
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("pull request number", r.stderr)
+
+    def test_sets_the_commit_status_by_the_exit_code(self):
+        cases = [("0", "workgate: ✅ ok — 0 of 1 workload over the 1.00% margin", "fail", "success"),
+                 ("1", "workgate: ❌ work added — 1 of 3 workloads over the 1.00% margin", "fail", "failure"),
+                 ("3", "workgate: ⚠️ invalid", "fail", "failure"),
+                 ("4", "workgate: ⚠️ inconclusive", "fail", "failure"),
+                 ("4", "workgate: ⚠️ inconclusive", "pass", "success"),
+                 ("2", "workgate: the gate did not run: WG_SUITE (the suite input) is required", "fail", "error"),
+                 ("5", "workgate exited 5 and wrote no report", "fail", "error")]
+        for code, line, inconclusive, state in cases:
+            with self.subTest(code=code, inconclusive=inconclusive):
+                self.write_result(code + "\n", line + "\n")
+                r = self.comment(WG_INCONCLUSIVE=inconclusive)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(self.api.gh_statuses[HEAD][-1],
+                                 {"state": state, "description": line, "context": "workgate", "target_url": RUN_URL})
+                self.assertIn(f"set the workgate status of {HEAD}: {state}", r.stdout)
+        # Set on the gated commit before the comment is written.
+        self.assertEqual(self.api.writes()[:2], [("POST", f"/repos/octo/project/statuses/{HEAD}"),
+                                                 ("POST", "/repos/octo/project/issues/42/comments")])
+
+    def test_a_hostile_verdict_line_is_plain_and_bounded(self):
+        line = ("workgate: \x1b[2J\x1b]8;;https://evil.example\x07ok\r\n::error::forged\u202egnp.exe"
+                "\u2028\x00\t\xff" + "é" * 300 + "\n\nsecond line")
+        with open(self.path("artifact", "verdict-line"), "wb") as f:
+            f.write(line.encode().replace("\xff".encode(), b"\xff"))  # a byte that is not UTF-8
+        r = self.comment()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        (status,) = self.api.gh_statuses[HEAD]
+        description = status["description"]
+        self.assertEqual(len(description), 140, description)
+        self.assertTrue(description.startswith("workgate: [2J ]8;;https://evil.example ok ::error::forged gnp.exe "
+                                               "\ufffdéé"), description)
+        self.assertTrue(description.endswith("é…"), description)
+        self.assertFalse(any(ord(c) < 32 or c in "\x7f\u202e\u2028" for c in description), description)
+        self.assertNotIn("\n::", r.stdout)
+        self.assertEqual(status["state"], "success")
+        # Nothing left once it is cleaned: the exit code says what happened.
+        self.write_result("1\n", "\x1b\u202e \n\t\n")
+        self.comment()
+        self.assertEqual(self.api.gh_statuses[HEAD][-1]["description"], "workgate exited 1")
+
+    def test_a_malformed_result_is_refused(self):
+        for code in ("6\n", "1; curl evil\n", "", "01\n", "-1\n", "1\n2\n", "\n", "success\n"):
+            with self.subTest(code=code):
+                self.write_result(code, "workgate: ✅ ok\n")
+                r = self.comment()
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("exit code", r.stderr)
+        self.write_result("0\n", "x" * 4097)
+        r = self.comment()
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("too long for a verdict line", r.stderr)
+        for name in ("exit-code", "verdict-line"):
+            with self.subTest(missing=name):
+                self.write_result("0\n", "workgate: ✅ ok\n")
+                os.remove(self.path("artifact", name))
+                os.symlink("/etc/hostname", self.path("artifact", name))
+                r = self.comment()
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("not a plain file", r.stderr)
+                os.remove(self.path("artifact", name))
+                r = self.comment()
+                self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(self.api.requests, [])
+
+    def test_links_the_history_of_the_default_branch(self):
+        history = ("https://github.com/octo/project/actions/workflows/workgate.yml"
+                   "?query=branch%3Amain%20event%3Apush")
+        env = {"WG_WORKFLOW_PATH": ".github/workflows/workgate.yml", "WG_DEFAULT_BRANCH": "main",
+               "GITHUB_SERVER_URL": "https://github.com"}
+        r = self.comment(**env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.bodies()[-1].endswith(
+            f"\n<sub>[The run and its report artifact]({RUN_URL}) · [The history of main]({history})</sub>\n"))
+        # Published elsewhere (GitHub Pages): the page itself.
+        r = self.comment(**env, WG_HISTORY_URL="https://octo.github.io/project/")
+        self.assertTrue(self.bodies()[-1].endswith("[The history of main](https://octo.github.io/project/)</sub>\n"))
+        # What cannot make a plain link makes none.
+        for bad in ({"WG_DEFAULT_BRANCH": "main](https://evil.example)"},
+                    {"WG_WORKFLOW_PATH": ".github/workflows/x.yml?evil=1"},
+                    {"WG_HISTORY_URL": "javascript:alert(1)", "WG_WORKFLOW_PATH": ""}):
+            with self.subTest(bad=bad):
+                r = self.comment(**{**env, **bad})
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertTrue(self.bodies()[-1].endswith(f"<sub>[The run and its report artifact]({RUN_URL})</sub>\n"),
+                                self.bodies()[-1][-200:])
 
     def test_an_api_error_fails(self):
         r = self.comment(GITHUB_TOKEN="wrong")

@@ -3,16 +3,19 @@
 their lists a page at a time (GitHub's Link and GitLab's X-Next-Page
 headers, per_page and page parameters), creates and edits them with the
 rules the real services apply (the token must match; only a comment's
-author may edit it; GitHub refuses a body over 65536 characters), serves
-files under /files/, and records every request.
+author may edit it; GitHub refuses a body over 65536 characters), keeps
+GitHub commit statuses (a status description over 140 characters is
+refused), serves files under /files/, and records every request.
 """
 
 import json
+import re
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GITHUB_MAX_BODY = 65536
+GITHUB_STATUS_DESCRIPTION = 140
 
 
 class FakeApi:
@@ -20,7 +23,10 @@ class FakeApi:
         self.requests = []  # (method, path with query, body bytes or None)
         self.gh_tokens = {}  # token -> login
         self.gh_comments = {}  # pr -> [comment]
-        self.gh_pulls = {}  # pr -> head sha
+        # pr -> head sha, or {"sha", "ref", "repo"}: its branch (default
+        # "feature") and that branch's repository (default the one asked)
+        self.gh_pulls = {}
+        self.gh_statuses = {}  # sha -> [status], as posted
         self.gl_tokens = {}  # token -> (id, username)
         self.gl_notes = {}  # mr iid -> [note]
         self.files = {}  # name -> bytes
@@ -111,7 +117,10 @@ class FakeApi:
             pr = int(rest[1])
             if pr not in self.gh_pulls:
                 return 404, {}, {"message": "Not Found"}
-            return 200, {}, {"number": pr, "head": {"sha": self.gh_pulls[pr]}}
+            head = self.gh_pulls[pr]
+            head = head if isinstance(head, dict) else {"sha": head}
+            return 200, {}, {"number": pr, "head": {"sha": head["sha"], "ref": head.get("ref", "feature"),
+                                                    "repo": {"full_name": head.get("repo", repo)}}}
         if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
             pr = int(rest[1])
             comments = self.gh_comments.setdefault(pr, [])
@@ -129,6 +138,18 @@ class FakeApi:
                      "html_url": f"{self.url}/{repo}/pull/{pr}#issuecomment"}
                 comments.append(c)
                 return 201, {}, c
+        if rest[0] == "statuses" and len(rest) == 2 and method == "POST":
+            # GitHub's rules: a full SHA, a known state, a description of at
+            # most 140 characters.
+            status = json.loads(body)
+            if not re.fullmatch(r"[0-9a-f]{40}", rest[1]):
+                return 422, {}, {"message": "No commit found for SHA"}
+            if status.get("state") not in ("error", "failure", "pending", "success"):
+                return 422, {}, {"message": "state is not included in the list"}
+            if len(status.get("description") or "") > GITHUB_STATUS_DESCRIPTION:
+                return 422, {}, {"message": "description is too long (maximum is 140 characters)"}
+            self.gh_statuses.setdefault(rest[1], []).append(status)
+            return 201, {}, {**status, "id": self.new_id()}
         if rest[:2] == ["issues", "comments"] and len(rest) == 3 and method == "PATCH":
             cid = int(rest[2])
             for comments in self.gh_comments.values():

@@ -70,6 +70,22 @@ class FakeWorkgateTest(ScriptTest):
         self.assertTrue(os.path.exists(self.path("report", "probe.json")))
         self.assertIn("::error title=workgate::the gate failed: workgate exited 1", r.stdout)
 
+    def test_the_result_is_recorded_for_the_commit_status(self):
+        cases = [([{"exit": 1, "verdict": "work-added"}], {}, "1", "fake report: work-added"),
+                 ([{"exit": 4, "verdict": "inconclusive"}], {"WG_INCONCLUSIVE": "pass"}, "4",
+                  "fake report: inconclusive"),
+                 ([{"exit": 5, "reports": False}], {}, "5", "workgate exited 5 and wrote no report"),
+                 ([{"exit": 130, "reports": False}], {}, "5", "workgate exited 130 and wrote no report"),
+                 ([], {"WG_INCONCLUSIVE": "maybe"}, "2",
+                  "workgate: the gate did not run: WG_INCONCLUSIVE must be fail or pass, not 'maybe'"),
+                 ([], {"WG_CANDIDATE_BUILD": "echo 'x\ny'; exit 3"}, "5",
+                  "workgate: the gate did not run: the candidate build command failed (exit 3)")]
+        for plan, env, code, line in cases:
+            with self.subTest(env=env, plan=plan):
+                self.gate(plan, **env)
+                self.assertEqual(self.read("report", "exit-code"), code + "\n")
+                self.assertEqual(self.read("report", "verdict-line"), line + "\n")
+
     def test_no_report_is_said_in_the_summary(self):
         r = self.gate([{"exit": 5, "reports": False}])
         self.assertEqual(r.returncode, 5)
@@ -202,6 +218,28 @@ class RealWorkgateTest(RealWorkgateBase):
                 self.assertIn("`interp/strings`", summary)
                 with open(self.path("report", "report.json")) as f:
                     self.assertEqual(json.load(f)["exit_code"], code)
+                self.assertEqual(self.read("report", "exit-code"), f"{code}\n")
+                heading = {"ok": "✅ ok — 0 of", "work-added": "❌ work added — 1 of"}[verdict]
+                self.assertRegex(self.read("report", "verdict-line"),
+                                 rf"^workgate: {heading} \d+ workloads? over the 1\.00% margin\n$")
+
+    def test_history_records_and_renders_the_page(self):
+        # The action's history mode, as the default branch's job runs it, on two commits.
+        env = {"WORKGATE": WORKGATE, "WG_MODE": "history", "WG_OUT": self.path("history"),
+               "WG_SUITE": os.path.join(ROOT, "workloads", "interp.toml"), "WG_BASELINE": self.base,
+               "WG_STORE": self.path("store", "results.sqlite3")}
+        for sha in ("1" * 40, "2" * 40):
+            r = self.run_script([os.path.join(CI_GITHUB, "run.sh")], {**env, "GITHUB_SHA": sha})
+            self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("history", "history.json")) as f:
+            series = json.load(f)["series"]
+        self.assertTrue(series)
+        for s in series:
+            self.assertEqual([p["ref"] for p in s["points"]], ["1" * 40, "2" * 40])
+        self.assertIn("<svg", self.read("history", "index.html"))
+        self.assertIn("**workgate history**: " + "2" * 40 + " recorded", self.read("summary.md"))
+        r = self.run_script([os.path.join(CI_GITHUB, "run.sh")], {**env, "WG_HISTORY_LAST": "0; x"})
+        self.assertEqual(r.returncode, 2)
 
     def test_a_missing_candidate_is_invalid(self):
         # workgate refuses before counting and writes no report: exit 3 all the same.
