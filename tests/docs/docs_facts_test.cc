@@ -506,5 +506,147 @@ TEST(DocsVgcountTest, TheReportVersionIsTheTools) {
             std::vector<std::string>{*written.begin()});
 }
 
+// --- Links ---------------------------------------------------------------------
+
+// The anchor GitHub gives a heading: its text as rendered (code spans keep
+// their content, markup characters go), lowercased, every character that
+// is not a letter, a digit, a space, '-' or '_' removed, spaces made '-'.
+// Bytes of UTF-8 characters are kept, as GitHub keeps letters beyond ASCII.
+std::string GithubSlug(const std::string& heading) {
+  std::string slug;
+  for (unsigned char c : heading) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80) {
+      slug += static_cast<char>(std::tolower(c));
+    } else if (c == ' ') {
+      slug += '-';
+    }
+  }
+  return slug;
+}
+
+// `text` with every code span and fenced block blanked (their brackets are
+// no links), line breaks kept so that line numbers stay right.
+std::string WithoutCode(const std::string& text) {
+  std::string out;
+  std::istringstream lines(text);
+  bool fenced = false;
+  for (std::string line; std::getline(lines, line);) {
+    const bool fence = line.rfind("```", 0) == 0 || line.rfind("~~~", 0) == 0;
+    if (fence) fenced = !fenced;
+    out += (fence || fenced) ? std::string() : line;
+    out += '\n';
+  }
+  // A code span: a run of n backticks up to the next run of exactly n.
+  for (size_t i = 0; i < out.size();) {
+    if (out[i] != '`') {
+      ++i;
+      continue;
+    }
+    size_t n = out.find_first_not_of('`', i) - i;
+    size_t close = i + n;
+    for (;;) {
+      close = out.find('`', close);
+      if (close == std::string::npos) break;
+      const size_t run = out.find_first_not_of('`', close) - close;
+      if (run == n) break;
+      close += run;
+    }
+    if (close == std::string::npos) {
+      i += n;  // no span: the backticks are text
+      continue;
+    }
+    for (size_t j = i; j < close + n; ++j) {
+      if (out[j] != '\n') out[j] = ' ';
+    }
+    i = close + n;
+  }
+  return out;
+}
+
+// The anchors of a Markdown text: its ATX headings' slugs, numbered as
+// GitHub numbers repeats (x, x-1, x-2), and HTML ids and names.
+std::set<std::string> DocAnchors(const std::string& text) {
+  std::set<std::string> anchors;
+  std::map<std::string, int> seen;
+  std::istringstream lines(text);
+  bool fenced = false;
+  const std::regex heading(R"(^#{1,6}\s+(.*?)\s*#*\s*$)");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("```", 0) == 0 || line.rfind("~~~", 0) == 0) fenced = !fenced;
+    std::smatch m;
+    if (fenced || !std::regex_match(line, m, heading)) continue;
+    // The rendered text of a link is its text: "[a](b)" reads "a".
+    const std::string rendered = std::regex_replace(m[1].str(), std::regex(R"(\[([^\]]*)\]\([^)]*\))"), "$1");
+    const std::string slug = GithubSlug(rendered);
+    const int n = seen[slug]++;
+    anchors.insert(n == 0 ? slug : slug + "-" + std::to_string(n));
+  }
+  for (const std::string& id :
+       DocMatches(text, std::regex(R"re(<[a-zA-Z][^>]*\s(?:id|name)="([^"]+)")re"))) {
+    anchors.insert(id);
+  }
+  return anchors;
+}
+
+TEST(DocsLinksTest, GithubSlugsAreGithubs) {
+  EXPECT_EQ(GithubSlug("Where workgate builds"), "where-workgate-builds");
+  EXPECT_EQ(GithubSlug("What `ci/test` runs, and how long it takes"),
+            "what-citest-runs-and-how-long-it-takes");
+  EXPECT_EQ(GithubSlug("Exit codes (stable, tested end to end)"),
+            "exit-codes-stable-tested-end-to-end");
+  EXPECT_EQ(GithubSlug("Stability: one count is exact only for a program that repeats"),
+            "stability-one-count-is-exact-only-for-a-program-that-repeats");
+  EXPECT_EQ(GithubSlug("Bundled workloads (`workloads/`, see its README)"),
+            "bundled-workloads-workloads-see-its-readme");
+  EXPECT_EQ(DocAnchors("# A\n```\n# not a heading\n```\n## A\n### B ###\n"),
+            (std::set<std::string>{"a", "a-1", "b"}));
+}
+
+// Every relative link of every Markdown file in the repository leads
+// somewhere: its file exists, and its #fragment is an anchor of the page it
+// names (or of its own page).
+TEST(DocsLinksTest, EveryRelativeLinkResolves) {
+  const std::map<std::string, std::string> files = DocSources("", {".md"});
+  ASSERT_GE(files.size(), 5u);
+  // "[text](target)", "![alt](target "title")" and "[label]: target".
+  const std::regex inline_link(R"(!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\))");
+  const std::regex reference(R"((?:^|\n) {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$))");
+  std::map<std::string, std::set<std::string>> anchors;
+  size_t links = 0, fragments = 0;
+  for (const auto& [path, text] : files) {
+    const std::string prose = WithoutCode(text);
+    for (const std::regex* pattern : {&inline_link, &reference}) {
+      for (std::sregex_iterator it(prose.begin(), prose.end(), *pattern), end; it != end; ++it) {
+        const std::string target = (*it)[1].str();
+        const size_t line = std::count(prose.begin(), prose.begin() + it->position(), '\n') + 1;
+        const std::string where = path + ":" + std::to_string(line) + ": " + target;
+        if (std::regex_search(target, std::regex("^[a-zA-Z][a-zA-Z0-9+.-]*:"))) continue;
+        ++links;
+        const size_t hash = target.find('#');
+        const std::string file = target.substr(0, hash);
+        const std::string fragment = hash == std::string::npos ? "" : target.substr(hash + 1);
+        std::string resolved = path;
+        if (!file.empty()) {
+          resolved = (fs::path(path).parent_path() / file).lexically_normal().string();
+          if (!resolved.empty() && resolved.back() == '/') resolved.pop_back();
+          if (!fs::exists(SourcePath(resolved))) {
+            ADD_FAILURE() << where << ": there is no " << resolved;
+            continue;
+          }
+        }
+        if (hash == std::string::npos) continue;
+        // A fragment of a page that is not Markdown (a source line) is not checked.
+        if (resolved.size() < 3 || resolved.compare(resolved.size() - 3, 3, ".md") != 0) continue;
+        ++fragments;
+        if (anchors.count(resolved) == 0) anchors[resolved] = DocAnchors(DocText(resolved));
+        EXPECT_EQ(anchors[resolved].count(fragment), 1u)
+            << where << ": " << resolved << " has no heading whose anchor is #" << fragment;
+      }
+    }
+  }
+  EXPECT_GE(links, 20u) << "too few links found: is this test reading the pages?";
+  EXPECT_GE(fragments, 5u);
+}
+
 }  // namespace
 }  // namespace workgate
