@@ -14,7 +14,7 @@
 #                          returns 1 when it can
 #
 # What each release has was checked against its published package lists
-# (README, "Where workgate builds").
+# (docs/install.md, "Where workgate builds").
 
 # The RELEASE_ variables are read by the scripts that source this.
 # shellcheck disable=SC2034

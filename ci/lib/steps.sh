@@ -17,7 +17,7 @@
 # A step that exits 0 passed. Exit 77 is the step saying "this machine
 # cannot" (its reason is above, in its own output): a skip, unless the step
 # was declared with STEP_NO_SKIP=1 in its environment of ci/test (CI=true and
-# a step whose skips the README does not list as properties of the machine),
+# a step whose skips docs/development.md does not list as properties of the machine),
 # in which case it fails like any other code. Any other code fails the run
 # with that code, after the table.
 
@@ -90,7 +90,7 @@ _step_judge() {
   else
     if [[ $code -eq 77 ]]; then
       echo "ci/test: $name may not skip here (CI=true; only the properties of the machine" \
-        "that the README lists are skips), so its exit 77 fails the run" >&2
+        "that docs/development.md lists are skips), so its exit 77 fails the run" >&2
       code=1
     fi
     _step_record "$name" "$seconds" "FAILED (exit $code)"

@@ -11,7 +11,7 @@ _spec = importlib.util.spec_from_file_location(
 check = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(check)
 
-SINGLE = 2_076_225  # known_loop 1000000 counted by one counter (README)
+SINGLE = 2_076_225  # known_loop 1000000 counted by one counter (docs/counting.md)
 
 
 def event(value, running, enabled=1000):

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Run `workgate COMMAND --help` for a command's options, exit codes and examples.\n"
       "Exit codes: 0 pass, 1 work added, 2 usage, 3 invalid, 4 inconclusive, 5 environment,\n"
-      "128+N interrupted by signal N. README.md says what each means.");
+      "128+N interrupted by signal N. `man workgate` says what each means.");
   workgate::CommandRunner run;
   workgate::AddProbeCommand(app, &run);
   workgate::AddCountCommand(app, &run);

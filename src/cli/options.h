@@ -88,7 +88,7 @@ struct ClockArg {
   void Register(CLI::App* cmd);
   /// The clock of an ad hoc command: as given, or by default the shim, which
   /// pins the clock and entropy so that programs that read them count the
-  /// same every run (README, "What a launch pins"); with --as-is, nothing,
+  /// same every run (docs/counting.md, "What a launch pins"); with --as-is, nothing,
   /// because --as-is runs the command as it is.
   ClockMode For(bool as_is) const;
 };

@@ -1,6 +1,6 @@
 #pragma once
 // Starting a workload: one process tree, launched with Boost.Process, with
-// the settings that make its instruction count reproducible (README.md,
+// the settings that make its instruction count reproducible (docs/counting.md,
 // "Reproducible launch"), contained (a supervisor that is the tree's
 // subreaper kills whatever the workload leaves; a deadline covers the whole
 // tree), and bounded (output is streamed: only a head and a tail are kept).

@@ -2,7 +2,7 @@
 // What a candidate build could reach of its own count and of workgate's
 // files, given how this machine lets workgate launch it: the report says it
 // beside the verdict, so that a pass is read knowing what the candidate
-// could have done to it (README.md, "What the candidate can and cannot do").
+// could have done to it (docs/security.md, "What the candidate can and cannot do").
 
 #include <string>
 #include <vector>

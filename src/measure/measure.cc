@@ -192,8 +192,8 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
     const std::string note = run.launch.LeftoverNote();
     if (!note.empty() && !w.allow_leftover && run.valid()) {
       // What a process did after the workload ended, it did uncounted: a
-      // daemon could hold all the work (README.md, "What the candidate can
-      // and cannot do").
+      // daemon could hold all the work (docs/security.md, "What the candidate
+      // can and cannot do").
       run.error = LeftoverError(run.launch);
     }
     if (!note.empty() && w.allow_leftover &&

@@ -1,5 +1,5 @@
 #pragma once
-// workgate's exit codes, stable and documented (README, "Exit codes"). They
+// workgate's exit codes, stable and documented (docs/cli.md, "Exit codes"). They
 // live in util, the lowest layer, because every layer can end a run with one
 // (util/error.h) and the result model records one (model/model.h).
 

@@ -31,8 +31,13 @@ namespace fs = std::filesystem;
 using testing::BuildPath;
 using testing::SourcePath;
 
-// The documents that state the facts, relative to the source tree.
+// The documents that state the facts, relative to the source tree. The
+// README is the newcomer's page; what it once held in full is in docs/*.md.
 const char* const kReadme = "README.md";
+const char* const kCliPage = "docs/cli.md";
+const char* const kReportsPage = "docs/reports.md";
+const char* const kStorePage = "docs/store.md";
+const char* const kDevelopmentPage = "docs/development.md";
 const char* const kArchitecture = "ARCHITECTURE.md";
 const char* const kManPage = "docs/workgate.1.scd";
 const char* const kVgcountReadme = "tools/vgcount/README.md";
@@ -67,6 +72,14 @@ std::map<std::string, std::string> DocSources(const std::string& dir,
     if (wanted) files[rel] = DocText(rel);
   }
   return files;
+}
+
+// The user's documents: the README and every page of docs/, by path.
+std::map<std::string, std::string> UserDocs() {
+  std::map<std::string, std::string> docs = DocSources("docs", {".md"});
+  EXPECT_GE(docs.size(), 5u) << "docs/ holds no pages";
+  docs[kReadme] = DocText(kReadme);
+  return docs;
 }
 
 // The fenced code blocks of a Markdown text, each with the first line of
@@ -202,7 +215,7 @@ TEST_F(DocsFactsTest, EverySchemaVersionConstantIsADocumentOfThisTest) {
   for (const auto& [name, version] : versions_) {
     EXPECT_EQ(known.count(name), 1u)
         << name << " (" << version << ") is a new JSON document's version: add it to "
-        << "kJsonDocuments here, to schemas/ and to the README's table of JSON documents";
+        << "kJsonDocuments here, to schemas/ and to docs/reports.md's table of JSON documents";
   }
 }
 
@@ -220,30 +233,38 @@ TEST_F(DocsFactsTest, TheSchemaFilesRequireTheVersionsTheCodeWrites) {
   EXPECT_EQ(found, expected);
 }
 
-TEST_F(DocsFactsTest, TheReadmesTableOfJsonDocumentsHasTheCodesVersions) {
-  const std::string readme = DocText(kReadme);
+TEST_F(DocsFactsTest, TheReportsPagesTableOfJsonDocumentsHasTheCodesVersions) {
+  const std::string readme = DocText(kReportsPage);
   // "  | `count --json` (a command or a suite) | 3 | `count.schema.json` |"
   const std::regex row(R"(\n\s*\| [^|\n]+ \| (\d+) \| `([\w.-]+\.schema\.json)` \|)");
   std::set<std::string> listed;
   for (std::sregex_iterator it(readme.begin(), readme.end(), row), end; it != end; ++it) {
     const std::string schema = (*it)[2].str();
     listed.insert(schema);
-    EXPECT_EQ(std::stoi((*it)[1].str()), Version(schema)) << "README.md: " << it->str();
+    EXPECT_EQ(std::stoi((*it)[1].str()), Version(schema)) << kReportsPage << ": " << it->str();
   }
   std::set<std::string> expected;
   for (const JsonDocument& d : kJsonDocuments) expected.insert(d.schema);
-  EXPECT_EQ(listed, expected) << "README.md's table of JSON documents";
+  EXPECT_EQ(listed, expected) << kReportsPage << "'s table of JSON documents";
 }
 
 TEST_F(DocsFactsTest, TheProseStatesTheCodesVersions) {
   const int compare = Version("compare-report.schema.json");
   const int baseline = Version("baseline.schema.json");
-  const std::string readme = DocText(kReadme);
+  const std::map<std::string, std::string> docs = UserDocs();
   const std::string architecture = DocText(kArchitecture);
-  // The compare report's --json, in README's Reports and in ARCHITECTURE.
+  // The compare report's --json, in docs/reports.md and in ARCHITECTURE;
+  // no other page of the user's states a version so.
   const std::regex stated(R"(`schema_version`,? \(?(\d+))");
-  EXPECT_EQ(DocMatches(readme, stated), std::vector<std::string>{std::to_string(compare)})
-      << "README.md: the compare report's schema_version, and no other version so stated";
+  for (const auto& [path, text] : docs) {
+    const std::vector<std::string> versions = DocMatches(text, stated);
+    if (path == kReportsPage) {
+      EXPECT_EQ(versions, std::vector<std::string>{std::to_string(compare)})
+          << path << ": the compare report's schema_version, and no other version so stated";
+    } else {
+      EXPECT_TRUE(versions.empty()) << path << " states a schema_version: " << versions[0];
+    }
+  }
   EXPECT_EQ(DocMatches(architecture, stated), std::vector<std::string>{std::to_string(compare)})
       << "ARCHITECTURE.md: the compare report's schema_version";
   for (const char* doc : {kManPage, kVgcountReadme}) {
@@ -255,10 +276,10 @@ TEST_F(DocsFactsTest, TheProseStatesTheCodesVersions) {
   const std::regex quoted(
       R"(has\s+schema_version\s+(\d+);\s+this\s+workgate\s+reads\s+version\s+(\d+))");
   const std::pair<const char*, int> sections[] = {
-      {"### Stored baselines", baseline}, {"### Shards: one suite on several runners", compare}};
+      {"## Stored baselines", baseline}, {"## Shards: one suite on several runners", compare}};
   size_t checked = 0;
   for (const auto& [heading, version] : sections) {
-    const std::string section = DocSection(readme, heading);
+    const std::string section = DocSection(docs.at(kStorePage), heading);
     for (std::sregex_iterator it(section.begin(), section.end(), quoted), end; it != end; ++it) {
       ++checked;
       EXPECT_EQ(std::stoi((*it)[2].str()), version) << heading << ": " << it->str();
@@ -266,8 +287,10 @@ TEST_F(DocsFactsTest, TheProseStatesTheCodesVersions) {
     }
   }
   EXPECT_EQ(checked, 2u);
-  EXPECT_EQ(DocMatches(readme, quoted).size(), checked)
-      << "README.md quotes a reader's version error outside the sections this test knows";
+  size_t quotes = 0;
+  for (const auto& [path, text] : docs) quotes += DocMatches(text, quoted).size();
+  EXPECT_EQ(quotes, checked)
+      << "a page quotes a reader's version error outside the sections this test knows";
 }
 
 // --- Commands --------------------------------------------------------------
@@ -290,13 +313,13 @@ std::set<std::string> CodeCommands() {
 
 TEST(DocsCommandsTest, EveryDocumentListsEveryCommandMainRegisters) {
   const std::set<std::string> commands = CodeCommands();
-  const std::string readme = DocText(kReadme);
+  const std::string cli = DocText(kCliPage);
   const std::string page = DocText(kManPage);
-  // README: "| `workgate count [options] -- CMD [ARGS...]` | ..." rows.
+  // docs/cli.md: "| `workgate count [options] -- CMD [ARGS...]` | ..." rows.
   EXPECT_EQ(
-      DocSet(DocMatches(DocSection(readme, "## Commands"), std::regex(R"(\n\| `workgate (\w+))"))),
+      DocSet(DocMatches(DocSection(cli, "# Commands"), std::regex(R"(\n\| `workgate (\w+))"))),
       commands)
-      << "README.md, ## Commands";
+      << kCliPage << ", # Commands";
   // The man page: "*count*" alone on a line under # COMMANDS, and
   // "*workgate* *count* ..." in the synopsis.
   EXPECT_EQ(DocSet(DocMatches(DocSection(page, "# COMMANDS"), std::regex(R"(\n\*(\w+)\*\n)"))),
@@ -350,11 +373,17 @@ TEST(DocsShimTest, EveryDocumentNamesTheShimTheBuildMakes) {
     }
   }
   EXPECT_EQ(looked_for, std::set<std::string>{shim}) << "FindCompanion in src/";
-  for (const char* doc : {kReadme, kArchitecture, kManPage, kVgcountReadme, "src/shim/README.md"}) {
-    for (const std::string& name : DocMatches(DocText(doc), named)) {
-      EXPECT_EQ(name, shim) << doc;
-    }
+  std::map<std::string, std::string> docs = UserDocs();
+  for (const char* doc : {kArchitecture, kManPage, kVgcountReadme, "src/shim/README.md"}) {
+    docs[doc] = DocText(doc);
   }
+  size_t named_in = 0;
+  for (const auto& [doc, text] : docs) {
+    const std::vector<std::string> names = DocMatches(text, named);
+    named_in += !names.empty();
+    for (const std::string& name : names) EXPECT_EQ(name, shim) << doc;
+  }
+  EXPECT_GE(named_in, 3u) << "the documents no longer name the shim: is this test reading them?";
 }
 
 // --- ci/test's steps -----------------------------------------------------------
@@ -410,42 +439,50 @@ TEST(DocsCiTest, CiTestsHeaderNumbersItsSteps) {
   EXPECT_GE(sentences, 4u);
 }
 
-TEST(DocsCiTest, TheReadmeCitesCiTestsStepsAsTheyAre) {
+TEST(DocsCiTest, TheDocsCiteCiTestsStepsAsTheyAre) {
   const std::vector<CiStep> steps = CiTestSteps(DocText("ci/test"));
-  const std::string readme = DocText(kReadme);
   // "`ci/package-test` (step 10 of `ci/test`)": that step runs it.
   const std::regex cited(R"(`([^`]+)` \(step (\d+) of `ci/test`\))");
-  size_t citations = 0;
-  for (std::sregex_iterator it(readme.begin(), readme.end(), cited), end; it != end; ++it) {
-    ++citations;
-    const size_t n = std::stoul((*it)[2].str());
-    ASSERT_TRUE(n >= 1 && n <= steps.size()) << it->str();
-    EXPECT_NE(steps[n - 1].line.find((*it)[1].str()), std::string::npos)
-        << it->str() << ", but step " << n << " is " << steps[n - 1].line;
+  size_t citations = 0, forms = 0;
+  for (const auto& [path, text] : UserDocs()) {
+    for (std::sregex_iterator it(text.begin(), text.end(), cited), end; it != end; ++it) {
+      ++citations;
+      const size_t n = std::stoul((*it)[2].str());
+      ASSERT_TRUE(n >= 1 && n <= steps.size()) << path << ": " << it->str();
+      EXPECT_NE(steps[n - 1].line.find((*it)[1].str()), std::string::npos)
+          << path << ": " << it->str() << ", but step " << n << " is " << steps[n - 1].line;
+    }
+    forms += DocMatches(text, std::regex(R"(step \d+ of `ci/test`)")).size();
   }
-  EXPECT_EQ(DocMatches(readme, std::regex(R"(step \d+ of `ci/test`)")).size(), citations)
-      << "README.md cites a step of ci/test in a form this test does not check";
+  EXPECT_GE(citations, 2u) << "no page cites a step of ci/test: is this test reading them?";
+  EXPECT_EQ(forms, citations) << "a page cites a step of ci/test in a form this test does not check";
   // The table of steps, in ci/test's order: each row's name begins its step's.
-  const std::string section = DocSection(readme, "### What `ci/test` runs, and how long it takes");
+  const std::string section =
+      DocSection(DocText(kDevelopmentPage), "## What `ci/test` runs, and how long it takes");
   const std::string table = section.substr(section.find("| step | what |"));
   // Its rows, not the header nor the |---| line.
   const std::vector<std::string> rows =
       DocMatches(table.substr(0, table.find("\n\n")), std::regex(R"(\n\| ([^|]+) \|)"));
-  ASSERT_EQ(rows.size(), steps.size()) << "README.md's table of ci/test's steps";
+  ASSERT_EQ(rows.size(), steps.size()) << kDevelopmentPage << "'s table of ci/test's steps";
   for (size_t i = 0; i < steps.size(); ++i) {
     EXPECT_EQ(steps[i].name.rfind(rows[i], 0), 0u)
-        << "README.md's row " << i + 1 << " (" << rows[i] << ") is not step " << i + 1
+        << kDevelopmentPage << "'s row " << i + 1 << " (" << rows[i] << ") is not step " << i + 1
         << " of ci/test (" << steps[i].name << ")";
   }
 }
 
 // --- Demonstrations ------------------------------------------------------------
 
-// A README output that says which backend counted it ("counted with vgcount"
-// right after the block) names that backend as its profiler too.
+// An output in the documents that says which backend counted it ("counted
+// with vgcount" right after the block) names that backend as its profiler
+// too.
 TEST(DocsDemoTest, ADemosExplanationNamesTheBackendThatCountedIt) {
   size_t checked = 0;
-  for (const DocCodeBlock& block : DocCodeBlocks(DocText(kReadme))) {
+  std::vector<DocCodeBlock> blocks;
+  for (const auto& [path, text] : UserDocs()) {
+    for (DocCodeBlock& block : DocCodeBlocks(text)) blocks.push_back(std::move(block));
+  }
+  for (const DocCodeBlock& block : blocks) {
     std::smatch counted;
     if (!std::regex_search(block.after, counted, std::regex(R"(counted with (\w+))"))) continue;
     for (const std::string& tool : DocMatches(block.code, std::regex(R"(\((\w+), self cost\))"))) {
@@ -467,6 +504,148 @@ TEST(DocsVgcountTest, TheReportVersionIsTheTools) {
   ASSERT_EQ(written.size(), 1u) << "tools/vgcount: the report's version line";
   EXPECT_EQ(DocMatches(DocText(kVgcountReadme), std::regex(R"(\n    version: (\d+)\n    pid: )")),
             std::vector<std::string>{*written.begin()});
+}
+
+// --- Links ---------------------------------------------------------------------
+
+// The anchor GitHub gives a heading: its text as rendered (code spans keep
+// their content, markup characters go), lowercased, every character that
+// is not a letter, a digit, a space, '-' or '_' removed, spaces made '-'.
+// Bytes of UTF-8 characters are kept, as GitHub keeps letters beyond ASCII.
+std::string GithubSlug(const std::string& heading) {
+  std::string slug;
+  for (unsigned char c : heading) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80) {
+      slug += static_cast<char>(std::tolower(c));
+    } else if (c == ' ') {
+      slug += '-';
+    }
+  }
+  return slug;
+}
+
+// `text` with every code span and fenced block blanked (their brackets are
+// no links), line breaks kept so that line numbers stay right.
+std::string WithoutCode(const std::string& text) {
+  std::string out;
+  std::istringstream lines(text);
+  bool fenced = false;
+  for (std::string line; std::getline(lines, line);) {
+    const bool fence = line.rfind("```", 0) == 0 || line.rfind("~~~", 0) == 0;
+    if (fence) fenced = !fenced;
+    out += (fence || fenced) ? std::string() : line;
+    out += '\n';
+  }
+  // A code span: a run of n backticks up to the next run of exactly n.
+  for (size_t i = 0; i < out.size();) {
+    if (out[i] != '`') {
+      ++i;
+      continue;
+    }
+    size_t n = out.find_first_not_of('`', i) - i;
+    size_t close = i + n;
+    for (;;) {
+      close = out.find('`', close);
+      if (close == std::string::npos) break;
+      const size_t run = out.find_first_not_of('`', close) - close;
+      if (run == n) break;
+      close += run;
+    }
+    if (close == std::string::npos) {
+      i += n;  // no span: the backticks are text
+      continue;
+    }
+    for (size_t j = i; j < close + n; ++j) {
+      if (out[j] != '\n') out[j] = ' ';
+    }
+    i = close + n;
+  }
+  return out;
+}
+
+// The anchors of a Markdown text: its ATX headings' slugs, numbered as
+// GitHub numbers repeats (x, x-1, x-2), and HTML ids and names.
+std::set<std::string> DocAnchors(const std::string& text) {
+  std::set<std::string> anchors;
+  std::map<std::string, int> seen;
+  std::istringstream lines(text);
+  bool fenced = false;
+  const std::regex heading(R"(^#{1,6}\s+(.*?)\s*#*\s*$)");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("```", 0) == 0 || line.rfind("~~~", 0) == 0) fenced = !fenced;
+    std::smatch m;
+    if (fenced || !std::regex_match(line, m, heading)) continue;
+    // The rendered text of a link is its text: "[a](b)" reads "a".
+    const std::string rendered = std::regex_replace(m[1].str(), std::regex(R"(\[([^\]]*)\]\([^)]*\))"), "$1");
+    const std::string slug = GithubSlug(rendered);
+    const int n = seen[slug]++;
+    anchors.insert(n == 0 ? slug : slug + "-" + std::to_string(n));
+  }
+  for (const std::string& id :
+       DocMatches(text, std::regex(R"re(<[a-zA-Z][^>]*\s(?:id|name)="([^"]+)")re"))) {
+    anchors.insert(id);
+  }
+  return anchors;
+}
+
+TEST(DocsLinksTest, GithubSlugsAreGithubs) {
+  EXPECT_EQ(GithubSlug("Where workgate builds"), "where-workgate-builds");
+  EXPECT_EQ(GithubSlug("What `ci/test` runs, and how long it takes"),
+            "what-citest-runs-and-how-long-it-takes");
+  EXPECT_EQ(GithubSlug("Exit codes (stable, tested end to end)"),
+            "exit-codes-stable-tested-end-to-end");
+  EXPECT_EQ(GithubSlug("Stability: one count is exact only for a program that repeats"),
+            "stability-one-count-is-exact-only-for-a-program-that-repeats");
+  EXPECT_EQ(GithubSlug("Bundled workloads (`workloads/`, see its README)"),
+            "bundled-workloads-workloads-see-its-readme");
+  EXPECT_EQ(DocAnchors("# A\n```\n# not a heading\n```\n## A\n### B ###\n"),
+            (std::set<std::string>{"a", "a-1", "b"}));
+}
+
+// Every relative link of every Markdown file in the repository leads
+// somewhere: its file exists, and its #fragment is an anchor of the page it
+// names (or of its own page).
+TEST(DocsLinksTest, EveryRelativeLinkResolves) {
+  const std::map<std::string, std::string> files = DocSources("", {".md"});
+  ASSERT_GE(files.size(), 5u);
+  // "[text](target)", "![alt](target "title")" and "[label]: target".
+  const std::regex inline_link(R"(!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\))");
+  const std::regex reference(R"((?:^|\n) {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$))");
+  std::map<std::string, std::set<std::string>> anchors;
+  size_t links = 0, fragments = 0;
+  for (const auto& [path, text] : files) {
+    const std::string prose = WithoutCode(text);
+    for (const std::regex* pattern : {&inline_link, &reference}) {
+      for (std::sregex_iterator it(prose.begin(), prose.end(), *pattern), end; it != end; ++it) {
+        const std::string target = (*it)[1].str();
+        const size_t line = std::count(prose.begin(), prose.begin() + it->position(), '\n') + 1;
+        const std::string where = path + ":" + std::to_string(line) + ": " + target;
+        if (std::regex_search(target, std::regex("^[a-zA-Z][a-zA-Z0-9+.-]*:"))) continue;
+        ++links;
+        const size_t hash = target.find('#');
+        const std::string file = target.substr(0, hash);
+        const std::string fragment = hash == std::string::npos ? "" : target.substr(hash + 1);
+        std::string resolved = path;
+        if (!file.empty()) {
+          resolved = (fs::path(path).parent_path() / file).lexically_normal().string();
+          if (!resolved.empty() && resolved.back() == '/') resolved.pop_back();
+          if (!fs::exists(SourcePath(resolved))) {
+            ADD_FAILURE() << where << ": there is no " << resolved;
+            continue;
+          }
+        }
+        if (hash == std::string::npos) continue;
+        // A fragment of a page that is not Markdown (a source line) is not checked.
+        if (resolved.size() < 3 || resolved.compare(resolved.size() - 3, 3, ".md") != 0) continue;
+        ++fragments;
+        if (anchors.count(resolved) == 0) anchors[resolved] = DocAnchors(DocText(resolved));
+        EXPECT_EQ(anchors[resolved].count(fragment), 1u)
+            << where << ": " << resolved << " has no heading whose anchor is #" << fragment;
+      }
+    }
+  }
+  EXPECT_GE(links, 20u) << "too few links found: is this test reading the pages?";
+  EXPECT_GE(fragments, 5u);
 }
 
 }  // namespace

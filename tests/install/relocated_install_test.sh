@@ -45,6 +45,13 @@ if [[ $backend == vgcount ]]; then
   compgen -G "$prefix/lib/workgate/valgrind-lib/vgcount-*-linux" >/dev/null ||
     fail "the vgcount tool is not installed in lib/workgate/valgrind-lib"
 fi
+# The README and every page it links to in docs/, at the same relative paths.
+[[ -f "$prefix/share/doc/workgate/README.md" ]] || fail "README.md is not installed"
+for page in "$source"/docs/*.md "$source"/docs/img/*.png; do
+  [[ -e "$page" ]] || continue
+  rel=${page#"$source"/}
+  [[ -f "$prefix/share/doc/workgate/$rel" ]] || fail "$rel is not installed"
+done
 for schema in "$source"/schemas/*.json; do
   [[ -e "$schema" ]] || continue
   [[ -f "$prefix/share/workgate/schemas/$(basename "$schema")" ]] ||

@@ -54,8 +54,8 @@ std::string LoopOutput() {
 // output when the scripts were written (their scores are the suite's
 // asserted scores, workloads/interp.toml). Both builds must print them; a
 // change means the interpreter now computes something else (a bug in wgi)
-// or the script changed, and then the golden, the suite and the README's
-// counts change in the same commit.
+// or the script changed, and then the golden, the suite and the counts in
+// README.md and docs/suites.md change in the same commit.
 const std::map<std::string, std::string> kGolden = {
     {"interp/fib", FibOutput()},
     {"interp/loop", LoopOutput()},
