@@ -360,17 +360,9 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
                   "One ad hoc workload's arguments, after --; {exe} is the build (default: "
                   "the build is argv[0])")
       ->type_name("ARGS");
-  cmd->add_option_function<std::string>(
-         "--name",
-         [args](const std::string& v) {
-           std::string err;
-           if (!CheckWorkloadName(v, &err)) throw CLI::ValidationError("--name", err);
-           args->name = v;
-           args->name_given = true;
-         },
-         "The ad hoc workload's name in the reports, the store and its history [default: "
-         "command]")
-      ->type_name("NAME");
+  AddWorkloadName(cmd, &args->name, &args->name_given,
+                  "The ad hoc workload's name in the reports, the store and its history "
+                  "[default: command]");
   cmd->footer(HelpFooter(
       {kExitPass, kExitWorkAdded, kExitUsage, kExitInvalid, kExitInconclusive, kExitEnvironment},
       {"workgate compare --baseline base/wgi --candidate head/wgi --suite workloads/interp.toml",

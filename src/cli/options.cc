@@ -63,6 +63,21 @@ void RefuseOptionsAsValues(CLI::App& app) {
   }
 }
 
+CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,
+                             const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--name",
+          [name, given](const std::string& v) {
+            std::string err;
+            if (!CheckWorkloadName(v, &err)) throw CLI::ValidationError("--name", err);
+            *name = v;
+            if (given != nullptr) *given = true;
+          },
+          help)
+      ->type_name("NAME");
+}
+
 CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,
                            const std::string& type, const std::string& help) {
   // CLI11 lets a vector option take every value up to the next option, and

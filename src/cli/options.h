@@ -49,6 +49,11 @@ CLI::Validator InRange(const NumberRange& range);
 CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,
                            const std::string& type, const std::string& help);
 
+/// --name NAME: a workload's name, checked by CheckWorkloadName (a usage
+/// error otherwise); `*given` (may be null) says it was given.
+CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,
+                             const std::string& help);
+
 /// An option whose value is one of `names`, handed to `parse` (which must
 /// accept every name; tests/cli checks that it does). --help lists the names
 /// and `default_name`, where there is one.

@@ -165,7 +165,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
   result.env = spec.env;
   CountOptions count_options;
   count_options.region = w.region;
-  count_options.pin = !options.as_is;
+  count_options.pin = !options.as_is && options.pin_inputs;
   for (int i = 0; i < repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
     if (i > 0 && !PointAtBuild(dir, exe, options, &err)) {

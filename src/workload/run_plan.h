@@ -16,6 +16,10 @@ namespace workgate {
 
 struct LaunchOptions {
   bool as_is = false;  // no normalisation: the user's environment, path and directory
+  /// vgcount answers the program's time and entropy reads with the pinned
+  /// sequences (on unless --as-is). Off only where workgate measures what the
+  /// real ones change (`workgate init`), the launch otherwise the same.
+  bool pin_inputs = true;
   std::map<std::string, std::string> extra_env;  // --env KEY=VALUE
   std::vector<std::string> pass_env;             // --pass-env KEY
   /// The program's output as it arrives (`count` passes it through); the

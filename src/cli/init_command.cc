@@ -1,0 +1,208 @@
+// `workgate init`: a suite file for the user's own program, from one
+// command line: what the program did decides the clock mode and the score
+// (measure/suite_init.h); the file says why for each, and the command to
+// run next.
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/progress.h"
+#include "counter/factory.h"
+#include "machine/system_info.h"
+#include "measure/suite_init.h"
+#include "report/format.h"
+#include "report/report_output.h"
+#include "report/report_paths.h"
+#include "report/summary.h"
+#include "store/result_store.h"
+#include "util/error.h"
+#include "util/paths.h"
+#include "util/text.h"
+#include "workload/build_check.h"
+#include "workload/number_range.h"
+
+namespace workgate {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct InitArgs {
+  std::string exe;
+  std::string name;
+  std::string output = "workgate.toml";
+  bool force = false;
+  double timeout = 600;
+  LaunchArgs launch;
+  std::vector<std::string> command;
+};
+
+// An argument that names an existing file relative to where workgate was
+// started, as the suite must name it: the workload runs in an empty private
+// directory, so "bench.py" becomes "{suite_dir}/bench.py" when the file is
+// in the suite's folder or below it, else its absolute path. "--in=x.txt"
+// is rewritten after its '='. Anything else is kept.
+std::string AsTheSuiteNamesIt(const std::string& arg, const fs::path& suite_dir) {
+  const size_t eq = arg[0] == '-' ? arg.find('=') : 0;
+  if (arg[0] == '-' && eq == std::string::npos) return arg;
+  const std::string head = arg[0] == '-' ? arg.substr(0, eq + 1) : "";
+  const std::string path = arg.substr(head.size());
+  std::error_code ec;
+  if (path.empty() || path[0] == '/' || path.find('{') != std::string::npos ||
+      !fs::is_regular_file(path, ec)) {
+    return arg;
+  }
+  const fs::path file = fs::canonical(path, ec);
+  if (ec) return arg;
+  const fs::path relative = file.lexically_relative(suite_dir);
+  if (!relative.empty() && *relative.begin() != "..") {
+    return head + "{suite_dir}/" + relative.string();
+  }
+  return head + file.string();
+}
+
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+int RunInit(const InitArgs& args) {
+  if (args.launch.as_is) {
+    throw UsageError("workgate init measures the launch the gate uses; --as-is has no place here");
+  }
+  CheckReportPaths({{"--output", args.output}}, {{"--exe", args.exe}});
+  if (!args.force && fs::exists(fs::symlink_status(args.output))) {
+    throw UsageError(
+        fmt::format("{} exists; --force replaces it, --output FILE writes elsewhere", args.output));
+  }
+  std::error_code ec;
+  const fs::path suite_dir = fs::absolute(args.output, ec).parent_path();
+  InitRequest request;
+  request.exe = args.exe;
+  request.name = args.name.empty() ? fs::path(args.exe).filename().string() : args.name;
+  request.suite_dir = fs::weakly_canonical(suite_dir, ec).string();
+  request.timeout_seconds = args.timeout;
+  request.options = args.launch.ToOptions();
+  bool has_exe = false;
+  for (const auto& a : args.command) has_exe = has_exe || a.find("{exe}") != std::string::npos;
+  if (!has_exe) request.command.push_back("{exe}");
+  for (const std::string& arg : args.command) {
+    request.command.push_back(arg.empty() ? arg : AsTheSuiteNamesIt(arg, request.suite_dir));
+  }
+  Workload probe_workload;
+  probe_workload.name = request.name;
+  probe_workload.command = request.command;
+  if (std::string err; !CheckBuild(args.exe, {probe_workload}, &err)) {
+    throw Error(kExitInvalid, err);
+  }
+
+  // Exact counts, and what the program read: vgcount where it is built.
+  const SystemInfo info = GatherSystemInfo();
+  BackendChoice choice = ChooseBackend(BackendRequest::kVgcount, kDefaultPerfEvent, info);
+  if (choice.backend.empty()) choice = ChooseBackend(BackendRequest::kCallgrind, "", info);
+  if (choice.backend.empty()) {
+    throw EnvironmentError("workgate init counts with Valgrind: " + choice.reason);
+  }
+  auto counter = MakeCounter(choice, kDefaultPerfEvent);
+  Progress progress;
+  InitResult result =
+      MeasureForSuite(*counter, request, [&](const std::string& t) { progress.Show(t); });
+  progress.Done();
+  if (!result.error.empty()) {
+    throw Error(kExitInvalid,
+                fmt::format("the command failed, so no suite was written: {}", result.error));
+  }
+
+  SuiteDraft& draft = result.draft;
+  const InitRun& first = result.pinned[0];
+  const std::string shown_command = CommandLineText(args.command);
+  const std::string suite_arg = args.output;
+  draft.header = {
+      fmt::format("A workgate suite, written by workgate init on {} from:", UtcNow()),
+      fmt::format("  workgate init --exe {}{}", args.exe,
+                  shown_command.empty() ? "" : " -- " + shown_command),
+      fmt::format("One count of that build with {} took {:.2f} s: {} instructions.",
+                  counter->name(), first.seconds, FormatCount(first.count, Minus::kAscii)),
+      "Gate two builds of the program with it:",
+      fmt::format("  workgate compare --baseline OLD --candidate NEW --suite {}", suite_arg),
+      "Every key: docs/suites.md. {exe} is the build under test; {suite_dir} is this file's",
+      "folder: the workload runs in an empty private directory, so name its files from there.",
+  };
+  const std::string text = SuiteText(draft);
+  // What is written must read back as the workload measured.
+  Suite check;
+  std::string err;
+  if (!ParseSuite(text, args.output, &check, &err)) {
+    throw Error(kExitEnvironment, "workgate init wrote a suite it cannot read: " + err);
+  }
+  if (!WriteTextFile(args.output, text, "the suite", &err)) throw EnvironmentError(err);
+
+  const std::string name = TerminalSafe(draft.name, LineBreaks::kToSpace);
+  std::string out = fmt::format("Wrote {} (workload {}):\n",
+                                TerminalSafe(args.output, LineBreaks::kToSpace), name);
+  out += fmt::format("  one count took {:.2f} s with {}: {} instructions\n", first.seconds,
+                     counter->name(), FormatCount(first.count, Minus::kAscii));
+  out += fmt::format("  clock = \"{}\": ", ClockModeName(draft.clock));
+  if (result.inputs_seen) {
+    out += fmt::format("it read the time {} and entropy {}",
+                       Plural(TimeReads(first.pinned), "time", "times"),
+                       Plural(EntropyReads(first.pinned), "time", "times"));
+  } else {
+    out += "callgrind cannot see its reads";
+  }
+  if (!result.real.empty()) {
+    out += fmt::format("; on the real ones its count {}",
+                       draft.clock == ClockMode::kNone ? "stayed the same" : "moved");
+  }
+  out += "\n";
+  if (draft.score) {
+    out += fmt::format("  score: {} (line {}, printed the same in every run{})\n",
+                       TerminalSafe(draft.score->value, LineBreaks::kToSpace),
+                       draft.score->line_number,
+                       draft.score->clock_free ? ", on the real clock too" : "");
+  } else {
+    out += "  score: none asserted: no number was printed the same in every run\n";
+  }
+  out += fmt::format("Next: workgate compare --baseline OLD --candidate NEW --suite {}\n",
+                     TerminalSafe(suite_arg, LineBreaks::kToSpace));
+  WriteText(out, stdout, "the summary of workgate init");
+  return kExitPass;
+}
+
+}  // namespace
+
+void AddInitCommand(CLI::App& app, CommandRunner* run) {
+  auto args = std::make_shared<InitArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "init", "Write a suite for a program: measure its clock use and find its score");
+  cmd->add_option("--exe", args->exe, "The build to measure ({exe} in the command)")
+      ->type_name("EXE")
+      ->required();
+  AddWorkloadName(cmd, &args->name, nullptr,
+                  "The workload's name [default: the build's file name]");
+  cmd->add_option("--output,-o", args->output, "The suite file to write")
+      ->type_name("FILE")
+      ->capture_default_str();
+  cmd->add_flag("--force", args->force, "Replace the suite file if it exists");
+  cmd->add_option("--timeout", args->timeout, "Seconds each run may take")
+      ->type_name("SECONDS")
+      ->transform(InRange(kTimeoutSeconds))
+      ->capture_default_str();
+  args->launch.Register(cmd);
+  cmd->add_option("command", args->command,
+                  "The command's arguments, after --; {exe} is the build (default: the build "
+                  "is argv[0]; no arguments: the build alone)")
+      ->type_name("ARGS");
+  cmd->footer(HelpFooter(
+      {kExitPass, kExitUsage, kExitInvalid, kExitEnvironment},
+      {"workgate init --exe build/prog -- {exe} --size 1000",
+       "workgate init --exe /usr/bin/python3 --name bench -o bench.toml -- {exe} bench.py"}));
+  cmd->callback([args, run] { *run = [args] { return RunInit(*args); }; });
+}
+
+}  // namespace workgate

@@ -1,0 +1,199 @@
+#include "measure/suite_init.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "measure/measure.h"
+#include "model/backend.h"
+
+namespace workgate {
+
+namespace {
+
+// Runs of each kind: two show whether a number or a count repeats.
+constexpr int kRunsEach = 2;
+
+uint64_t SumOf(const std::map<std::string, uint64_t>& reads,
+               std::initializer_list<const char*> kinds) {
+  uint64_t n = 0;
+  for (const char* kind : kinds) {
+    if (const auto it = reads.find(kind); it != reads.end()) n += it->second;
+  }
+  return n;
+}
+
+// One counted run of `w`, its stdout kept; false with `*err` when it failed.
+bool RunOnce(Counter& counter, const Workload& w, const InitRequest& request, const WorkDir& dir,
+             bool pin, InitRun* run, std::string* err) {
+  LaunchOptions options = request.options;
+  options.pin_inputs = pin;
+  options.passthrough = [run](int fd, std::string_view chunk) {
+    if (fd != 1) return;
+    const size_t room = kMostInitOutput - std::min(kMostInitOutput, run->stdout_text.size());
+    run->stdout_text.append(chunk.substr(0, room));
+  };
+  const auto start = std::chrono::steady_clock::now();
+  CountedWorkload counted =
+      CountWorkload(counter, w, request.suite_dir, dir, request.exe, 1, options);
+  run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!counted.valid()) {
+    *err = counted.error;
+    return false;
+  }
+  run->count = counted.counts().at(0);
+  run->pinned = counted.runs.at(0).pinned;
+  return true;
+}
+
+bool AllEqual(const std::vector<InitRun>& runs) {
+  for (const InitRun& r : runs) {
+    if (r.count != runs[0].count) return false;
+  }
+  return true;
+}
+
+std::string Counts(const std::vector<InitRun>& runs) {
+  std::vector<std::string> counts;
+  for (const InitRun& r : runs) counts.push_back(std::to_string(r.count));
+  return fmt::format("{}", fmt::join(counts, " and "));
+}
+
+// The clock mode, and why, from the runs.
+void ChooseClock(const InitResult& result, SuiteDraft* draft) {
+  const InitRun& first = result.pinned[0];
+  const uint64_t time = TimeReads(first.pinned), entropy = EntropyReads(first.pinned);
+  if (result.inputs_seen && time == 0 && entropy == 0) {
+    draft->clock = ClockMode::kNone;
+    draft->clock_why = {
+        "The program read neither the time nor entropy while it ran (vgcount saw "
+        "every read), so its work cannot depend on them."};
+    return;
+  }
+  const std::string read =
+      result.inputs_seen
+          ? fmt::format("In one run it read the time {} {} and entropy {} {}.", time,
+                        time == 1 ? "time" : "times", entropy, entropy == 1 ? "time" : "times")
+          : "Under callgrind workgate cannot see what it read.";
+  // Unchanged means each count on the real time and entropy equals the
+  // pinned one: a timing it only prints moves the count too (formatting
+  // other digits), and so does any work they size.
+  std::vector<InitRun> all = result.real;
+  all.push_back(first);
+  if (AllEqual(all)) {
+    draft->clock = ClockMode::kNone;
+    draft->clock_why = {
+        read,
+        fmt::format("Counted on the real clock and entropy it did exactly the work it did with "
+                    "them pinned ({} instructions), so they change nothing it does.",
+                    first.count),
+    };
+    return;
+  }
+  draft->clock = ClockMode::kShim;
+  draft->clock_why = {
+      read,
+      fmt::format("On the real clock and entropy it counted {} instructions, pinned {}: they",
+                  Counts(result.real), first.count),
+      "change what it does (how much work, or only what it prints), so they are pinned.",
+      "\"shim\" preloads workgate's clock shim under perf and callgrind (it reaches a",
+      "dynamically linked program that asks glibc); vgcount pins every read of any program.",
+      "If the program pins itself when WORKGATE_FIXED_CLOCK=1 is set, \"env\" is the",
+      "cooperative choice.",
+  };
+}
+
+// The score, and why, from the runs' outputs.
+void ChooseScore(const InitResult& result, SuiteDraft* draft) {
+  std::vector<std::string> pinned, real;
+  for (const InitRun& r : result.pinned) pinned.push_back(r.stdout_text);
+  for (const InitRun& r : result.real) real.push_back(r.stdout_text);
+  std::vector<ScoreGuess> guesses =
+      FindRepeatedNumbers(pinned, real, draft->clock != ClockMode::kNone);
+  if (guesses.empty()) {
+    draft->score_why = {
+        "No number was printed the same in every run, so no score is asserted: add a",
+        "[workload.score] table with a pattern and the value once the program prints one",
+        "(docs/suites.md). Without it, nothing shows that both builds did the same work.",
+    };
+    return;
+  }
+  const ScoreGuess& best = guesses[0];
+  draft->score_why = {
+      fmt::format("Line {} of the output, \"{}\", printed {} in every run{}.", best.line_number,
+                  best.line, best.value,
+                  best.clock_free ? ", on the real clock too" : " with the clock pinned"),
+  };
+  if (!best.clock_free && !result.real.empty()) {
+    draft->score_why.push_back(
+        "On the real clock it moved: it is the figure the clock sizes, so asserting it shows "
+        "the pinning held.");
+  }
+  draft->score_why.insert(
+      draft->score_why.end(),
+      {"Both builds must print it, or the comparison is invalid: the proof that they did the",
+       "same work. A pull request that changes it on purpose changes this value too."});
+  draft->score = best;
+  draft->alternatives.assign(guesses.begin() + 1, guesses.end());
+}
+
+}  // namespace
+
+uint64_t TimeReads(const std::map<std::string, uint64_t>& pinned) {
+  return SumOf(pinned, {"tsc", "clock", "sysinfo"});
+}
+
+uint64_t EntropyReads(const std::map<std::string, uint64_t>& pinned) {
+  return SumOf(pinned, {"rdrand", "rdseed", "getrandom", "random-device"});
+}
+
+InitResult MeasureForSuite(Counter& counter, const InitRequest& request,
+                           const ProgressFn& progress) {
+  InitResult result;
+  const bool vgcount = IsBackend(counter.name(), Backend::kVgcount);
+  result.inputs_seen = vgcount;
+  Workload w;
+  w.name = request.name;
+  w.command = request.command;
+  w.timeout_seconds = request.timeout_seconds;
+  // vgcount pins every read itself; callgrind needs the shim to.
+  w.clock = vgcount ? ClockMode::kNone : ClockMode::kShim;
+  WorkDir dir(w, request.suite_dir);
+  for (int i = 0; i < kRunsEach; ++i) {
+    progress(fmt::format("{}  count {}/{}, pinned", w.name, i + 1, kRunsEach));
+    InitRun run;
+    if (!RunOnce(counter, w, request, dir, true, &run, &result.error)) return result;
+    result.pinned.push_back(std::move(run));
+  }
+  const InitRun& first = result.pinned[0];
+  if (!vgcount || TimeReads(first.pinned) + EntropyReads(first.pinned) > 0) {
+    Workload real = w;
+    real.clock = ClockMode::kNone;
+    for (int i = 0; i < kRunsEach; ++i) {
+      progress(fmt::format("{}  count {}/{}, real clock", w.name, i + 1, kRunsEach));
+      InitRun run;
+      if (!RunOnce(counter, real, request, dir, false, &run, &result.error)) return result;
+      result.real.push_back(std::move(run));
+    }
+  }
+  SuiteDraft& draft = result.draft;
+  draft.name = request.name;
+  draft.command = request.command;
+  ChooseClock(result, &draft);
+  ChooseScore(result, &draft);
+  double slowest = 0;
+  for (const auto* runs : {&result.pinned, &result.real}) {
+    for (const InitRun& r : *runs) slowest = std::max(slowest, r.seconds);
+  }
+  draft.timeout_seconds = std::ceil(std::max(60.0, 10 * slowest));
+  if (!AllEqual(result.pinned)) {
+    draft.clock_why.push_back(fmt::format(
+        "Two pinned counts differed ({} instructions): something besides the time and entropy "
+        "moves its work (threads, say); the gate will count it several times.",
+        Counts(result.pinned)));
+  }
+  return result;
+}
+
+}  // namespace workgate

@@ -1,0 +1,62 @@
+#pragma once
+// `workgate init`: a suite for the user's own program, written from what the
+// program did rather than guessed. The command is counted twice with the
+// clock and entropy pinned (vgcount answers every time and entropy read;
+// callgrind runs it under the clock shim) and, when it read the time or
+// entropy, twice more on the real ones. From those runs come:
+//   - the clock mode: "none" when it read no time or entropy, or when the
+//     real ones left its count unchanged; "shim" when they moved it;
+//   - the score: a number every pinned run printed the same
+//     (workload/score_guess.h), preferring one the real clock did not move;
+//   - how long one count takes, and a timeout from it.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "counter/counter.h"
+#include "measure/comparison.h"
+#include "workload/run_plan.h"
+#include "workload/suite_writer.h"
+
+namespace workgate {
+
+struct InitRequest {
+  std::string exe;  // the build: {exe}
+  std::string name;
+  std::vector<std::string> command;  // with {exe} and {suite_dir}
+  std::string suite_dir;             // the folder the suite is written to
+  double timeout_seconds = 600;
+  LaunchOptions options;
+};
+
+/// One measured run.
+struct InitRun {
+  uint64_t count = 0;
+  double seconds = 0;                      // wall time of the counted run
+  std::map<std::string, uint64_t> pinned;  // vgcount: the time and entropy reads it answered
+  std::string stdout_text;                 // at most kMostInitOutput bytes
+};
+
+/// What a run's output keeps for the score search.
+inline constexpr size_t kMostInitOutput = 4 << 20;
+
+struct InitResult {
+  SuiteDraft draft;
+  std::vector<InitRun> pinned, real;
+  bool inputs_seen = false;  // vgcount: the pinned reads are known
+  std::string error;         // a run failed: why (the suite is not written)
+};
+
+/// Measures `request`'s command for a suite (see the file comment). The
+/// draft's header says what was measured; its comments say why each value.
+InitResult MeasureForSuite(Counter& counter, const InitRequest& request,
+                           const ProgressFn& progress);
+
+/// The reads of `pinned` (CountedRun::pinned) that are time: "tsc", "clock",
+/// "sysinfo"; and entropy: "rdrand", "rdseed", "getrandom", "random-device".
+uint64_t TimeReads(const std::map<std::string, uint64_t>& pinned);
+uint64_t EntropyReads(const std::map<std::string, uint64_t>& pinned);
+
+}  // namespace workgate
