@@ -5,9 +5,12 @@
  * instructions than a (the loop is two instructions per iteration, and the
  * builds differ only in the value of one initialised variable; both values
  * are non-zero so the variable sits in .data in both builds, keeping the
- * loader's work the same).
+ * loader's work the same). known_work_c is b built with SCORE_ADDED=200: the
+ * same loop, and it prints "score: N+200", a build whose score changed on
+ * purpose (docs/suites.md, score.previous).
  *
- *   known_work N      run the loop N + EXTRA_ITERATIONS times, print "score: N"
+ *   known_work N      run the loop N + EXTRA_ITERATIONS times, print
+ *                     "score: N + SCORE_ADDED" (SCORE_ADDED is 0 but in c)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,9 @@
 
 #ifndef EXTRA_ITERATIONS
 #define EXTRA_ITERATIONS 100
+#endif
+#ifndef SCORE_ADDED
+#define SCORE_ADDED 0
 #endif
 
 static void run_loop(unsigned long n) { two_instruction_loop(n); }
@@ -30,6 +36,6 @@ int main(int argc, char** argv) {
   }
   unsigned long n = strtoul(argv[1], NULL, 10);
   run_loop(n + extra_iterations);
-  printf("score: %lu\n", n);
+  printf("score: %lu\n", n + SCORE_ADDED);
   return 0;
 }

@@ -41,8 +41,11 @@ namespace workgate {
 /// either side has no count or one above kMaxCount, the margin is not a finite
 /// non-negative fraction, the fingerprints are incompatible
 /// (CompatibilityProblem in identity/fingerprint.h), a baseline count is 0 (no relative delta
-/// exists), `expected_score` is set and a side printed no score or a different one, or both sides
-/// printed scores that disagree (ScoresEqual in workload/score.h is the one rule for both). The
+/// exists), `expected_score` is set and a side printed no score or one it may not (the candidate
+/// must print `expected_score`; the baseline it or `previous_score`: ScoreAdmitted), or, without
+/// an expected score, both sides printed scores that disagree (ScoresEqual in workload/score.h is
+/// the one rule for both). Sets `score_changed` when the baseline printed `previous_score` and the
+/// candidate `expected_score`: the verdict then comes from the counts as always. The
 /// reason names the side and the cause; other verdicts get a short reason such as "+3.10% >= 1.00%
 /// margin". The figures are filled whenever both sides have non-zero counts, even when the verdict
 /// is invalid for another cause, so the reports can still show them.

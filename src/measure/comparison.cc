@@ -102,8 +102,9 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
       if (!reruns) reruns.emplace("workgate-explain");
       progress(fmt::format("{}  {}  explaining ({})", w.name, name, profiler->name()));
       const std::string keep = reruns->path() + "/" + name;
-      CountedWorkload c =
-          CountWorkload(*profiler, w, plan.suite_dir, dir, *exes[side], 1, plan.launch, keep);
+      const ScoreSide score_side = side == 0 ? ScoreSide::kBaseline : ScoreSide::kCandidate;
+      CountedWorkload c = CountWorkload(*profiler, w, score_side, plan.suite_dir, dir, *exes[side],
+                                        1, plan.launch, keep);
       if (!c.valid()) {
         throw std::runtime_error(fmt::format("{} under {}: {}", name, profiler->name(), c.error));
       }
@@ -186,15 +187,17 @@ void CountBuilds(const ComparisonPlan& plan, SideCounter& sides_counter, const W
       CachedSide& counted = work->sides[side];
       if (exes[side]->empty() || (round > 0 && !counted.counted.valid())) continue;
       const char* name = side == 0 ? "baseline" : "candidate";
+      const ScoreSide score_side = side == 0 ? ScoreSide::kBaseline : ScoreSide::kCandidate;
       progress(round == 0 && side == 0
                    ? fmt::format("{}  {}  counting", w.name, name)
                    : fmt::format("{}  {}  counting  ({})", w.name, name, Elapsed(start)));
       if (round == 0) {
-        counted = sides_counter.Count(
-            {w, dir, *exes[side], alternate ? 1 : plan.repeat, *keep[side], labels[side]});
+        counted = sides_counter.Count({w, score_side, dir, *exes[side], alternate ? 1 : plan.repeat,
+                                       *keep[side], labels[side]});
       } else {
-        JoinRound(CountWorkload(counter, w, plan.suite_dir, dir, *exes[side], 1, plan.launch),
-                  &counted.counted);
+        JoinRound(
+            CountWorkload(counter, w, score_side, plan.suite_dir, dir, *exes[side], 1, plan.launch),
+            &counted.counted);
       }
     }
   }
@@ -363,6 +366,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     r.name = w.name;
     r.max_work_added = w.max_work_added_percent.value_or(plan.max_work_added_percent) / 100.0;
     r.expected_score = w.score_expect;
+    r.previous_score = w.score_previous;
   }
 
   // Every side is counted through the result store's count cache, where

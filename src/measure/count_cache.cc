@@ -160,11 +160,14 @@ std::vector<std::pair<std::string, std::string>> ReadKeptProfiles(const std::str
 }
 
 // The entry under `key`, if there is one the workload can use.
-std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, const std::string& key) {
+// The key holds no expected score (Workload::Canonical): the stored score is
+// checked against what this run expects of the side.
+std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, ScoreSide side,
+                                  const std::string& key) {
   std::optional<StoredCount> entry = cache.Find(key);
   if (!entry) return std::nullopt;
   std::optional<std::string> score;
-  const std::string wrong = CheckScore(w, entry->score, &score);
+  const std::string wrong = CheckScore(w, side, entry->score, &score);
   if (!wrong.empty()) {
     cache.Note(fmt::format("{}: the stored count's score is not the one asserted ({}); counted again",
                            w.name, wrong));
@@ -198,8 +201,8 @@ bool SideCounter::storing() const {
 // after the runs, from what they ran.
 void SideCounter::CountUncached(const SideRequest& side, const std::string& keep,
                                 CachedSide* out) const {
-  out->counted =
-      CountWorkload(counter_, side.w, suite_dir_, side.dir, side.exe, side.repeat, options_, keep);
+  out->counted = CountWorkload(counter_, side.w, side.side, suite_dir_, side.dir, side.exe,
+                               side.repeat, options_, keep);
   const RunIdentity run{out->counted.argv, out->counted.env, options_.as_is ? "" : side.dir.path()};
   FingerprintSide(common_, side.w, suite_dir_, side.exe, run, &out->fingerprint,
                   &out->fingerprint_error);
@@ -260,7 +263,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   side.key = KeyOf(cache, before, run.cwd);
   side.fingerprint = before;
 
-  std::optional<StoredCount> entry = LookUp(cache, w, side.key);
+  std::optional<StoredCount> entry = LookUp(cache, w, request.side, side.key);
   std::string keep = request.keep_profiles_dir;
   if (entry) {
     side.counted.from_store = entry->counts;
@@ -282,8 +285,8 @@ CachedSide SideCounter::Count(const SideRequest& request) {
 
   // The repeats the store lacks (all of them on a miss).
   const int have = static_cast<int>(side.counted.from_store.size());
-  CountedWorkload fresh = CountWorkload(counter_, w, suite_dir_, request.dir, request.exe,
-                                        request.repeat - have, options_, keep);
+  CountedWorkload fresh = CountWorkload(counter_, w, request.side, suite_dir_, request.dir,
+                                        request.exe, request.repeat - have, options_, keep);
   fresh.from_store = std::move(side.counted.from_store);
   // Stored counts are deterministic where their entry says its first run
   // was (StoredCount::deterministic).

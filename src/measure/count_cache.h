@@ -92,11 +92,12 @@ struct SideLabels {
   std::string ref;    // --record REF, for the build recorded; "" otherwise
 };
 
-/// One side to count: a workload, its private directory, the build, how
-/// many counts, where the first count's profile goes ("" none), and what
-/// the store says of it.
+/// One side to count: a workload, which side (what its runs must print),
+/// its private directory, the build, how many counts, where the first
+/// count's profile goes ("" none), and what the store says of it.
 struct SideRequest {
   const Workload& w;
+  ScoreSide side;
   const WorkDir& dir;
   const std::string& exe;
   int repeat = 1;
@@ -138,7 +139,7 @@ class SideCounter {
   /// Counts the side `repeat` times (CountWorkload), through the store where
   /// it is used:
   ///   - the side is fingerprinted before it runs and looked up under its key;
-  ///   - a stored entry with a score the workload asserts gives its counts
+  ///   - a stored entry with a score the workload asserts of the side gives its counts
   ///     (all of them: an entry counted more than once shows whether the
   ///     workload repeats), and its profile is written to the side's
   ///     `keep_profiles_dir` where one is asked for; only the repeats it

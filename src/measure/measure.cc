@@ -36,7 +36,7 @@ std::string OutputTail(const std::string& text, size_t lines) {
   return tail;
 }
 
-std::string CheckScore(const Workload& w, const std::optional<std::string>& found,
+std::string CheckScore(const Workload& w, ScoreSide side, const std::optional<std::string>& found,
                        std::optional<std::string>* got) {
   if (!w.score_pattern) return "";
   *got = found;
@@ -44,11 +44,12 @@ std::string CheckScore(const Workload& w, const std::optional<std::string>& foun
     return fmt::format("the pinned run printed no score (pattern '{}' did not match its output)",
                        *w.score_pattern);
   }
-  if (!ScoresEqual(**got, *w.score_expect)) {
+  if (!ScoreAdmitted(**got, side, *w.score_expect, w.score_previous)) {
     return fmt::format(
-        "score mismatch: expected {}, got {} (the pinned run did different work, so its count "
+        "score mismatch: expected {}, got {}{} (the pinned run did different work, so its count "
         "does not compare)",
-        *w.score_expect, ShortScore(**got));
+        ExpectedScoreText(side, *w.score_expect, w.score_previous), ShortScore(**got),
+        PreviousScoreHint(**got, side, w.score_previous));
   }
   return "";
 }
@@ -148,9 +149,9 @@ void NoteDeterminism(const Counter& counter, const Workload& w, const LaunchSpec
 
 }  // namespace
 
-CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::string& suite_dir,
-                              const WorkDir& dir, const std::string& exe, int repeat,
-                              const LaunchOptions& options,
+CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide side,
+                              const std::string& suite_dir, const WorkDir& dir,
+                              const std::string& exe, int repeat, const LaunchOptions& options,
                               const std::string& keep_profiles_dir) {
   CountedWorkload result;
   std::string err;
@@ -215,7 +216,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::st
     }
     std::optional<std::string> score;
     std::string score_error =
-        CheckScore(w, matcher ? matcher->last() : std::optional<std::string>(), &score);
+        CheckScore(w, side, matcher ? matcher->last() : std::optional<std::string>(), &score);
     if (!score_error.empty()) {
       result.score = score;
       result.error = score_error;

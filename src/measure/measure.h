@@ -10,6 +10,7 @@
 #include "measure/side_fingerprint.h"
 #include "model/model.h"
 #include "workload/run_plan.h"
+#include "workload/score.h"
 #include "workload/workload.h"
 
 namespace workgate {
@@ -41,18 +42,20 @@ struct CountedWorkload {
 };
 
 /// Counts `w` for the build `exe` `repeat` times. Every run is a pinned run:
-/// it must exit 0 and print the expected score, or the whole side is invalid.
-/// The pinned run and the counted run are the same run, so the check costs
-/// nothing. `dir` must be held by the caller for the duration.
-CountedWorkload CountWorkload(Counter& counter, const Workload& w, const std::string& suite_dir,
-                              const WorkDir& dir, const std::string& exe, int repeat,
-                              const LaunchOptions& options,
+/// it must exit 0 and print the score expected of `side` (ScoreAdmitted), or
+/// the whole side is invalid. The pinned run and the counted run are the
+/// same run, so the check costs nothing. `dir` must be held by the caller
+/// for the duration.
+CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide side,
+                              const std::string& suite_dir, const WorkDir& dir,
+                              const std::string& exe, int repeat, const LaunchOptions& options,
                               const std::string& keep_profiles_dir = "");
 
 /// Checks a pinned run's score, `found` (what the score pattern matched in
-/// its output; nullopt: nothing), against what `w` asserts: "" when it is
-/// right or `w` asserts none, else why not. `*got` is set to `found`.
-std::string CheckScore(const Workload& w, const std::optional<std::string>& found,
+/// its output; nullopt: nothing), against what `w` asserts of `side`
+/// (ScoreAdmitted): "" when it is right or `w` asserts none, else why not.
+/// `*got` is set to `found`.
+std::string CheckScore(const Workload& w, ScoreSide side, const std::optional<std::string>& found,
                        std::optional<std::string>* got);
 
 /// Why a counted run whose tree outlived it is invalid (CountWorkload,

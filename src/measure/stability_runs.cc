@@ -30,6 +30,7 @@ namespace {
 // can count it again (none for a stored baseline) and its first profiles.
 struct CountableSide {
   const char* name;
+  ScoreSide score_side;  // what its runs must print
   SideResult* result;
   const std::string* exe;
   const std::string* first_profiles;
@@ -43,8 +44,8 @@ struct CountableSide {
 // `keep`.
 void CountMore(const StabilityPlan& plan, Counter& counter, const Workload& w, const WorkDir& dir,
                int more, const std::string& keep, CountableSide* side) {
-  CountedWorkload c =
-      CountWorkload(counter, w, plan.suite_dir, dir, *side->exe, more, plan.launch, keep);
+  CountedWorkload c = CountWorkload(counter, w, side->score_side, plan.suite_dir, dir, *side->exe,
+                                    more, plan.launch, keep);
   for (const std::string& note : c.notes) {
     auto& notes = side->result->notes;
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
@@ -140,8 +141,9 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
   Decide(r);
   if (!IsExactBackend(counter.name()) || plan.mode == StabilityMode::kNever) return;
   CountableSide sides[2] = {
-      {"baseline", &r->baseline, &plan.baseline_exe, &first.baseline, ""},
-      {"candidate", &r->candidate, &plan.candidate_exe, &first.candidate, ""}};
+      {"baseline", ScoreSide::kBaseline, &r->baseline, &plan.baseline_exe, &first.baseline, ""},
+      {"candidate", ScoreSide::kCandidate, &r->candidate, &plan.candidate_exe, &first.candidate,
+       ""}};
   for (const CountableSide& s : sides) {
     // A side that failed, or that was never measured, settles nothing.
     if (!s.result->error.empty()) return;

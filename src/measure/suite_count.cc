@@ -29,7 +29,8 @@ std::vector<HistoryRecord> CountSuiteWorkloads(
     SuiteWorkloadCount count;
     count.name = w.name;
     count.expected_score = w.score_expect;
-    CachedSide side = sides.Count({w, dir, exe, repeat, keep, {exe, record}});
+    CachedSide side =
+        sides.Count({w, ScoreSide::kCandidate, dir, exe, repeat, keep, {exe, record}});
     count.result = std::move(side.counted);
     count.from_store = side.from_store;
     RejectMultiplexed(&count.result);

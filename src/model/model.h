@@ -286,7 +286,16 @@ struct WorkloadResult {
   Verdict verdict = Verdict::kInvalid;
   std::string reason;            // why (always set for invalid and inconclusive)
   double max_work_added = 0.01;  // the margin, as a fraction
+  /// score.expect: what the candidate must print, and the baseline unless
+  /// it prints previous_score.
   std::optional<std::string> expected_score;
+  /// score.previous: the score before a change that alters it on purpose,
+  /// which the baseline may print instead (docs/suites.md).
+  std::optional<std::string> previous_score;
+  /// Set by Decide: the baseline printed previous_score and the candidate
+  /// expected_score, so the two sides did different work by design and the
+  /// delta includes that change. The verdict is still the counts'.
+  bool score_changed = false;
   SideResult baseline;
   SideResult candidate;
   Stability stability;
@@ -379,7 +388,8 @@ struct CompareReport {
   /// 3: the result store (`store`, each side's `from_store`); 4: what the
   /// counted runs met unpinned (`deterministic`, `unpinned`, per workload
   /// and per side); 5: what the candidate could reach (`candidate_reach`);
-  /// 6: the ad hoc workload's command (`settings.command`).
+  /// 6: the ad hoc workload's command (`settings.command`) and a score
+  /// changed on purpose (`previous_score`, `score_changed` per workload).
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst

@@ -117,6 +117,8 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"reason", w.reason},
               {"max_work_added", 100 * w.max_work_added},
               {"expected_score", OrNull(w.expected_score)},
+              {"previous_score", OrNull(w.previous_score)},
+              {"score_changed", w.score_changed},
               {"baseline", SideToJson(w.baseline)},
               {"candidate", SideToJson(w.candidate)},
               {"delta", figure(w.delta)},

@@ -1,8 +1,10 @@
 #pragma once
 // The JSON report (`--json FILE`): every figure of a comparison, for machines.
 //
-// Schema version 3 (CompareReport::schema_version; 2 added the slots and the
-// two-test timed context, 3 the result store). Units: `max_work_added`
+// Schema version 6 (CompareReport::schema_version; 2 added the slots and the
+// two-test timed context, 3 the result store, 4 what the counted runs met
+// unpinned, 5 what the candidate could reach, 6 the ad hoc workload's command
+// and a score changed on purpose: previous_score, score_changed). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
@@ -22,7 +24,14 @@
 //  "shard": {"index", "count", "workloads": [every selected workload of the
 //    suite], "baseline_sha256" | null, "candidate_sha256" | null} | null,
 //  "merged": {"shards", "parts": [files]} | null (set by workgate merge),
-//  "workloads": [{"name", "verdict", "reason", "max_work_added", "expected_score",
+//  "workloads": [{"name", "verdict", "reason", "max_work_added",
+//    "expected_score" (score.expect: what the candidate must print, and the
+//      baseline unless it prints the previous score) | null,
+//    "previous_score" (score.previous: the score before a change that alters
+//      it on purpose, which the baseline alone may print) | null,
+//    "score_changed" (the baseline printed previous_score and the candidate
+//      expected_score: the sides did different work by design, and the delta
+//      includes it; the verdict is still the counts'),
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
 //    "relative_high",
 //    "timed": TIMED (report/timed_json.h) | null,

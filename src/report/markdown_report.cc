@@ -47,7 +47,12 @@ std::string Table(const CompareReport& r) {
       "|\n|---|---:|---:|---:|---:|---|\n";
   for (const WorkloadResult& w : r.workloads) {
     std::string name = Cell(w.name);
-    if (w.expected_score) name += " (score " + Cell(*w.expected_score) + " asserted)";
+    if (w.score_changed) {
+      name += " (score " + Cell(*w.previous_score) + " \u2192 " + Cell(*w.expected_score) +
+              ", changed on purpose)";
+    } else if (w.expected_score) {
+      name += " (score " + Cell(*w.expected_score) + " asserted)";
+    }
     auto count = [&w](const SideResult& s) {
       return s.counts.empty() ? std::string(kDash) : FormatCount(ShownCount(w, s));
     };
@@ -71,7 +76,10 @@ std::string Table(const CompareReport& r) {
 // and killed), one line each.
 std::string Notes(const CompareReport& r) {
   std::string out;
+  auto code = [](const std::string& text) { return MarkdownCode(text, SpanIn::kParagraph); };
   for (const WorkloadResult& w : r.workloads) {
+    const std::string changed = ScoreChangeSentence(w, code);
+    if (!changed.empty()) out += fmt::format("- {}: {}\n", code(w.name), changed);
     for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
                                        std::pair{"candidate", &w.candidate}}) {
       for (const std::string& note : result->notes) {

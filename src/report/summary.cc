@@ -100,7 +100,20 @@ std::string HeadlineCounts(const CompareReport& report) {
       one_margin ? "the " + FormatMargin(report.max_work_added) + " margin" : "their margins");
   if (auto n = count(Verdict::kInvalid)) text += fmt::format(", {} invalid", n);
   if (auto n = count(Verdict::kInconclusive)) text += fmt::format(", {} inconclusive", n);
+  const auto changed =
+      std::count_if(ws.begin(), ws.end(), [](const WorkloadResult& w) { return w.score_changed; });
+  if (changed > 0) text += fmt::format(", {} with a score changed on purpose", changed);
   return text;
+}
+
+std::string ScoreChangeSentence(const WorkloadResult& w,
+                                const std::function<std::string(const std::string&)>& quote) {
+  if (!w.score_changed || !w.baseline.score || !w.candidate.score) return "";
+  return fmt::format(
+      "score changed on purpose: the baseline printed {} (the suite's score.previous), the "
+      "candidate {} (its score.expect); the two sides did different work by design, so the "
+      "delta includes that change",
+      quote(*w.baseline.score), quote(*w.candidate.score));
 }
 
 std::string RelativeCell(const WorkloadResult& w, Minus minus) {

@@ -2,6 +2,7 @@
 // The sentences and cells the terminal and Markdown reports share, so both
 // say the same thing in the same words; only layout and markup differ.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,14 @@ std::string UnpinnedSentence(const WorkloadResult& w);
 /// PERL_PERTURB_KEYS=0 pin it ..."; "" otherwise. Names a known prefix,
 /// never the program's own text.
 std::string RuntimeSeedHint(const WorkloadResult& w);
+
+/// For a workload whose score changed on purpose (WorkloadResult::
+/// score_changed): what each side printed against what the suite expected
+/// of it, and that the two sides did different work by design, so the delta
+/// includes the change; each printed score as `quote` writes it (the
+/// renderer's escaping for its medium). "" for any other workload.
+std::string ScoreChangeSentence(const WorkloadResult& w,
+                                const std::function<std::string(const std::string&)>& quote);
 
 /// "Functions whose self cost differed between two baseline runs:" (the
 /// lead-in to Stability::functions), or "" when there are none.

@@ -68,6 +68,8 @@ std::string Reasons(const CompareReport& r) {
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
       out += fmt::format("{}: {}: {}\n", Line(w.name), VerdictName(w.verdict), Block(w.reason));
     }
+    const std::string changed = ScoreChangeSentence(w, Line);
+    if (!changed.empty()) out += fmt::format("{}: {}\n", Line(w.name), changed);
     const std::string unstable = StabilitySentence(w, kTerminalMinus);
     if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
       out += fmt::format("{}: {}\n", Line(w.name), unstable);

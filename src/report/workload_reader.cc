@@ -217,7 +217,9 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* explanation = f.Object("explanation", true);
   if (!(f.String("name", &w->name) && f.String("verdict", &verdict) &&
         f.String("reason", &w->reason) && f.Number("max_work_added", &margin) &&
-        f.StringOrNull("expected_score", &w->expected_score) && f.IntOrNull("delta", &delta) &&
+        f.StringOrNull("expected_score", &w->expected_score) &&
+        f.StringOrNull("previous_score", &w->previous_score) &&
+        f.Bool("score_changed", &w->score_changed) && f.IntOrNull("delta", &delta) &&
         f.NumberOrNull("relative", &relative) && f.NumberOrNull("relative_low", &low) &&
         f.NumberOrNull("relative_high", &high) && f.Bool("deterministic", &deterministic) &&
         f.Strings("unpinned", kMaxListItems, &unpinned) && f.Done())) {
@@ -225,6 +227,13 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   }
   if (w->name.empty()) return f.Fail("name", "must not be empty");
   if (!ParseVerdict(verdict, &w->verdict)) return f.Fail("verdict", "is not a verdict");
+  // A suite's score.previous stands beside its score.expect only.
+  if (w->previous_score && !w->expected_score) {
+    return f.Fail("previous_score", "is set without an expected_score");
+  }
+  if (w->score_changed && !w->previous_score) {
+    return f.Fail("score_changed", "is true without a previous_score");
+  }
   if (!(margin >= 0 && margin <= 1000)) return f.Fail("max_work_added", "must be in [0, 1000]");
   w->max_work_added = margin / 100;  // written in percent
   w->delta = delta.value_or(0);

@@ -121,6 +121,28 @@ bool ScoresEqual(const std::string& a, const std::string& b) {
   return ta == tb;
 }
 
+bool ScoreAdmitted(const std::string& printed, ScoreSide side, const std::string& expect,
+                   const std::optional<std::string>& previous) {
+  if (ScoresEqual(printed, expect)) return true;
+  return side == ScoreSide::kBaseline && previous && ScoresEqual(printed, *previous);
+}
+
+std::string ExpectedScoreText(ScoreSide side, const std::string& expect,
+                              const std::optional<std::string>& previous) {
+  if (side == ScoreSide::kBaseline && previous) {
+    return fmt::format("{} (or the previous {})", expect, *previous);
+  }
+  return expect;
+}
+
+std::string PreviousScoreHint(const std::string& printed, ScoreSide side,
+                              const std::optional<std::string>& previous) {
+  if (side != ScoreSide::kCandidate || !previous || !ScoresEqual(printed, *previous)) return "";
+  return fmt::format(
+      " ({} is score.previous, the score before this change: only the baseline may print it)",
+      *previous);
+}
+
 std::optional<double> ScoreValue(const std::string& score) {
   std::string_view trimmed = TrimBlanks(score);
   if (!ParseDecimal(trimmed)) return std::nullopt;

@@ -81,6 +81,29 @@ std::optional<std::string> ExtractScore(const std::string& pattern, const std::s
 /// exactly. Anything else ("1e3", "0x10", "inf", "ok") is compared as text.
 bool ScoresEqual(const std::string& a, const std::string& b);
 
+/// The build of a comparison whose run printed a score. `count` counts the
+/// build it is given as a candidate: the score the suite expects now.
+enum class ScoreSide { kBaseline, kCandidate };
+
+/// The one rule for what a side may print (a run's check as it is counted,
+/// a stored count's and a stored baseline's as they are used): the expected
+/// score (ScoresEqual); for the baseline, also the suite's score.previous,
+/// the score from before a change that alters it on purpose.
+bool ScoreAdmitted(const std::string& printed, ScoreSide side, const std::string& expect,
+                   const std::optional<std::string>& previous);
+
+/// What `side` was expected to print, for messages: "1200", or for a
+/// baseline with a previous score "1200 (or the previous 1000)".
+std::string ExpectedScoreText(ScoreSide side, const std::string& expect,
+                              const std::optional<std::string>& previous);
+
+/// Why a score that ScoreAdmitted refused was refused, beyond the values:
+/// for a candidate that printed the previous score, that only the baseline
+/// may (" (1000 is score.previous, the score before this change: only the
+/// baseline may print it)"); "" otherwise.
+std::string PreviousScoreHint(const std::string& printed, ScoreSide side,
+                              const std::optional<std::string>& previous);
+
 /// The score as a number, for timed context: nullopt unless it is a plain
 /// decimal whose value a double holds (not too large to be finite).
 std::optional<double> ScoreValue(const std::string& score);

@@ -166,9 +166,10 @@ class SuiteReader {
     const auto* table = score->as_table();
     if (table == nullptr) return Fail(*score, ctx, "key 'score' must be a table");
     for (const auto& [key, node] : *table) {
-      if (key.str() != "pattern" && key.str() != "expect") {
-        return Fail(node, ctx, fmt::format("key 'score.{}' is not known (known: pattern, expect)",
-                                           key.str()));
+      if (key.str() != "pattern" && key.str() != "expect" && key.str() != "previous") {
+        return Fail(node, ctx,
+                    fmt::format("key 'score.{}' is not known (known: pattern, expect, previous)",
+                                key.str()));
       }
     }
     const auto* pattern = table->get("pattern");
@@ -186,6 +187,29 @@ class SuiteReader {
     }
     w->score_pattern = pattern->value<std::string>();
     w->score_expect = expect->value<std::string>();
+    return ReadPreviousScore(*table, ctx, w);
+  }
+
+  // score.previous: the score the baseline printed before a change that
+  // alters it on purpose (docs/suites.md). A previous score equal to the
+  // expected one would change nothing, and says the suite was edited wrong.
+  bool ReadPreviousScore(const toml::table& score, const std::string& ctx, Workload* w) {
+    const auto* previous = score.get("previous");
+    if (previous == nullptr) return true;
+    if (!previous->is_string()) {
+      return Fail(*previous, ctx,
+                  "key 'score.previous' must be a string (write \"10.000\", so "
+                  "the digits stay as written)");
+    }
+    const std::string text = previous->value<std::string>().value();
+    if (ScoresEqual(text, *w->score_expect)) {
+      return Fail(*previous, ctx,
+                  fmt::format("key 'score.previous' is '{}', the score 'score.expect' asserts "
+                              "already; previous names the score the baseline printed before "
+                              "this change, so it differs from expect",
+                              text));
+    }
+    w->score_previous = text;
     return true;
   }
 
@@ -219,7 +243,7 @@ std::string Workload::Canonical() const {
                                  ClockModeName(clock), timeout_seconds, region);
   for (const auto& arg : command) text += "arg=" + arg + "\n";
   for (const auto& [k, v] : env) text += "env=" + k + "=" + v + "\n";
-  if (score_pattern) text += "pattern=" + *score_pattern + "\nexpect=" + *score_expect + "\n";
+  if (score_pattern) text += "pattern=" + *score_pattern + "\n";
   if (max_work_added_percent) text += fmt::format("max_work_added={}\n", *max_work_added_percent);
   // Only when set, so the digest of every workload without it stays as it was.
   if (allow_leftover) text += "allow_leftover=true\n";

@@ -35,11 +35,23 @@ struct Workload {
   bool allow_leftover = false;
   std::optional<double> max_work_added_percent;
   std::optional<std::string> score_pattern;  // RE2, one capture group (workload/score.h)
+  /// What the pinned run must print (score.expect): the candidate always,
+  /// the baseline unless it prints score_previous.
   std::optional<std::string> score_expect;
+  /// score.previous: the score before a change that alters it on purpose,
+  /// which the baseline alone may print instead of score_expect. Then the
+  /// two sides did different work by design (ScoreAdmitted, workload/score.h).
+  std::optional<std::string> score_previous;
   /// Where it was defined, for messages: "workloads/interp.toml:12".
   std::string origin;
-  /// A canonical text of everything above; its digest goes in fingerprints so
-  /// a stored baseline of another definition is not compared.
+  /// A canonical text of what the workload runs and how its score is found
+  /// (everything above but the expected scores and the origin); its digest
+  /// goes in fingerprints so a stored baseline of another definition is not
+  /// compared, and it names the workload's directory (WorkDirKey). The
+  /// expected scores say what a run must print, not what it runs: every
+  /// comparison checks each side's printed score against them again (a
+  /// stored baseline's and a stored count's too), so a change that edits
+  /// them leaves the directory, and a stored baseline, as they were.
   std::string Canonical() const;
 };
 

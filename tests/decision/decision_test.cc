@@ -133,6 +133,60 @@ TEST(DecisionTest, ExpectedScoreMustBePrintedAndMatch) {
   EXPECT_EQ(w.verdict, Verdict::kOk) << w.reason;
 }
 
+// score.previous: a change that alters the score on purpose is gated on its
+// counts, and says so; any other score on either side is still invalid.
+TEST(DecisionTest, AScoreChangedOnPurposeIsDecidedOnItsCounts) {
+  WorkloadResult w = MakeWorkload({1000000}, {1100000});
+  w.expected_score = "1200";
+  w.previous_score = "1000";
+  w.baseline.score = "1000";
+  w.candidate.score = "1200";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kWorkAdded) << w.reason;
+  EXPECT_TRUE(w.score_changed);
+  EXPECT_EQ(w.delta, 100000);
+
+  w.candidate.counts = {1000000};
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kOk) << w.reason;
+  EXPECT_TRUE(w.score_changed);
+
+  // Both print the new score (the change is in the base already): an
+  // ordinary comparison.
+  w.baseline.score = "1200";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kOk) << w.reason;
+  EXPECT_FALSE(w.score_changed);
+
+  // The candidate printing the old score did not make the change.
+  w.baseline.score = "1000";
+  w.candidate.score = "1000";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_FALSE(w.score_changed);
+  EXPECT_EQ(w.reason,
+            "candidate: score 1000 differs from the expected 1200 (1000 is score.previous, the "
+            "score before this change: only the baseline may print it), so it did other work");
+
+  // A baseline that printed neither score did other work.
+  w.baseline.score = "900";
+  w.candidate.score = "1200";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_FALSE(w.score_changed);
+  EXPECT_EQ(w.reason,
+            "baseline: score 900 differs from the expected 1200 (or the previous 1000), so it did "
+            "other work");
+
+  // Without score.previous the old score is a mismatch, as it always was.
+  w.previous_score.reset();
+  w.baseline.score = "1000";
+  Decide(&w);
+  EXPECT_EQ(w.verdict, Verdict::kInvalid);
+  EXPECT_FALSE(w.score_changed);
+  EXPECT_EQ(w.reason, "baseline: score 1000 differs from the expected 1200, so it did other work");
+}
+
 TEST(DecisionTest, SidesPrintingDifferentScoresAreInvalid) {
   WorkloadResult w = MakeWorkload({1000}, {1000});
   w.baseline.score = "42";

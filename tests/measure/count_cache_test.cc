@@ -65,7 +65,7 @@ class CountCacheTest : public ::testing::Test {
                    const std::string& exe = "/bin/true") {
     WorkDir dir(w_, dir_.path());
     SideCounter sides(counter, common_, dir_.path(), {}, &cache);
-    return sides.Count({w_, dir, exe, repeat, keep, {"build", "ref-1"}});
+    return sides.Count({w_, ScoreSide::kCandidate, dir, exe, repeat, keep, {"build", "ref-1"}});
   }
   std::string Key(CountCache& cache, Counter& counter, const std::string& exe = "/bin/true") {
     WorkDir dir(w_, dir_.path());

@@ -61,6 +61,26 @@ TEST(JsonReportTest, WorkloadFields) {
   EXPECT_EQ(kernels["baseline"]["score"], "10.000");
   EXPECT_EQ(kernels["candidate"]["score"], "10.000");
   EXPECT_EQ(kernels["expected_score"], "10.000");
+  EXPECT_TRUE(kernels["previous_score"].is_null());
+  EXPECT_EQ(kernels["score_changed"], false);
+}
+
+TEST(JsonReportTest, AScoreChangedOnPurposeHasBothScoresAndWhatWasExpectedOfEach) {
+  const json j = ToJson(testing_report::ScoreChangeReport());
+  const json& wgmark = j["workloads"][0];
+  EXPECT_EQ(wgmark["verdict"], "ok");
+  EXPECT_EQ(wgmark["score_changed"], true);
+  EXPECT_EQ(wgmark["expected_score"], "12.500");
+  EXPECT_EQ(wgmark["previous_score"], "10.000");
+  EXPECT_EQ(wgmark["baseline"]["score"], "10.000");
+  EXPECT_EQ(wgmark["candidate"]["score"], "12.500");
+  EXPECT_EQ(wgmark["delta"], 150'448);
+  EXPECT_EQ(j["workloads"][1]["verdict"], "work-added");
+  EXPECT_EQ(j["workloads"][1]["score_changed"], true);
+  // A previous score that neither side printed changes nothing.
+  EXPECT_EQ(j["workloads"][2]["previous_score"], "8.000");
+  EXPECT_EQ(j["workloads"][2]["score_changed"], false);
+  EXPECT_EQ(j["exit_code"], 1);
 }
 
 TEST(JsonReportTest, MissingSymbols) {

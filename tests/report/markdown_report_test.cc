@@ -27,6 +27,30 @@ TEST(MarkdownReportTest, PerfSnapshot) {
   ExpectSnapshot("perf_report.md", RenderMarkdown(PerfReport()));
 }
 
+TEST(MarkdownReportTest, ScoreChangeSnapshot) {
+  ExpectSnapshot("score_change_report.md", RenderMarkdown(testing_report::ScoreChangeReport()));
+}
+
+TEST(MarkdownReportTest, AScoreChangedOnPurposeIsSaidInTheHeadlineTheRowAndANote) {
+  const std::string md = RenderMarkdown(testing_report::ScoreChangeReport());
+  EXPECT_EQ(md.rfind("### workgate: \u274c work added \u2014 1 of 3 workloads over the 1.00% "
+                     "margin, 2 with a score changed on purpose\n",
+                     0),
+            0u)
+      << md;
+  EXPECT_NE(md.find("| `wgmark` (score `10.000` \u2192 `12.500`, changed on purpose) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- `interp/fib`: score changed on purpose: the baseline printed `34` (the "
+                    "suite's score.previous), the candidate `55` (its score.expect); the two "
+                    "sides did different work by design, so the delta includes that change\n"),
+            std::string::npos)
+      << md;
+  // Where both sides print the new score, nothing changed on purpose here.
+  EXPECT_NE(md.find("| `kernels` (score `10.000` asserted) |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("- `kernels`: score changed"), std::string::npos) << md;
+}
+
 TEST(MarkdownReportTest, VerdictComesFirst) {
   std::string md = RenderMarkdown(CallgrindReport());
   EXPECT_EQ(md.substr(0, md.find('\n')),

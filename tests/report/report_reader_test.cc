@@ -33,7 +33,7 @@ TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
   merged.merged = MergeInfo{3, {"a.json", "b.json", "c.json"}};
   for (const CompareReport& r :
        {testing_report::CallgrindReport(), testing_report::StrippedReport(),
-        testing_report::PerfReport(), Sharded(), merged}) {
+        testing_report::PerfReport(), testing_report::ScoreChangeReport(), Sharded(), merged}) {
     const std::string text = JsonText(ToJson(r));
     std::string err;
     std::optional<CompareReport> read = ParseCompareReport(text, "r.json", &err);
@@ -86,6 +86,12 @@ TEST(ReportReaderTest, RefusesWhatNoWorkgateWrites) {
       {"workloads[0].stability.confidence must be a number for an unstable workload, else null",
        [](json* j) { (*j)["workloads"][0]["stability"]["unstable"] = true; }},
       {"workloads[0].name must not be empty", [](json* j) { (*j)["workloads"][0]["name"] = ""; }},
+      {"workloads[0].previous_score is set without an expected_score",
+       [](json* j) { (*j)["workloads"][0]["previous_score"] = "1"; }},
+      {"workloads[3].score_changed is true without a previous_score",
+       [](json* j) { (*j)["workloads"][3]["score_changed"] = true; }},
+      {"workloads[3].score_changed is missing",
+       [](json* j) { (*j)["workloads"][3].erase("score_changed"); }},
   };
   for (const auto& [message, edit] : cases) {
     const std::string err = Refusal(edit);

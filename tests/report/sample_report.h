@@ -117,6 +117,31 @@ inline CompareReport StrippedReport() {
   return r;
 }
 
+/// A pull request that changes a score on purpose (the suite's
+/// score.previous): `wgmark` prints 12.500 where its base printed 10.000 and
+/// adds work within the margin, `interp/fib` prints 55 for 34 and adds work
+/// over it; `kernels` has a previous score too, but both sides print the new
+/// one (the change is in the base already): an ordinary row.
+inline CompareReport ScoreChangeReport() {
+  CompareReport r = CallgrindReport();  // its header, other workloads
+  auto scored = [](WorkloadResult w, const std::string& expect, const std::string& previous,
+                   const std::string& base, const std::string& cand) {
+    w.expected_score = expect;
+    w.previous_score = previous;
+    w.baseline.score = base;
+    w.candidate.score = cand;
+    return w;
+  };
+  r.workloads = {
+      scored(Counted("wgmark", {75'224'175}, {75'374'623}), "12.500", "10.000", "10.000", "12.500"),
+      scored(Counted("interp/fib", {57'636'471}, {61'885'671}), "55", "34", "34", "55"),
+      scored(Counted("kernels", {4'100'224'861}, {4'100'224'861}), "10.000", "8.000", "10.000",
+             "10.000")};
+  for (WorkloadResult& w : r.workloads) Decide(&w);
+  DecideSuite(&r);
+  return r;
+}
+
 /// A suite counted with perf: three repeats with a spread, one workload
 /// inconclusive and one with work removed, twelve timed runs per side in the
 /// order compare runs them, with the timed context: parse/json 10% slower by

@@ -28,6 +28,32 @@ TEST(TerminalReportTest, PerfSnapshot) {
   ExpectSnapshot("perf_report.txt", RenderTerminal(PerfReport(), false));
 }
 
+TEST(TerminalReportTest, ScoreChangeSnapshot) {
+  ExpectSnapshot("score_change_report.txt",
+                 RenderTerminal(testing_report::ScoreChangeReport(), false));
+}
+
+// The printed scores are the candidate's text: no escape sequence of theirs
+// reaches the terminal from the line that says the score changed.
+TEST(TerminalReportTest, AScoreChangedOnPurposeIsOneLineOfText) {
+  CompareReport r = testing_report::ScoreChangeReport();
+  WorkloadResult& w = r.workloads[0];
+  w.expected_score = w.candidate.score = "\033[2Jnew\nline";
+  Decide(&w);
+  ASSERT_TRUE(w.score_changed);
+  const std::string out = RenderTerminal(r, false);
+  EXPECT_EQ(out.find('\033'), std::string::npos) << out;
+  EXPECT_NE(out.find("wgmark: score changed on purpose: the baseline printed 10.000 (the suite's "
+                     "score.previous), the candidate new line (its score.expect); the two sides "
+                     "did different work by design, so the delta includes that change\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("workgate: work added (1 of 3 workloads over the 1.00% margin, 2 with a "
+                     "score changed on purpose)"),
+            std::string::npos)
+      << out;
+}
+
 TEST(TerminalReportTest, BackendLineNamesTheValgrindThatCounted) {
   CompareReport r = CallgrindReport();
   r.workloads[0].candidate.fingerprint.valgrind_path = "/usr/bin/valgrind";

@@ -31,6 +31,29 @@ TEST(ScoreTest, ComparesAsExactDecimals) {
   EXPECT_FALSE(ScoresEqual("-", "0"));
 }
 
+TEST(ScoreTest, OnlyTheBaselineMayPrintThePreviousScore) {
+  const std::optional<std::string> previous = "1000";
+  for (ScoreSide side : {ScoreSide::kBaseline, ScoreSide::kCandidate}) {
+    EXPECT_TRUE(ScoreAdmitted("1200", side, "1200", previous));
+    EXPECT_TRUE(ScoreAdmitted("1200.0", side, "1200", std::nullopt));
+    EXPECT_FALSE(ScoreAdmitted("900", side, "1200", previous));
+    EXPECT_FALSE(ScoreAdmitted("1000", side, "1200", std::nullopt));
+  }
+  // The one rule compares it too: "1000.00" is the previous 1000.
+  EXPECT_TRUE(ScoreAdmitted("1000.00", ScoreSide::kBaseline, "1200", previous));
+  EXPECT_FALSE(ScoreAdmitted("1000", ScoreSide::kCandidate, "1200", previous));
+
+  EXPECT_EQ(ExpectedScoreText(ScoreSide::kBaseline, "1200", previous),
+            "1200 (or the previous 1000)");
+  EXPECT_EQ(ExpectedScoreText(ScoreSide::kCandidate, "1200", previous), "1200");
+  EXPECT_EQ(ExpectedScoreText(ScoreSide::kBaseline, "1200", std::nullopt), "1200");
+  EXPECT_EQ(PreviousScoreHint("1000", ScoreSide::kCandidate, previous),
+            " (1000 is score.previous, the score before this change: only the baseline may "
+            "print it)");
+  EXPECT_EQ(PreviousScoreHint("900", ScoreSide::kCandidate, previous), "");
+  EXPECT_EQ(PreviousScoreHint("1000", ScoreSide::kBaseline, previous), "");
+}
+
 TEST(ScoreTest, FiftyThousandDigitScore) {
   // std::regex recursed once per character of such a score and overflowed
   // the stack (SIGSEGV); the decimal check went through the same regex.

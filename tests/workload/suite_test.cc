@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "util/paths.h"
+#include "workload/run_plan.h"
 #include "workload/workload.h"
 
 namespace workgate {
@@ -143,6 +144,65 @@ TEST_F(SuiteTest, ScorePatternsAreChecked) {
   err = LoadError(head + "[workload.score]\npattern = '(x)'\nexpect = 10\n");
   EXPECT_NE(err.find(":7: workload 'a': key 'score.expect' must be a string"), std::string::npos)
       << err;
+}
+
+TEST_F(SuiteTest, APreviousScoreIsAStringThatDiffersFromTheExpectedOne) {
+  const std::string head =
+      "[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"env\"\n"
+      "[workload.score]\npattern = 'score: ([0-9.]+)'\nexpect = \"1200\"\n";
+  Suite suite;
+  std::string err;
+  ASSERT_TRUE(LoadSuite(Write(head + "previous = \"1000\"\n"), &suite, &err)) << err;
+  ASSERT_EQ(suite.workloads.size(), 1u);
+  EXPECT_EQ(suite.workloads[0].score_expect, "1200");
+  EXPECT_EQ(suite.workloads[0].score_previous, "1000");
+  ASSERT_TRUE(LoadSuite(Write(head), &suite, &err)) << err;
+  EXPECT_EQ(suite.workloads.back().score_previous, std::nullopt);
+
+  err = LoadError(head + "previous = 1000\n");
+  EXPECT_NE(err.find("suite.toml:8: workload 'a': key 'score.previous' must be a string"),
+            std::string::npos)
+      << err;
+  // The same number written otherwise is the same score: nothing changed.
+  err = LoadError(head + "previous = \"1200.0\"\n");
+  EXPECT_NE(err.find("suite.toml:8: workload 'a': key 'score.previous' is '1200.0', the score "
+                     "'score.expect' asserts already"),
+            std::string::npos)
+      << err;
+  err = LoadError(head + "was = \"1000\"\n");
+  EXPECT_NE(err.find("suite.toml:8: workload 'a': key 'score.was' is not known (known: pattern, "
+                     "expect, previous)"),
+            std::string::npos)
+      << err;
+}
+
+// The expected scores say what a run must print, not what it runs: a change
+// that edits them keeps the workload's directory (WorkDirKey) and its
+// definition's digest, so a stored baseline of the old score still compares.
+TEST_F(SuiteTest, TheExpectedScoresAreNoPartOfTheDefinition) {
+  const std::string head =
+      "[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = \"env\"\n"
+      "[workload.score]\npattern = 'score: ([0-9.]+)'\n";
+  auto load = [this](const std::string& text) {
+    Suite suite;
+    std::string err;
+    EXPECT_TRUE(LoadSuite(Write(text), &suite, &err)) << err;
+    return suite.workloads.empty() ? Workload{} : suite.workloads[0];
+  };
+  const Workload before = load(head + "expect = \"1000\"\n");
+  const Workload after = load(head + "expect = \"1200\"\nprevious = \"1000\"\n");
+  EXPECT_EQ(before.Canonical(), after.Canonical());
+  EXPECT_EQ(WorkDirKey(before, "/s"), WorkDirKey(after, "/s"));
+  std::string digests[2], err;
+  ASSERT_TRUE(WorkloadDigest(before, "/s", &digests[0], &err)) << err;
+  ASSERT_TRUE(WorkloadDigest(after, "/s", &digests[1], &err)) << err;
+  EXPECT_EQ(digests[0], digests[1]);
+  // The pattern decides which text is the score: it stays in the definition.
+  const Workload other = load(
+      "[[workload]]\nname = \"a\"\ncommand = [\"{exe}\"]\nclock = "
+      "\"env\"\n[workload.score]\npattern = 'result: ([0-9.]+)'\n"
+      "expect = \"1000\"\n");
+  EXPECT_NE(before.Canonical(), other.Canonical());
 }
 
 TEST_F(SuiteTest, NumbersMustBeFiniteAndInRange) {
