@@ -36,7 +36,8 @@ bool RunOnce(Counter& counter, const Workload& w, const InitRequest& request, co
   };
   const auto start = std::chrono::steady_clock::now();
   CountedWorkload counted =
-      CountWorkload(counter, w, request.suite_dir, dir, request.exe, 1, options);
+      CountWorkload(counter, w, ScoreSide::kCandidate, request.suite_dir, dir, request.exe, 1,
+                    options);
   run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!counted.valid()) {
     *err = counted.error;
