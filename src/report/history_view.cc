@@ -174,8 +174,8 @@ std::vector<std::vector<std::string>> HistoryTableRows(const WorkloadHistory& h,
     if (StepCrossesMargin(h, i)) marks.push_back("step over the margin");
     std::string mark;
     for (const std::string& m : marks) mark += (mark.empty() ? "" : "; ") + m;
-    rows.push_back({p.record.ref, p.record.recorded_at, FormatMedianCount(p.value), percent(p.step),
-                    percent(p.cumulative), mark});
+    rows.push_back({p.record.ref, ReadableUtc(p.record.recorded_at), FormatMedianCount(p.value),
+                    percent(p.step), percent(p.cumulative), mark});
   }
   return rows;
 }

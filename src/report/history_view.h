@@ -62,7 +62,8 @@ std::string FormatMedianCount(double value);
 /// The table's header: ref, recorded, count, step, cumulative, marks.
 std::vector<std::string> HistoryTableHeader();
 
-/// One row per point of the window, oldest first, in the header's columns:
+/// One row per point of the window, oldest first, in the header's columns
+/// (the time recorded as ReadableUtc: "2026-12-01 03:04 UTC"):
 /// "-" for a step or cumulative change that does not exist; the marks are
 /// "break: valgrind, workgate changed" (or "break: conditions changed") and
 /// "step over the margin" for a step within the window that crossed it.
