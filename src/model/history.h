@@ -24,6 +24,10 @@ struct HistoryRecord {
   std::vector<uint64_t> counts;  // every count of that side, at least one
   double max_work_added = 0.01;  // the workload's margin, a fraction
   std::optional<std::string> score;
+  /// The commit's subject (--record-subject): text its author chose, so
+  /// every view escapes it and cuts it short; nullopt when none was given,
+  /// and in every record of a store from before subjects.
+  std::optional<std::string> subject;
   /// The SHA-256 of what must not change for two records' counts to be
   /// comparable (HistoryConditions): everything of the side's fingerprint
   /// but the build's own digests, which are the commits' difference.
