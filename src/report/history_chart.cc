@@ -83,11 +83,12 @@ std::string Axes(const Scale& s) {
 
 // The table's cells (report/history_view.h), the text of tooltips and marks.
 using Rows = std::vector<std::vector<std::string>>;
+constexpr size_t kMarkCell = 5, kSubjectCell = 6;
 
 // A break's tooltip: its mark, then each changed part from before to after,
 // a line each (&#10;, which HtmlText would turn into a space).
 std::string BreakTitle(const WorkloadHistory& h, size_t i, const Rows& rows) {
-  std::string out = HtmlText(rows[i].back());
+  std::string out = HtmlText(rows[i][kMarkCell]);
   const auto& before = h.points[i - 1].record.condition_parts;
   const auto& after = h.points[i].record.condition_parts;
   auto value = [](const std::map<std::string, std::string>& parts, const std::string& key) {
@@ -124,7 +125,7 @@ std::string Segments(const WorkloadHistory& h, const Scale& s, const Rows& rows)
           "<title>{3}</title></line>"
           "<text class=\"break-label\" x=\"{4:.1f}\" y=\"{5:.1f}\" text-anchor=\"{6}\">{7}</text>",
           x0, kTop, kBottom, BreakTitle(h, first, rows), right_half ? x0 - 4 : x0 + 4, kTop + 11,
-          right_half ? "end" : "start", HtmlText(CutText(rows[first].back(), 40)));
+          right_half ? "end" : "start", HtmlText(CutText(rows[first][kMarkCell], 40)));
     }
     std::string line;
     for (size_t i = first; i < end; ++i) {
@@ -165,6 +166,7 @@ std::string Points(const WorkloadHistory& h, const Scale& s, const Rows& rows) {
     std::string tip = fmt::format("{} · {} · {} instructions · step {}", rows[i][0], rows[i][1],
                                   rows[i][2], rows[i][3]);
     if (p.record.score) tip += " · score " + *p.record.score;
+    if (p.record.subject) tip += " · " + rows[i][kSubjectCell];
     out += fmt::format(
         "<circle class=\"point\" data-ref=\"{}\"{} cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\">"
         "<title>{}</title></circle>",

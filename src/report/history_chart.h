@@ -3,7 +3,7 @@
 // (report/history_html.h): the window's counts per recorded commit, drawn as
 // a polyline per segment, with
 //   - one <circle class="point" data-ref="REF"> per point, its <title> the
-//     tooltip (ref, date, count, step); a step over the margin adds
+//     tooltip (ref, date, count, step, score, subject); a step over the margin adds
 //     data-crossed="true" and data-direction="added" or "removed";
 //   - the margin band of each segment, <rect class="band">, ±margin around
 //     the segment's first value;

@@ -46,7 +46,9 @@ table.points { border-collapse: collapse; font: 12.5px ui-monospace, "DejaVu San
 table.points th, table.points td { padding: 2px 10px 2px 0; text-align: right; white-space: nowrap; }
 table.points th { color: #57606a; font-weight: 600; border-bottom: 1px solid #d5dbe1; }
 table.points td.ref, table.points th.ref, table.points td.mark, table.points th.mark,
-table.points td.date, table.points th.date { text-align: left; }
+table.points td.date, table.points th.date, table.points td.subject,
+table.points th.subject { text-align: left; }
+table.points td.subject { white-space: normal; font-family: system-ui, sans-serif; }
 table.points tr.added td.step, table.points tr.added td.mark { color: #cf222e; }
 table.points tr.removed td.step, table.points tr.removed td.mark { color: #1a7f37; }
 table.points tr.break td.mark { color: #6e7781; }
@@ -54,11 +56,12 @@ footer { color: #8c959f; font-size: 12px; margin-top: 16px; }
 )css";
 
 // The CSS class of each column of HistoryTableHeader().
-constexpr const char* kColumns[] = {"ref", "date", "count", "step", "cumulative", "mark"};
+constexpr const char* kColumns[] = {"ref",        "date", "count",  "step",
+                                    "cumulative", "mark", "subject"};
 
 std::string Table(const WorkloadHistory& h) {
   std::string out = "<table class=\"points\"><thead><tr>";
-  const std::vector<std::string> header = HistoryTableHeader();
+  const std::vector<std::string> header = HistoryTableHeader(h);
   for (size_t c = 0; c < header.size(); ++c) {
     out += fmt::format("<th class=\"{}\">{}</th>", kColumns[c], HtmlText(header[c]));
   }

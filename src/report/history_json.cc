@@ -23,6 +23,7 @@ json PointToJson(const HistoryPoint& p) {
           {"changed", p.changed},
           {"max_work_added", r.max_work_added},
           {"score", r.score ? json(*r.score) : json()},
+          {"subject", r.subject ? json(*r.subject) : json()},
           {"conditions", r.conditions},
           {"condition_parts", r.condition_parts}};
 }

@@ -3,7 +3,8 @@
 // and figures, for machines (schemas/history.schema.json).
 //
 // Schema version 2 (kHistorySchemaVersion); version 1 had no steps, rise,
-// fall or direction, and its drift was the net change of the segment only. Changes are fractions
+// fall, direction or subject, and its drift was the net change of the
+// segment only. Changes are fractions
 // (0.031 = +3.1%), and so are `margin` and `max_work_added`; figures that do not exist are null,
 // never 0.
 //
@@ -17,7 +18,8 @@
 //    headline the terminal shows),
 //    "points": [{"ref", "recorded_at", "counts", "value" (their median),
 //      "step", "cumulative", "break_before", "changed": [part names],
-//      "max_work_added", "score", "conditions", "condition_parts": {name:
+//      "max_work_added", "score", "subject" (--record-subject; null when
+//      none was recorded), "conditions", "condition_parts": {name:
 //      value}}]}]}
 
 #include <nlohmann/json.hpp>

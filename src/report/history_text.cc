@@ -10,6 +10,7 @@ namespace workgate {
 namespace {
 
 constexpr Minus kTextMinus = Minus::kAscii;
+constexpr size_t kSubjectColumn = 6;  // HistoryTableHeader's last, when there
 using Align = TextTable::Align;
 
 // Refs, dates, workload names and condition names come from a store any
@@ -44,13 +45,18 @@ std::string Series(const WorkloadHistory& h, bool colour) {
   if (h.recorded > h.points.size()) {
     out += fmt::format("  the last {} of {} recorded commits\n", h.points.size(), h.recorded);
   }
-  TextTable table(
-      {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
-  table.AddRow(HistoryTableHeader());
+  std::vector<Align> align = {Align::kLeft,  Align::kLeft,  Align::kRight,
+                              Align::kRight, Align::kRight, Align::kLeft};
+  const std::vector<std::string> header = HistoryTableHeader(h);
+  if (header.size() > align.size()) align.push_back(Align::kLeft);  // the subject
+  TextTable table(align);
+  table.AddRow(header);
   const auto rows = HistoryTableRows(h, kTextMinus);
   for (size_t i = 0; i < rows.size(); ++i) {
     std::vector<std::string> cells;
     for (const std::string& cell : rows[i]) cells.push_back(HistoryLine(cell));
+    // A subject is the widest cell by far: a line stays readable.
+    if (cells.size() > kSubjectColumn) cells[kSubjectColumn] = CutText(cells[kSubjectColumn], 48);
     const char* step_colour = DirectionColour(StepDirection(h, i));
     const char* mark_colour = h.points[i].break_before ? "1;33" : step_colour;
     table.AddRow(std::move(cells), {"", "", "", step_colour, "", mark_colour});

@@ -149,8 +149,15 @@ std::string FormatMedianCount(double value) {
   return value > whole ? digits + ".5" : digits;
 }
 
-std::vector<std::string> HistoryTableHeader() {
-  return {"ref", "recorded", "count", "step", "cumulative", ""};
+bool HasSubjects(const WorkloadHistory& h) {
+  return std::any_of(h.points.begin(), h.points.end(),
+                     [](const HistoryPoint& p) { return p.record.subject.has_value(); });
+}
+
+std::vector<std::string> HistoryTableHeader(const WorkloadHistory& h) {
+  std::vector<std::string> header = {"ref", "recorded", "count", "step", "cumulative", ""};
+  if (HasSubjects(h)) header.push_back("subject");
+  return header;
 }
 
 bool StepCrossesMargin(const WorkloadHistory& h, size_t i) {
@@ -163,6 +170,7 @@ std::vector<std::vector<std::string>> HistoryTableRows(const WorkloadHistory& h,
     return f ? FormatPercent(*f, minus) : std::string("-");
   };
   std::vector<std::vector<std::string>> rows;
+  const bool subjects = HasSubjects(h);
   for (size_t i = 0; i < h.points.size(); ++i) {
     const HistoryPoint& p = h.points[i];
     std::vector<std::string> marks;
@@ -176,6 +184,7 @@ std::vector<std::vector<std::string>> HistoryTableRows(const WorkloadHistory& h,
     for (const std::string& m : marks) mark += (mark.empty() ? "" : "; ") + m;
     rows.push_back({p.record.ref, ReadableUtc(p.record.recorded_at), FormatMedianCount(p.value),
                     percent(p.step), percent(p.cumulative), mark});
+    if (subjects) rows.back().push_back(CutText(p.record.subject.value_or(""), kShownSubject));
   }
   return rows;
 }

@@ -59,14 +59,23 @@ double NoiseLimit(double noise_floor);
 /// counts.
 std::string FormatMedianCount(double value);
 
-/// The table's header: ref, recorded, count, step, cumulative, marks.
-std::vector<std::string> HistoryTableHeader();
+/// Whether some point of `h` has a subject (--record-subject).
+bool HasSubjects(const WorkloadHistory& h);
+
+/// The most code points of a subject a table cell or tooltip shows; the
+/// terminal cuts it shorter (history_text.cc).
+inline constexpr size_t kShownSubject = 120;
+
+/// The table's header: ref, recorded, count, step, cumulative, marks, and
+/// subject where HasSubjects(h).
+std::vector<std::string> HistoryTableHeader(const WorkloadHistory& h);
 
 /// One row per point of the window, oldest first, in the header's columns
 /// (the time recorded as ReadableUtc: "2026-12-01 03:04 UTC"):
 /// "-" for a step or cumulative change that does not exist; the marks are
 /// "break: valgrind, workgate changed" (or "break: conditions changed") and
-/// "step over the margin" for a step within the window that crossed it.
+/// "step over the margin" for a step within the window that crossed it;
+/// the subject, cut to kShownSubject code points, or "" for a point without.
 std::vector<std::vector<std::string>> HistoryTableRows(const WorkloadHistory& h, Minus minus);
 
 /// Whether the step of point `i` of `h` crosses the margin and is one of the

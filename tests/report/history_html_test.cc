@@ -99,6 +99,7 @@ TEST(HistoryHtmlTest, EachSeriesHasAChartWithOnePointPerCommitAndTheTable) {
 TEST(HistoryHtmlTest, TextFromRecordsIsInert) {
   std::vector<HistoryRecord> records = SampleHistoryRecords();
   for (HistoryRecord& r : records) {
+    r.subject = "</td><script>alert(2)</script>" + std::string(200, 'z');
     if (r.ref == "a0c4b12") r.ref = kHostileRef;
     if (r.workload == "interp/loop") r.workload = "</svg><img src=x onerror=alert(1)>";
     r.condition_parts["valgrind"] += "<b onmouseover=\"x\">";
@@ -106,6 +107,12 @@ TEST(HistoryHtmlTest, TextFromRecordsIsInert) {
   const auto series = AnalyzeHistory(records, 10);
   const std::string page = RenderHistoryHtml(series);
   EXPECT_EQ(page.find("<script"), std::string::npos);
+  // Subjects: a column and the tooltip, escaped and cut to 120 code points.
+  const std::string subject =
+      "&lt;/td&gt;&lt;script&gt;alert(2)&lt;/script&gt;" + std::string(90, 'z') + "…";
+  EXPECT_EQ(Occurrences(page, "<td class=\"subject\">" + subject + "</td>"), 24u);
+  EXPECT_EQ(Occurrences(page, " · " + subject + "</title>"), 24u);
+  EXPECT_EQ(page.find(std::string(91, 'z')), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<b "), std::string::npos);
   const std::string escaped = "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;";

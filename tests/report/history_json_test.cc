@@ -57,6 +57,7 @@ TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
   EXPECT_TRUE(first["step"].is_null());
   EXPECT_TRUE(first["cumulative"].is_null());
   EXPECT_TRUE(first["score"].is_null());
+  EXPECT_TRUE(first["subject"].is_null());
   EXPECT_EQ(first["condition_parts"]["workgate"], "0.1.0-240-gabc1234");
 
   const json& loop = j["series"][1];
@@ -105,6 +106,7 @@ TEST_F(HistorySchemaTest, TheRenderersOutputMatchesTheSchema) {
   Expect(true, HistoryToJson({}), "empty.json");
   std::vector<HistoryRecord> records = SampleHistoryRecords();
   records[0].score = "fib(30) = 832040";
+  records[0].subject = "Make fib(30) faster";
   records[1].ref = testing::kHostileRef;
   Expect(true, HistoryToJson(AnalyzeHistory(records, 3)), "window.json");
 
@@ -122,6 +124,8 @@ TEST_F(HistorySchemaTest, TheRenderersOutputMatchesTheSchema) {
   refused("bad6.json", [](json* j) { (*j)["series"][2]["backend"] = "fastest"; });
   refused("bad7.json", [](json* j) { (*j)["series"][0]["points"][0]["recorded_at"] = "today"; });
   refused("bad8.json", [](json* j) { (*j)["series"][0]["direction"] = "sideways"; });
+  refused("bad11.json", [](json* j) { (*j)["series"][0]["points"][0].erase("subject"); });
+  refused("bad12.json", [](json* j) { (*j)["series"][0]["points"][0]["subject"] = 1; });
   refused("bad9.json", [](json* j) { (*j)["series"][0]["rise"].erase("to_ref"); });
   refused("bad10.json", [](json* j) { (*j)["series"][2]["steps"][0]["point"] = 0; });
 }

@@ -113,6 +113,24 @@ TEST(HistoryTextTest, TextFromRecordsCannotDriveTheTerminal) {
   EXPECT_NE(text.find("abc "), std::string::npos) << text;
 }
 
+TEST(HistoryTextTest, SubjectsAreAColumnBoundedAndTerminalSafe) {
+  // Without subjects (a store from before them) there is no column.
+  EXPECT_EQ(RenderHistoryText(SampleHistories(), false).find("subject"), std::string::npos);
+  std::vector<HistoryRecord> records = SampleHistoryRecords();
+  for (HistoryRecord& r : records) {
+    if (r.ref == "8be0d44") r.subject = "Inline the <hot> loop";
+    if (r.ref == "d4e2b95") r.subject = "\033]0;owned\007\033[2J" + std::string(100, 'y');
+  }
+  const std::string text = RenderHistoryText(AnalyzeHistory(records, 10), true);
+  EXPECT_EQ(LinesWith(text, "subject").size(), 3u) << text;  // a header per table
+  EXPECT_EQ(LinesWith(text, "Inline the <hot> loop").size(), 3u) << text;
+  EXPECT_EQ(text.find("\033]"), std::string::npos);
+  EXPECT_EQ(text.find("\033[2J"), std::string::npos);
+  // Cut at 48 code points in the terminal.
+  EXPECT_NE(text.find(std::string(48, 'y') + "\u2026"), std::string::npos) << text;
+  EXPECT_EQ(text.find(std::string(49, 'y')), std::string::npos) << text;
+}
+
 TEST(HistoryTextTest, TheWindowAndAnEmptyHistorySaySo) {
   EXPECT_NE(RenderHistoryText(AnalyzeHistory(SampleHistoryRecords(), 3), false)
                 .find("  the last 3 of 8 recorded commits\n"),
