@@ -12,7 +12,9 @@
 #   WORKGATE           the workgate executable (default: workgate on PATH)
 #   WG_SUITE           the suite file;  WG_BASELINE  the build to record
 #   WG_BASELINE_BUILD  a bash command that makes it, run when it is missing
-#   WG_RECORD          the ref to record under (default GITHUB_SHA)
+#   WG_RECORD          the ref to record under (default GITHUB_SHA); where it
+#                      names a commit of the checkout in the working directory,
+#                      its subject is recorded with it (--record-subject)
 #   WG_HISTORY_LAST    how many recorded commits the page shows (default 30)
 #   WG_STORE           the result store file (default: workgate's own)
 #   WG_BACKEND         --backend;  WG_OUT  the page's directory (default workgate-history)
@@ -48,6 +50,13 @@ if [[ ! -e "$WG_BASELINE" && -n "${WG_BASELINE_BUILD:-}" ]]; then
   [[ $code -eq 0 ]] || fail "$code" "the baseline build command failed (exit $code)"
 fi
 count_args=(--suite "$WG_SUITE" --exe "$WG_BASELINE" --record "$ref")
+# The commit's subject, for the page. The ref is an argument after
+# --end-of-options, never an option of git's, whatever it holds; a ref that
+# is no commit here (a label), or no checkout, records no subject. workgate
+# bounds and escapes the subject: a pull request's author wrote it.
+subject="$(git log -1 --format=%s --end-of-options "$ref" -- 2>/dev/null || true)"
+# One argument with "=": a subject that starts with "-" stays a value.
+if [[ -n "$subject" ]]; then count_args+=("--record-subject=$subject"); fi
 if [[ -n "${WG_BACKEND:-}" ]]; then count_args+=(--backend "$WG_BACKEND"); fi
 
 mkdir -p "$out"

@@ -60,6 +60,7 @@ struct CompareArgs {
   std::optional<ShardSpec> shard;
   StoreArgs store;
   std::string record;  // --record REF
+  std::optional<std::string> record_subject;
 };
 
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
@@ -105,8 +106,9 @@ void CheckCompareArgs(const CompareArgs& args) {
 // `*err` when they could not be stored.
 bool RecordCandidate(const CompareArgs& args, ResultStore& store, CompareReport* report,
                      std::string* err) {
-  const std::vector<HistoryRecord> records =
+  std::vector<HistoryRecord> records =
       CandidateRecords(*report, args.record, UtcNow(), args.candidate);
+  for (HistoryRecord& r : records) r.subject = args.record_subject;
   if (records.empty()) {
     *err = "no workload's candidate was counted, so nothing was recorded";
     return false;
@@ -293,7 +295,8 @@ void RegisterSides(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
 void RegisterCounting(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
   args->counter.Register(cmd);
   args->store.Register(cmd);
-  RegisterRecord(cmd, &args->record, "the candidate's results");
+  RegisterRecordSubject(cmd, &args->record_subject,
+                        RegisterRecord(cmd, &args->record, "the candidate's results"));
   cmd->add_option("--max-work-added", args->max_work_added,
                   "Allowed work added, in percent; a suite's max_work_added overrides it")
       ->type_name("PERCENT")

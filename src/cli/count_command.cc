@@ -52,6 +52,7 @@ struct CountArgs {
   std::vector<std::string> command;
   StoreArgs store;
   std::string record;  // --record REF
+  std::optional<std::string> record_subject;
 };
 
 // The count's text, printed as it comes (a suite's workloads one by one). A
@@ -191,7 +192,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   // against it with no run.
   std::optional<TempDir> profiles;
   if (cache) profiles.emplace("workgate-profiles");
-  const std::vector<HistoryRecord> records = CountSuiteWorkloads(
+  std::vector<HistoryRecord> records = CountSuiteWorkloads(
       sides, suite, args.exe, repeat, args.record, profiles ? profiles->path() : "",
       [&](const SuiteWorkloadCount& count) { PrintSuiteWorkload(out, count, counter.event()); },
       &report);
@@ -201,6 +202,7 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   if (cache) {
     for (const std::string& note : cache->notes()) report.store_notes.push_back(note);
   }
+  for (HistoryRecord& r : records) r.subject = args.record_subject;
   if (!args.record.empty()) RecordSuite(*store, args.record, records, &report);
   PrintCount(out, "counted with {}: {}\n", counter.name(), choice.reason);
   for (const std::string& note : report.store_notes) {
@@ -374,7 +376,8 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
       ->type_name("EXE");
   AddRepeatable(cmd, "--workload", &args->workloads, "NAME", "Only this workload of the suite");
   args->store.Register(cmd);
-  RegisterRecord(cmd, &args->record, "the suite's results (with --suite)");
+  RegisterRecordSubject(cmd, &args->record_subject,
+                        RegisterRecord(cmd, &args->record, "the suite's results (with --suite)"));
   cmd->add_option("command", args->command, "The command to count, after --")
       ->type_name("CMD [ARGS...]");
   cmd->footer(HelpFooter(

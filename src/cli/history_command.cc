@@ -98,9 +98,10 @@ int RunHistory(const HistoryArgs& args) {
   if (!args.html_path.empty() && !WriteHistoryHtml(args.html_path, series, &err)) {
     throw EnvironmentError(err);
   }
-  // Drift upwards is work added, only found over several commits.
+  // A rise that drifted is work added, only found over several commits,
+  // even where a later step took more away.
   const bool added = std::any_of(series.begin(), series.end(), [](const WorkloadHistory& h) {
-    return h.drift && h.cumulative && *h.cumulative > 0;
+    return h.rise && h.rise->beyond_noise;
   });
   return added ? kExitWorkAdded : kExitPass;
 }

@@ -143,7 +143,20 @@ void RefuseNotAStore(const std::string& path);
 
 /// --record REF of compare and count: the results go into the store's
 /// history under REF (a commit or a label).
-void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what);
+CLI::Option* RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what);
+
+/// The most code points of a commit's subject that --record-subject keeps.
+inline constexpr size_t kMaxRecordSubject = 200;
+
+/// `text` as --record-subject keeps it: well-formed UTF-8 (ValidUtf8), each
+/// control character (C0, DEL, C1) a space, and at most kMaxRecordSubject
+/// code points, with "…" when cut. A pull request's author wrote it: the
+/// views escape it again for their medium.
+std::string RecordSubject(std::string_view text);
+
+/// --record-subject SUBJECT of compare and count, which needs `record`
+/// (--record): `*subject` is RecordSubject(SUBJECT).
+void RegisterRecordSubject(CLI::App* cmd, std::optional<std::string>* subject, CLI::Option* record);
 
 struct CompareReport;
 

@@ -9,6 +9,7 @@
 #include "store/result_store.h"
 #include "store/store_files.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -84,12 +85,13 @@ void StoreArgs::CheckRecord(const std::string& record) const {
   }
 }
 
-void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what) {
-  cmd->add_option("--record", *ref,
-                  fmt::format("Record {} in the result store's history under REF (a commit or "
-                              "label); on Valgrind it is counted twice, so its stored counts say "
-                              "whether it repeats",
-                              what))
+CLI::Option* RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what) {
+  return cmd
+      ->add_option("--record", *ref,
+                   fmt::format("Record {} in the result store's history under REF (a commit or "
+                               "label); on Valgrind it is counted twice, so its stored counts say "
+                               "whether it repeats",
+                               what))
       ->type_name("REF")
       ->check([](const std::string& value) -> std::string {
         if (value.empty() || value.size() > 256) return "a REF of 1 to 256 characters";
@@ -98,6 +100,30 @@ void RegisterRecord(CLI::App* cmd, std::string* ref, const std::string& what) {
         }
         return "";
       });
+}
+
+std::string RecordSubject(std::string_view text) {
+  std::string valid = ValidUtf8(text);
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(valid[i]);
+    if (byte < 0x20 || byte == 0x7f) valid[i] = ' ';
+    // U+0080 to U+009F, the C1 controls, are C2 80 to C2 9F in UTF-8.
+    const bool c1 =
+        byte == 0xc2 && i + 1 < valid.size() && static_cast<unsigned char>(valid[i + 1]) <= 0x9f;
+    if (c1) valid.replace(i, 2, " ");
+  }
+  return CutText(valid, kMaxRecordSubject);
+}
+
+void RegisterRecordSubject(CLI::App* cmd, std::optional<std::string>* subject,
+                           CLI::Option* record) {
+  cmd->add_option_function<std::string>(
+         "--record-subject", [subject](const std::string& text) { *subject = RecordSubject(text); },
+         fmt::format("With --record: the commit's subject, shown by history (control characters "
+                     "become spaces; at most {} characters)",
+                     kMaxRecordSubject))
+      ->type_name("SUBJECT")
+      ->needs(record);
 }
 
 }  // namespace workgate

@@ -86,8 +86,40 @@ void EstimateNoise(const std::vector<HistoryPoint>& series, WorkloadHistory* h) 
   h->noise_floor = 1.4826 * SeriesMedian(deviations) / std::sqrt(2.0);
 }
 
+bool BeyondNoise(const WorkloadHistory& h, double change) {
+  if (IsExactBackend(h.backend)) return true;
+  return h.noise_floor && std::abs(change) > 3 * std::sqrt(2.0) * *h.noise_floor;
+}
+
+// The largest rise (sign +1) or fall (sign -1) from a point to a later one
+// of points[first, last]: for each later point, from the lowest (highest)
+// point before it, which makes its relative change the largest. Ties keep
+// the earliest span.
+std::optional<HistorySpan> LargestMove(const WorkloadHistory& h, size_t first, size_t last,
+                                       int sign) {
+  std::optional<HistorySpan> best;
+  size_t extreme = first;
+  for (size_t j = first + 1; j <= last; ++j) {
+    const std::optional<double> change = Relative(h.points[extreme].value, h.points[j].value);
+    if (change && sign * *change > 0 && (!best || sign * *change > sign * best->change)) {
+      best = HistorySpan{extreme, j, *change, false};
+    }
+    if (sign * h.points[j].value < sign * h.points[extreme].value) extreme = j;
+  }
+  return best;
+}
+
+// Keeps `candidate` in `*best` when it moves further; each at or beyond the
+// margin only.
+void KeepLarger(const WorkloadHistory& h, const std::optional<HistorySpan>& candidate,
+                std::optional<HistorySpan>* best) {
+  if (!candidate || std::abs(candidate->change) < h.margin) return;
+  if (!*best || std::abs(candidate->change) > std::abs((*best)->change)) *best = candidate;
+}
+
 // Cumulative changes within the window's segments, and the verdict of the
-// last segment.
+// last segment: its steps over the margin, and within the runs between
+// them its largest rise and fall.
 void Decide(WorkloadHistory* h) {
   size_t segment = 0;  // index of the current segment's first point
   for (size_t i = 0; i < h->points.size(); ++i) {
@@ -97,17 +129,23 @@ void Decide(WorkloadHistory* h) {
   }
   // The step into the segment's first point comes from outside it (a point
   // before the window, or across a break): it is not one of its steps.
-  for (size_t i = segment + 1; i < h->points.size(); ++i) {
-    const std::optional<double>& step = h->points[i].step;
-    if (step && std::abs(*step) >= h->margin) h->step_crossed = true;
+  size_t run = segment;  // index of the current run's first point
+  for (size_t i = segment + 1; i <= h->points.size(); ++i) {
+    const bool end = i == h->points.size();
+    const std::optional<double>& step = end ? std::nullopt : h->points[i].step;
+    const bool crossed = step && std::abs(*step) >= h->margin;
+    if (!end && !crossed) continue;
+    KeepLarger(*h, LargestMove(*h, run, i - 1, +1), &h->rise);
+    KeepLarger(*h, LargestMove(*h, run, i - 1, -1), &h->fall);
+    if (crossed) h->steps.push_back(i);
+    run = i;
   }
+  h->step_crossed = !h->steps.empty();
   h->cumulative = h->points.back().cumulative;
-  if (!h->cumulative || std::abs(*h->cumulative) < h->margin || h->step_crossed) return;
-  if (IsExactBackend(h->backend)) {
-    h->drift = true;
-  } else if (h->noise_floor) {
-    h->drift = std::abs(*h->cumulative) > 3 * std::sqrt(2.0) * *h->noise_floor;
+  for (std::optional<HistorySpan>* span : {&h->rise, &h->fall}) {
+    if (*span) (*span)->beyond_noise = BeyondNoise(*h, (*span)->change);
   }
+  h->drift = (h->rise && h->rise->beyond_noise) || (h->fall && h->fall->beyond_noise);
 }
 
 }  // namespace

@@ -24,6 +24,10 @@ struct HistoryRecord {
   std::vector<uint64_t> counts;  // every count of that side, at least one
   double max_work_added = 0.01;  // the workload's margin, a fraction
   std::optional<std::string> score;
+  /// The commit's subject (--record-subject): text its author chose, so
+  /// every view escapes it and cuts it short; nullopt when none was given,
+  /// and in every record of a store from before subjects.
+  std::optional<std::string> subject;
   /// The SHA-256 of what must not change for two records' counts to be
   /// comparable (HistoryConditions): everything of the side's fingerprint
   /// but the build's own digests, which are the commits' difference.
@@ -53,6 +57,16 @@ struct HistoryPoint {
   std::vector<std::string> changed;
 };
 
+/// A change between two points of a window: indexes into its points.
+struct HistorySpan {
+  size_t from = 0;
+  size_t to = 0;      // from < to
+  double change = 0;  // (value of `to` - value of `from`) / value of `from`
+  /// The change is not the noise: always on an exact backend; on perf when
+  /// a noise floor exists and |change| > 3 * sqrt(2) * noise_floor.
+  bool beyond_noise = false;
+};
+
 /// One workload's series on one backend and event, its last `window` points.
 struct WorkloadHistory {
   std::string workload;
@@ -68,11 +82,22 @@ struct WorkloadHistory {
   /// Only the steps within it count: the step into its first point (from
   /// before the window, or across the break) is not one of them.
   bool step_crossed = false;
-  /// Drift: |cumulative| is at or beyond the margin while no step of the
-  /// segment crossed it (and, on perf, the cumulative change is beyond the
-  /// noise: more than 3 noise floors of a difference, 3 * sqrt(2) *
-  /// noise_floor). On perf without a noise floor (fewer than 3 differences)
-  /// the noise cannot be ruled out, and drift stays false.
+  /// The points of that segment whose step is at or beyond the margin,
+  /// oldest first: work added or removed by one commit, which that commit's
+  /// own gate sees.
+  std::vector<size_t> steps;
+  /// The largest rise and the largest fall within one run of the segment,
+  /// when at or beyond the margin. A run is a stretch of points joined by
+  /// steps under the margin: the steps that crossed it split the segment
+  /// into runs. So a rise is work added that no gate of one commit saw, and
+  /// a later step down (an improvement) does not hide it.
+  std::optional<HistorySpan> rise;
+  std::optional<HistorySpan> fall;
+  /// Drift: a rise or a fall that is beyond the noise. On perf without a
+  /// noise floor (fewer than 3 differences) the noise cannot be ruled out,
+  /// and drift stays false. A segment whose cumulative change reaches the
+  /// margin with no step over it always has one: the whole segment is one
+  /// run, and its largest rise (or fall) is at least that change.
   bool drift = false;
   /// perf only (counts that vary): the noise of one count, estimated from
   /// the whole series: 1.4826 * the median absolute deviation of the

@@ -52,6 +52,13 @@ std::string FormatPercent(double fraction, Minus minus) {
   return (fraction > 0 ? std::string("+") : std::string(MinusSign(minus))) + digits + "%";
 }
 
+std::string ReadableUtc(const std::string& iso) {
+  if (iso.size() == 20 && iso[10] == 'T' && iso[19] == 'Z') {
+    return iso.substr(0, 10) + " " + iso.substr(11, 5) + " UTC";
+  }
+  return iso;
+}
+
 std::string FormatMargin(double fraction) { return fmt::format("{:.2f}%", 100 * fraction); }
 
 std::string FormatShare(double fraction, Minus minus) {

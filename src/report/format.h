@@ -29,6 +29,10 @@ std::string FormatSignedCount(int64_t delta, Minus minus);
 /// decimals keeps two significant digits ("+0.0012%") so it never reads as 0.
 std::string FormatPercent(double fraction, Minus minus);
 
+/// A time as workgate stores it, "2026-12-01T03:04:05Z", as people read it:
+/// "2026-12-01 03:04 UTC"; text of any other form comes back as it is.
+std::string ReadableUtc(const std::string& iso);
+
 /// An unsigned margin given as a fraction: 0.01 -> "1.00%".
 std::string FormatMargin(double fraction);
 

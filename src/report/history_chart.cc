@@ -8,6 +8,7 @@
 #include "report/format.h"
 #include "report/history_view.h"
 #include "report/markdown_text.h"
+#include "util/text.h"
 
 namespace workgate {
 namespace {
@@ -18,18 +19,6 @@ constexpr Minus kChartMinus = Minus::kUnicode;
 // at the top for the drift label, at the bottom for slanted refs.
 constexpr double kLeft = 112, kRight = kHistoryChartWidth - 16;
 constexpr double kTop = 28, kBottom = kHistoryChartHeight - 52;
-
-// The first `n` code points of UTF-8 `s`, with "…" when cut. Cut before
-// escaping, so never inside a character reference; HtmlText replaces what a
-// cut inside an ill-formed sequence leaves.
-std::string Prefix(const std::string& s, size_t n) {
-  size_t points = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
-    if (points++ == n) return s.substr(0, i) + "…";
-  }
-  return s;
-}
 
 // The y range: every value and every band edge, with some air.
 struct Scale {
@@ -94,11 +83,12 @@ std::string Axes(const Scale& s) {
 
 // The table's cells (report/history_view.h), the text of tooltips and marks.
 using Rows = std::vector<std::vector<std::string>>;
+constexpr size_t kMarkCell = 5, kSubjectCell = 6;
 
 // A break's tooltip: its mark, then each changed part from before to after,
 // a line each (&#10;, which HtmlText would turn into a space).
 std::string BreakTitle(const WorkloadHistory& h, size_t i, const Rows& rows) {
-  std::string out = HtmlText(rows[i].back());
+  std::string out = HtmlText(rows[i][kMarkCell]);
   const auto& before = h.points[i - 1].record.condition_parts;
   const auto& after = h.points[i].record.condition_parts;
   auto value = [](const std::map<std::string, std::string>& parts, const std::string& key) {
@@ -135,7 +125,7 @@ std::string Segments(const WorkloadHistory& h, const Scale& s, const Rows& rows)
           "<title>{3}</title></line>"
           "<text class=\"break-label\" x=\"{4:.1f}\" y=\"{5:.1f}\" text-anchor=\"{6}\">{7}</text>",
           x0, kTop, kBottom, BreakTitle(h, first, rows), right_half ? x0 - 4 : x0 + 4, kTop + 11,
-          right_half ? "end" : "start", HtmlText(Prefix(rows[first].back(), 40)));
+          right_half ? "end" : "start", HtmlText(CutText(rows[first][kMarkCell], 40)));
     }
     std::string line;
     for (size_t i = first; i < end; ++i) {
@@ -145,6 +135,25 @@ std::string Segments(const WorkloadHistory& h, const Scale& s, const Rows& rows)
     out += "<polyline class=\"line\" points=\"" + line + "\"/>";
   }
   return out;
+}
+
+// data-crossed and data-direction of a step over the margin.
+std::string StepAttributes(const WorkloadHistory& h, size_t i) {
+  const HistoryDirection d = StepDirection(h, i);
+  if (d == HistoryDirection::kUnchanged) return "";
+  return fmt::format(" data-crossed=\"true\" data-direction=\"{}\"", DirectionName(d));
+}
+
+// The drift label: the rise when there is one (work added), else the fall.
+std::string DriftLabel(const WorkloadHistory& h) {
+  const bool rise = h.rise && h.rise->beyond_noise;
+  const HistorySpan& span = rise ? *h.rise : *h.fall;
+  return fmt::format(
+      "<text class=\"drift-label {}\" x=\"{:.1f}\" y=\"18\">drift {} from {} to {}, every "
+      "step of it under the margin</text>",
+      rise ? "added" : "removed", kLeft + 4, FormatPercent(span.change, kChartMinus),
+      HtmlText(ShortRef(h.points[span.from].record.ref)),
+      HtmlText(ShortRef(h.points[span.to].record.ref)));
 }
 
 std::string Points(const WorkloadHistory& h, const Scale& s, const Rows& rows) {
@@ -157,17 +166,17 @@ std::string Points(const WorkloadHistory& h, const Scale& s, const Rows& rows) {
     std::string tip = fmt::format("{} · {} · {} instructions · step {}", rows[i][0], rows[i][1],
                                   rows[i][2], rows[i][3]);
     if (p.record.score) tip += " · score " + *p.record.score;
+    if (p.record.subject) tip += " · " + rows[i][kSubjectCell];
     out += fmt::format(
         "<circle class=\"point\" data-ref=\"{}\"{} cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\">"
         "<title>{}</title></circle>",
-        HtmlText(p.record.ref), StepCrossesMargin(h, i) ? " data-crossed=\"true\"" : "", x, y,
-        HtmlText(tip));
+        HtmlText(p.record.ref), StepAttributes(h, i), x, y, HtmlText(tip));
     if (i % every == 0 || i + 1 == h.points.size()) {
       const double ly = kBottom + 14;
       out += fmt::format(
           "<text class=\"ref\" x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"end\" "
           "transform=\"rotate(-30 {0:.1f} {1:.1f})\">{2}</text>",
-          x, ly, HtmlText(Prefix(p.record.ref, 10)));
+          x, ly, HtmlText(CutText(p.record.ref, 10)));
     }
   }
   return out;
@@ -195,19 +204,13 @@ std::string HistoryChartSvg(const WorkloadHistory& h) {
   std::string out = fmt::format(
       "<svg class=\"chart{0}\" width=\"{2}\" "
       "height=\"{3}\" viewBox=\"0 0 {2} {3}\" role=\"img\"><title>{1}</title>",
-      h.drift ? " drift" : "", HtmlText(h.workload + ": " + HistoryVerdict(h, kChartMinus)),
+      h.drift ? " drift" : "", HtmlText(h.workload + ": " + HistoryHeadline(h, kChartMinus)),
       kHistoryChartWidth, kHistoryChartHeight);
   if (h.points.empty()) return out + "</svg>";
   const Scale scale = ScaleOf(h);
   const Rows rows = HistoryTableRows(h, kChartMinus);
   out += Axes(scale) + Segments(h, scale, rows) + Points(h, scale, rows);
-  if (h.drift) {
-    out += fmt::format(
-        "<text class=\"drift-label\" x=\"{:.1f}\" y=\"18\">drift {} over {} commits, every "
-        "step under the margin</text>",
-        kLeft + 4, FormatPercent(*h.cumulative, kChartMinus),
-        h.points.size() - SegmentStarts(h).back());
-  }
+  if (h.drift) out += DriftLabel(h);
   return out + "</svg>";
 }
 

@@ -3,14 +3,15 @@
 // (report/history_html.h): the window's counts per recorded commit, drawn as
 // a polyline per segment, with
 //   - one <circle class="point" data-ref="REF"> per point, its <title> the
-//     tooltip (ref, date, count, step); a step over the margin adds
-//     data-crossed="true";
+//     tooltip (ref, date, count, step, score, subject); a step over the margin adds
+//     data-crossed="true" and data-direction="added" or "removed";
 //   - the margin band of each segment, <rect class="band">, ±margin around
 //     the segment's first value;
 //   - each break as a dashed <line class="break"> between the two points,
 //     its <title> naming what changed from what to what, and a
 //     <text class="break-label"> with the table's mark;
-//   - drift as class "drift" on the <svg> and a <text class="drift-label">.
+//   - drift as class "drift" on the <svg> and a <text class="drift-label
+//     added"> (or "removed") naming the rise (else the fall) and its refs.
 // Count ticks label the y axis, short refs the x axis. Everything taken from
 // the records is escaped for HTML text and attributes.
 

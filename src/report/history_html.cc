@@ -24,8 +24,9 @@ h2 { font-size: 17px; margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", 
 section.series { border-top: 1px solid #d5dbe1; padding: 16px 0 20px; }
 p { margin: 2px 0; }
 p.subtitle, p.window, p.noise, p.lead { color: #57606a; }
-p.verdict { font-weight: 600; color: #1a7f37; }
-section.drift p.verdict { color: #b35900; }
+p.verdict { font-weight: 600; }
+p.verdict.added { color: #cf222e; }
+p.verdict.removed { color: #1a7f37; }
 svg.chart { display: block; margin: 10px 0; background: #fbfcfd; border: 1px solid #e3e8ed; }
 svg.chart.drift { border-color: #e8a25c; }
 svg .grid { stroke: #e6eaee; stroke-width: 1; }
@@ -37,31 +38,39 @@ svg .break { stroke: #6e7781; stroke-width: 1.5; stroke-dasharray: 5 4; }
 svg .break-label { font: 10.5px system-ui, sans-serif; fill: #57606a; }
 svg .line { fill: none; stroke: #0969da; stroke-width: 2; }
 svg .point { fill: #0969da; stroke: #fff; stroke-width: 1.5; }
-svg .point[data-crossed] { fill: #cf222e; }
-svg .drift-label { font: 600 13px system-ui, sans-serif; fill: #b35900; }
+svg .point[data-direction="added"] { fill: #cf222e; }
+svg .point[data-direction="removed"] { fill: #1a7f37; }
+svg .drift-label { font: 600 13px system-ui, sans-serif; fill: #cf222e; }
+svg .drift-label.removed { fill: #1a7f37; }
 table.points { border-collapse: collapse; font: 12.5px ui-monospace, "DejaVu Sans Mono", monospace; }
 table.points th, table.points td { padding: 2px 10px 2px 0; text-align: right; white-space: nowrap; }
 table.points th { color: #57606a; font-weight: 600; border-bottom: 1px solid #d5dbe1; }
 table.points td.ref, table.points th.ref, table.points td.mark, table.points th.mark,
-table.points td.date, table.points th.date { text-align: left; }
-table.points tr.crossed td.step, table.points tr.crossed td.mark { color: #cf222e; }
+table.points td.date, table.points th.date, table.points td.subject,
+table.points th.subject { text-align: left; }
+table.points td.subject { white-space: normal; font-family: system-ui, sans-serif; }
+table.points tr.added td.step, table.points tr.added td.mark { color: #cf222e; }
+table.points tr.removed td.step, table.points tr.removed td.mark { color: #1a7f37; }
 table.points tr.break td.mark { color: #6e7781; }
 footer { color: #8c959f; font-size: 12px; margin-top: 16px; }
 )css";
 
 // The CSS class of each column of HistoryTableHeader().
-constexpr const char* kColumns[] = {"ref", "date", "count", "step", "cumulative", "mark"};
+constexpr const char* kColumns[] = {"ref",        "date", "count",  "step",
+                                    "cumulative", "mark", "subject"};
 
 std::string Table(const WorkloadHistory& h) {
   std::string out = "<table class=\"points\"><thead><tr>";
-  const std::vector<std::string> header = HistoryTableHeader();
+  const std::vector<std::string> header = HistoryTableHeader(h);
   for (size_t c = 0; c < header.size(); ++c) {
     out += fmt::format("<th class=\"{}\">{}</th>", kColumns[c], HtmlText(header[c]));
   }
   out += "</tr></thead><tbody>";
   const auto rows = HistoryTableRows(h, kHtmlMinus);
   for (size_t i = 0; i < rows.size(); ++i) {
-    std::string classes = StepCrossesMargin(h, i) ? "crossed" : "";
+    const HistoryDirection step = StepDirection(h, i);
+    std::string classes =
+        step == HistoryDirection::kUnchanged ? "" : std::string("crossed ") + DirectionName(step);
     if (h.points[i].break_before) classes += classes.empty() ? "break" : " break";
     out += classes.empty() ? "<tr>" : "<tr class=\"" + classes + "\">";
     for (size_t c = 0; c < rows[i].size(); ++c) {
@@ -73,11 +82,13 @@ std::string Table(const WorkloadHistory& h) {
 }
 
 std::string Section(const WorkloadHistory& h) {
-  std::string out = fmt::format("<section class=\"series{}\" data-workload=\"{}\">\n",
+  const char* direction = DirectionName(DirectionOf(h));
+  std::string out = fmt::format("<section class=\"series {}{}\" data-workload=\"{}\">\n", direction,
                                 h.drift ? " drift" : "", HtmlText(h.workload));
   out += fmt::format("<h2>{}</h2>\n<p class=\"subtitle\">{}</p>\n", HtmlText(h.workload),
                      HtmlText(HistorySubtitle(h)));
-  out += fmt::format("<p class=\"verdict\">{}</p>\n", HtmlText(HistoryVerdict(h, kHtmlMinus)));
+  out += fmt::format("<p class=\"verdict {}\">{}</p>\n", direction,
+                     HtmlText(HistoryHeadline(h, kHtmlMinus)));
   const std::string noise = HistoryNoise(h);
   if (!noise.empty()) out += fmt::format("<p class=\"noise\">{}</p>\n", HtmlText(noise));
   if (h.recorded > h.points.size()) {
@@ -98,7 +109,8 @@ std::string RenderHistoryHtml(const std::vector<WorkloadHistory>& series) {
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>workgate history</title>\n<style>{}</style>\n</head>\n<body>\n"
       "<h1>workgate history</h1>\n<p class=\"lead\">{} series, {} drifting. Drift is a "
-      "cumulative change beyond the margin with no step beyond it.</p>\n",
+      "change beyond the margin, between two commits, with no step between them beyond it. "
+      "Work added is red, work removed green.</p>\n",
       kPolicy, kStyle, series.size(), drifting);
   for (const WorkloadHistory& h : series) out += Section(h);
   if (series.empty()) out += "<p>no recorded history</p>\n";

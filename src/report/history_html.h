@@ -5,13 +5,16 @@
 // in escaping could not run a script or fetch a resource).
 //
 // <body> holds an <h1>, a <p class="lead"> and per series, in the order
-// given, one <section class="series"> (class "drift" added when it drifts)
-// with data-workload, an <h2> with the workload, <p class="subtitle">,
-// <p class="verdict">, a <p class="noise"> on perf, a <p class="window">
-// when the window is shorter than the series, the chart
-// (report/history_chart.h: one <svg class="chart"> with one
+// given, one <section class="series DIRECTION"> (DirectionName: "added",
+// "removed" or "unchanged"; class "drift" added when it drifts) with
+// data-workload, an <h2> with the workload, <p class="subtitle">,
+// <p class="verdict DIRECTION"> with the headline, a <p class="noise"> on
+// perf, a <p class="window"> when the window is shorter than the series, the
+// chart (report/history_chart.h: one <svg class="chart"> with one
 // <circle class="point" data-ref=...> per point) and <table class="points">
-// with the terminal's columns, one <tr> per point in <tbody>.
+// with the terminal's columns (a subject column where a point has one), one
+// <tr> per point in <tbody> (class "crossed added" or "crossed removed" for a
+// step over the margin).
 
 #include <string>
 #include <vector>

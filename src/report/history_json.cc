@@ -23,13 +23,28 @@ json PointToJson(const HistoryPoint& p) {
           {"changed", p.changed},
           {"max_work_added", r.max_work_added},
           {"score", r.score ? json(*r.score) : json()},
+          {"subject", r.subject ? json(*r.subject) : json()},
           {"conditions", r.conditions},
           {"condition_parts", r.condition_parts}};
+}
+
+json SpanToJson(const WorkloadHistory& h, const std::optional<HistorySpan>& span) {
+  if (!span) return json();
+  return {{"from", span->from},
+          {"to", span->to},
+          {"from_ref", h.points[span->from].record.ref},
+          {"to_ref", h.points[span->to].record.ref},
+          {"change", span->change},
+          {"beyond_noise", span->beyond_noise}};
 }
 
 json SeriesToJson(const WorkloadHistory& h) {
   json points = json::array();
   for (const HistoryPoint& p : h.points) points.push_back(PointToJson(p));
+  json steps = json::array();
+  for (size_t i : h.steps) {
+    steps.push_back({{"point", i}, {"ref", h.points[i].record.ref}, {"step", *h.points[i].step}});
+  }
   return {{"workload", h.workload},
           {"backend", h.backend},
           {"event", h.event},
@@ -37,10 +52,14 @@ json SeriesToJson(const WorkloadHistory& h) {
           {"recorded", h.recorded},
           {"cumulative", Optional(h.cumulative)},
           {"step_crossed", h.step_crossed},
+          {"steps", std::move(steps)},
+          {"rise", SpanToJson(h, h.rise)},
+          {"fall", SpanToJson(h, h.fall)},
           {"drift", h.drift},
+          {"direction", DirectionName(DirectionOf(h))},
           {"noise_floor", Optional(h.noise_floor)},
           {"noise_differences", h.noise_differences},
-          {"verdict", HistoryVerdict(h, Minus::kAscii)},
+          {"verdict", HistoryHeadline(h, Minus::kAscii)},
           {"points", std::move(points)}};
 }
 

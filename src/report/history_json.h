@@ -2,18 +2,24 @@
 // The JSON of `workgate history --json FILE`: every series with its points
 // and figures, for machines (schemas/history.schema.json).
 //
-// Schema version 1 (kHistorySchemaVersion). Changes are fractions (0.031 =
-// +3.1%), and so are `margin` and `max_work_added`; figures that do not exist
-// are null, never 0.
+// Schema version 2 (kHistorySchemaVersion); version 1 had no steps, rise,
+// fall, direction or subject, and its drift was the net change of the
+// segment only. Changes are fractions
+// (0.031 = +3.1%), and so are `margin` and `max_work_added`; figures that do not exist are null,
+// never 0.
 //
 // {"format": "workgate-history", "schema_version",
 //  "series": [{"workload", "backend", "event", "margin", "recorded" (points
-//    in the whole series), "cumulative", "step_crossed", "drift",
-//    "noise_floor", "noise_differences", "verdict" (the sentence the
-//    terminal shows),
+//    in the whole series), "cumulative", "step_crossed", "steps": [{"point"
+//    (its index in points), "ref", "step"}], "rise" and "fall" ({"from",
+//    "to" (indexes in points), "from_ref", "to_ref", "change",
+//    "beyond_noise"} or null), "drift", "direction" ("added", "removed",
+//    "unchanged"), "noise_floor", "noise_differences", "verdict" (the
+//    headline the terminal shows),
 //    "points": [{"ref", "recorded_at", "counts", "value" (their median),
 //      "step", "cumulative", "break_before", "changed": [part names],
-//      "max_work_added", "score", "conditions", "condition_parts": {name:
+//      "max_work_added", "score", "subject" (--record-subject; null when
+//      none was recorded), "conditions", "condition_parts": {name:
 //      value}}]}]}
 
 #include <nlohmann/json.hpp>

@@ -16,19 +16,11 @@ const char kBlindSpots[] =
 
 namespace {
 
-// "2026-12-01T03:04:05Z" as "2026-12-01 03:04 UTC"; other text as it is.
-std::string ReadableTime(const std::string& iso) {
-  if (iso.size() == 20 && iso[10] == 'T' && iso[19] == 'Z') {
-    return iso.substr(0, 10) + " " + iso.substr(11, 5) + " UTC";
-  }
-  return iso;
-}
-
 // Where a stored count came from: "at REF on DATE", or without a ref
 // "on DATE (as LABEL)".
 std::string Provenance(const FromStore& from) {
-  if (!from.ref.empty()) return "at " + from.ref + " on " + ReadableTime(from.counted_at);
-  std::string text = "on " + ReadableTime(from.counted_at);
+  if (!from.ref.empty()) return "at " + from.ref + " on " + ReadableUtc(from.counted_at);
+  std::string text = "on " + ReadableUtc(from.counted_at);
   if (!from.label.empty()) text += " (as " + from.label + ")";
   return text;
 }

@@ -26,8 +26,8 @@ bool RecordAll(sqlite3* db, const std::vector<HistoryRecord>& records,
   // new seq: the replacement counts as recorded now.
   Statement s(db,
               "INSERT OR REPLACE INTO history(ref, recorded_at, workload, backend, event, counts, "
-              "max_work_added, score, conditions, condition_parts, checksum) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+              "max_work_added, score, conditions, condition_parts, checksum, subject) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   if (!t.Begin(e)) return false;
   for (size_t i = 0; i < records.size(); ++i) {
     const HistoryRecord& r = records[i];
@@ -43,6 +43,7 @@ bool RecordAll(sqlite3* db, const std::vector<HistoryRecord>& records,
     s.BindText(9, r.conditions);
     s.BindText(10, parts_json[i]);
     s.BindText(11, HistoryChecksum(r, parts_json[i]));
+    r.subject ? s.BindText(12, *r.subject) : s.BindNull(12);
     if (!s.Run(e)) return false;
   }
   return t.Commit(e);
@@ -52,8 +53,8 @@ bool RecordAll(sqlite3* db, const std::vector<HistoryRecord>& records,
 std::string ReadRecord(const Statement& s, HistoryRecord* r) {
   // The types before any value: reading one as text converts it, after
   // which SQLite no longer says what it was.
-  int type[12];
-  for (int col = 0; col < 12; ++col) type[col] = s.Type(col);
+  int type[13];
+  for (int col = 0; col < 13; ++col) type[col] = s.Type(col);
   // Then what names the record in a note, whatever else is wrong.
   r->ref = s.Text(1);
   r->workload = s.Text(3);
@@ -66,6 +67,9 @@ std::string ReadRecord(const Statement& s, HistoryRecord* r) {
   if (type[8] != SQLITE_TEXT && type[8] != SQLITE_NULL) {
     return "its score is neither text nor absent";
   }
+  if (type[12] != SQLITE_TEXT && type[12] != SQLITE_NULL) {
+    return "its subject is neither text nor absent";
+  }
   std::string why;
   r->recorded_at = s.Text(2);
   r->backend = s.Text(4);
@@ -73,6 +77,7 @@ std::string ReadRecord(const Statement& s, HistoryRecord* r) {
   if (!ParseCounts(s.Text(6), &r->counts, &why)) return why;
   r->max_work_added = s.Double(7);
   if (type[8] == SQLITE_TEXT) r->score = s.Text(8);
+  if (type[12] == SQLITE_TEXT) r->subject = s.Text(12);
   r->conditions = s.Text(9);
   const std::string parts_json = s.Text(10);
   if (why = RecordProblem(*r, parts_json); !why.empty()) return why;
@@ -114,7 +119,7 @@ bool ReadRecords(sqlite3* db, const std::vector<std::string>& workloads, std::ve
   }
   Statement s(db,
               "SELECT seq, ref, recorded_at, workload, backend, event, counts, max_work_added, "
-              "score, conditions, condition_parts, checksum FROM history WHERE seq = ?1");
+              "score, conditions, condition_parts, checksum, subject FROM history WHERE seq = ?1");
   for (int64_t seq : seqs) {
     s.Reset();
     s.BindInt(1, seq);

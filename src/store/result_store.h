@@ -36,7 +36,7 @@ struct SqlError;
 
 /// The schema version this workgate writes; an older store is migrated to
 /// it step by step, a newer one is left alone.
-inline constexpr int kStoreSchemaVersion = 3;
+inline constexpr int kStoreSchemaVersion = 4;
 
 /// SQLite's application_id of a workgate store ("wgat"): a database with
 /// another id is someone else's and is never touched.

@@ -207,6 +207,9 @@ std::string HistoryChecksum(const HistoryRecord& r, std::string_view parts_json)
   c.Optional("score", r.score);
   c.Field("conditions", r.conditions);
   c.Field("condition_parts", parts_json);
+  // Appended only when there is one, so that a row recorded before subjects
+  // keeps the checksum it was written with.
+  if (r.subject) c.Field("subject", *r.subject);
   return c.Digest();
 }
 
@@ -228,6 +231,9 @@ std::string RecordProblem(const HistoryRecord& r, std::string_view parts_json) {
     if (text.size() > kMaxStoredTextBytes) return TooLong(what, text.size());
   }
   if (r.score && r.score->size() > kMaxStoredTextBytes) return TooLong("score", r.score->size());
+  if (r.subject && r.subject->size() > kMaxStoredTextBytes) {
+    return TooLong("subject", r.subject->size());
+  }
   return "";
 }
 

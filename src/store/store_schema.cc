@@ -77,12 +77,18 @@ bool AddDeterministic(sqlite3* db, SqlError* e) {
               e);
 }
 
+bool AddSubject(sqlite3* db, SqlError* e) {
+  // NULL for every row an older workgate recorded: no subject was given.
+  return Exec(db, "ALTER TABLE history ADD COLUMN subject TEXT;", e);
+}
+
 struct Step {
   int version;  // the user_version once it is applied
   bool (*apply)(sqlite3* db, SqlError* e);
 };
 
-constexpr Step kSteps[] = {{1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic}};
+constexpr Step kSteps[] = {
+    {1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic}, {4, AddSubject}};
 static_assert(std::size(kSteps) == kStoreSchemaVersion, "one step per schema version");
 
 bool UserVersion(sqlite3* db, int64_t* version, SqlError* e) {

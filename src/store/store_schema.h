@@ -17,6 +17,9 @@
 //                   and checksum (HistoryChecksum)
 // Version 2 adds count_cache.last_used, the UTC date ("YYYY-MM-DD") a gate
 // last used the entry, and its index, for pruning unused entries.
+// Version 3 adds count_cache.deterministic.
+// Version 4 adds history.subject, the commit's subject (NULL: none given,
+// and every row recorded before it).
 
 #include <sqlite3.h>
 

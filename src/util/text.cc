@@ -99,6 +99,15 @@ bool Utf8Decoder::Flush(char32_t* cp) {
   return cut;
 }
 
+std::string CutText(std::string_view text, size_t n) {
+  size_t points = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (points++ == n) return std::string(text.substr(0, i)) + "\u2026";
+  }
+  return std::string(text);
+}
+
 std::string ValidUtf8(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());

@@ -20,6 +20,12 @@ namespace workgate {
 /// unchanged. Linear time.
 std::string ValidUtf8(std::string_view bytes);
 
+/// The first `n` code points of UTF-8 `text`, with "…" (U+2026) after them
+/// when it is longer; a byte that is no character's first counts as part of
+/// the one before. Cut before escaping, so never inside an escape of the
+/// medium; a cut through an ill-formed sequence is the escaper's to replace.
+std::string CutText(std::string_view text, size_t n);
+
 /// A UTF-8 decoder that can be fed one byte at a time, with ValidUtf8's
 /// replacement rule; the state of a character split between two reads stays
 /// in the object.

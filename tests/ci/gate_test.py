@@ -7,6 +7,7 @@ script's own branches, then end to end with the real one."""
 import json
 import os
 import stat
+import subprocess
 import sys
 import unittest
 
@@ -240,6 +241,40 @@ class RealWorkgateTest(RealWorkgateBase):
         self.assertIn("**workgate history**: " + "2" * 40 + " recorded", self.read("summary.md"))
         r = self.run_script([os.path.join(CI_GITHUB, "run.sh")], {**env, "WG_HISTORY_LAST": "0; x"})
         self.assertEqual(r.returncode, 2)
+
+    def test_history_records_the_commit_subject(self):
+        # A commit of a checkout, whose subject its author chose: an option to
+        # git's eyes, markup and a terminal escape. It is recorded as text.
+        repo = self.path("repo")
+        os.makedirs(repo)
+        subject = "--output=" + self.path("owned") + " <b>bold</b> \x1b]0;title\x07 fix"
+        git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"]
+        subprocess.run(["git", "init", "-q", repo], check=True)
+        subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", subject], check=True)
+        sha = subprocess.run(git + ["rev-parse", "HEAD"], check=True, capture_output=True,
+                             text=True).stdout.strip()
+        env = {"WORKGATE": WORKGATE, "WG_MODE": "history", "WG_OUT": self.path("history"),
+               "WG_SUITE": os.path.join(ROOT, "workloads", "interp.toml"), "WG_BASELINE": self.base,
+               "WG_STORE": self.path("store", "results.sqlite3"), "GITHUB_SHA": sha}
+        r = self.run_script([os.path.join(CI_GITHUB, "run.sh")], env, cwd=repo)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(self.path("owned")))
+        with open(self.path("history", "history.json")) as f:
+            series = json.load(f)["series"]
+        self.assertTrue(series)
+        for s in series:
+            # Control characters are recorded as spaces.
+            self.assertEqual([p["subject"] for p in s["points"]],
+                             [subject.replace("\x1b", " ").replace("\x07", " ")])
+        page = self.read("history", "index.html")
+        self.assertIn("&lt;b&gt;bold&lt;/b&gt;", page)
+        self.assertNotIn("<b>bold", page)
+        # A ref that is no commit here records no subject.
+        r = self.run_script([os.path.join(CI_GITHUB, "run.sh")], {**env, "GITHUB_SHA": "3" * 40},
+                            cwd=repo)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("history", "history.json")) as f:
+            self.assertIsNone(json.load(f)["series"][0]["points"][-1]["subject"])
 
     def test_a_missing_candidate_is_invalid(self):
         # workgate refuses before counting and writes no report: exit 3 all the same.

@@ -97,6 +97,34 @@ TEST_F(HistoryCliTest, SmallStepsThatAddUpPastTheMarginAreDrift) {
   EXPECT_EQ(Run({"history", "--max-work-added", "5"}).exit_code, 0);
 }
 
+TEST_F(HistoryCliTest, ARecordedSubjectIsShownAndNeedsRecord) {
+  // What a PR's author may write: a dash first, markup, an escape, a C1
+  // control (U+009B, CSI) and more than 200 characters.
+  const std::string subject = "-x <i>fast</i> \033]0;t\007 \u009b2J " + std::string(300, 's');
+  ASSERT_EQ(Record(0, {"--record-subject=" + subject}).exit_code, 0);
+  ASSERT_EQ(Record(1).exit_code, 0);  // no subject for this one
+  LaunchResult h = Run({"history", "--json", "h.json", "--html", "h.html"});
+  EXPECT_EQ(h.exit_code, 0) << h.out << h.err;
+  const nlohmann::json doc = ReadJson("h.json");
+  const nlohmann::json& points = doc["series"][0]["points"];
+  ASSERT_EQ(points.size(), 2u);
+  // Control characters become spaces (U+009B's two bytes one), cut at 200
+  // code points: 26 before the s's, so 174 of them and "…".
+  EXPECT_EQ(points[0]["subject"], "-x <i>fast</i>  ]0;t   2J " + std::string(174, 's') + "…")
+      << points[0]["subject"];
+  EXPECT_TRUE(points[1]["subject"].is_null());
+  EXPECT_NE(h.out.find("-x <i>fast</i>  ]0;t   2J sss"), std::string::npos) << h.out;
+  EXPECT_EQ(h.out.find('\033'), std::string::npos);
+  const std::string html = ReadFile(Path("h.html")).value_or("");
+  EXPECT_NE(html.find("-x &lt;i&gt;fast&lt;/i&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<i>fast"), std::string::npos);
+  // A subject belongs to a record.
+  LaunchResult alone = Run({"count", "--backend", kExactBackend, "--suite", suite_, "--exe",
+                            Build(2), "--record-subject", "no record"});
+  EXPECT_EQ(alone.exit_code, 2) << alone.out << alone.err;
+  EXPECT_NE(alone.err.find("--record-subject requires --record"), std::string::npos) << alone.err;
+}
+
 TEST_F(HistoryCliTest, ChangedConditionsBreakTheSeries) {
   ASSERT_EQ(Record(0).exit_code, 0);
   ASSERT_EQ(Record(1).exit_code, 0);

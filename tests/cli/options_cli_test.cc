@@ -101,6 +101,7 @@ TEST_F(CliTest, EveryHelpNamesTypesDefaultsExitCodesAndExamples) {
            {"--workload", "NAME", "", ""},
            {"--backend", "BACKEND", "{auto,perf,callgrind,vgcount}", "auto"},
            {"--event", "EVENTS", "", "instructions:u"},
+           {"--record-subject", "SUBJECT", "", ""},
        }) {
     ExpectHelpOption(count, option);
   }
@@ -118,6 +119,7 @@ TEST_F(CliTest, EveryHelpNamesTypesDefaultsExitCodesAndExamples) {
            {"--candidate", "EXE", "", ""},
            {"--markdown", "FILE", "", ""},
            {"--baseline-results", "FILE", "", ""},
+           {"--record-subject", "SUBJECT", "", ""},
        }) {
     ExpectHelpOption(compare, option);
   }

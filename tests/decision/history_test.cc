@@ -71,6 +71,80 @@ TEST(HistoryTest, OneStepOverTheMarginIsCrossedNotDrift) {
   EXPECT_DOUBLE_EQ(*h.cumulative, 0.012);
 }
 
+TEST(HistoryTest, StepsOverTheMarginAreListedOldestFirst) {
+  // c2: +1.2% (over), c3: +0.5% (under), c4: -2% (over), c5: +0.5%.
+  const WorkloadHistory h =
+      Only(Series({1'000'000, 1'000'000, 1'012'000, 1'017'060, 996'718, 1'001'702}), 10);
+  EXPECT_EQ(h.steps, (std::vector<size_t>{2, 4}));
+  EXPECT_TRUE(h.step_crossed);
+  EXPECT_FALSE(h.rise);
+  EXPECT_FALSE(h.fall);
+  EXPECT_FALSE(h.drift);
+}
+
+TEST(HistoryTest, CreepBeforeALaterImprovementIsARiseAndDrift) {
+  // Five commits of +0.6% (+3.04% in all), then one of -4%: the window's
+  // net change is -1.07%, but the creep before the improvement is work added
+  // no gate saw.
+  std::vector<uint64_t> values;
+  for (int i = 0; i <= 5; ++i) values.push_back(std::llround(1e9 * std::pow(1.006, i)));
+  values.push_back(std::llround(values.back() * 0.96));
+  const WorkloadHistory h = Only(Series(values), 10);
+  ASSERT_TRUE(h.cumulative);
+  EXPECT_NEAR(*h.cumulative, std::pow(1.006, 5) * 0.96 - 1, 1e-9);
+  EXPECT_LT(*h.cumulative, -0.01);
+  EXPECT_EQ(h.steps, (std::vector<size_t>{6}));
+  ASSERT_TRUE(h.rise);
+  EXPECT_EQ(h.rise->from, 0u);
+  EXPECT_EQ(h.rise->to, 5u);
+  EXPECT_NEAR(h.rise->change, std::pow(1.006, 5) - 1, 1e-9);
+  EXPECT_TRUE(h.rise->beyond_noise);
+  EXPECT_FALSE(h.fall);  // the -4% is a step, not a fall within a run
+  EXPECT_TRUE(h.drift);
+}
+
+TEST(HistoryTest, ARunIsBoundedByTheStepsOverTheMargin) {
+  // +0.6%, +0.6%, then a +5% step, then +0.55%, +0.55%: the runs rise
+  // 1.2036% and 1.1031%, but the rise across the step is the step's.
+  const std::vector<uint64_t> values = {1'000'000, 1'006'000, 1'012'036,
+                                        1'062'638, 1'068'483, 1'074'360};
+  const WorkloadHistory h = Only(Series(values), 10);
+  EXPECT_EQ(h.steps, (std::vector<size_t>{3}));
+  ASSERT_TRUE(h.rise);
+  EXPECT_EQ(h.rise->from, 0u);
+  EXPECT_EQ(h.rise->to, 2u);
+  EXPECT_NEAR(h.rise->change, 0.012036, 1e-9);
+  // Under a 1.25% margin neither run reaches it, and the +7.54% over the
+  // window is one step's doing.
+  std::vector<HistoryRecord> records = Series(values);
+  for (HistoryRecord& r : records) r.max_work_added = 0.0125;
+  const WorkloadHistory wide = Only(records, 10);
+  EXPECT_FALSE(wide.rise);
+  EXPECT_FALSE(wide.drift);
+}
+
+TEST(HistoryTest, TheLargestRiseStartsAtTheLowestPointBeforeIt) {
+  // Down 0.5%, then up 0.6% three times: the rise is from c1 (the lowest)
+  // to c4, 1.81%, while the net change from c0 is 1.30%.
+  const WorkloadHistory h = Only(Series({1'000'000, 995'000, 1'000'970, 1'006'976, 1'013'018}), 10);
+  ASSERT_TRUE(h.rise);
+  EXPECT_EQ(h.rise->from, 1u);
+  EXPECT_EQ(h.rise->to, 4u);
+  EXPECT_NEAR(h.rise->change, 1'013'018.0 / 995'000 - 1, 1e-12);
+  EXPECT_FALSE(h.fall);
+  EXPECT_TRUE(h.drift);
+}
+
+TEST(HistoryTest, AFallUnderTheMarginStepByStepIsDriftDownwards) {
+  const WorkloadHistory h = Only(Series({1'000'000, 994'000, 988'036, 982'108}), 10);
+  EXPECT_FALSE(h.rise);
+  ASSERT_TRUE(h.fall);
+  EXPECT_EQ(h.fall->from, 0u);
+  EXPECT_EQ(h.fall->to, 3u);
+  EXPECT_NEAR(h.fall->change, -0.017892, 1e-9);
+  EXPECT_TRUE(h.drift);
+}
+
 TEST(HistoryTest, AStepExactlyAtTheMarginCrossesIt) {
   // 10,000 / 1,000,000 is the double nearest 0.01, the margin itself.
   const WorkloadHistory h = Only(Series({1'000'000, 1'010'000}), 10);
@@ -126,11 +200,16 @@ TEST(HistoryTest, TheWindowKeepsTheLastPointsAndMeasuresFromItsFirst) {
   EXPECT_NEAR(*h.cumulative, 12'000.0 / 1'050'000, 1e-15);  // +1.14%
   EXPECT_FALSE(h.step_crossed);
   EXPECT_TRUE(h.drift);
-  // Over the whole series the +5% step is inside, and crossed.
+  // Over the whole series the +5% step is inside, and crossed; the +1.14%
+  // after it is still drift, in the run that follows the step.
   const WorkloadHistory all = Only(Series(values), 15);
   EXPECT_DOUBLE_EQ(*all.cumulative, 0.062);
   EXPECT_TRUE(all.step_crossed);
-  EXPECT_FALSE(all.drift);
+  EXPECT_EQ(all.steps, (std::vector<size_t>{10}));
+  ASSERT_TRUE(all.rise);
+  EXPECT_EQ(all.rise->from, 10u);
+  EXPECT_EQ(all.rise->to, 14u);
+  EXPECT_TRUE(all.drift);
 }
 
 // On perf, 8 records whose medians move by +0.2%, -0.3%, +0.4%, then about

@@ -49,8 +49,11 @@ TEST(HistoryHtmlTest, EachSeriesHasAChartWithOnePointPerCommitAndTheTable) {
   // interp/fib drifts; wgmark/sort has a break (two segments, two bands)
   // and a crossed step; interp/loop neither.
   EXPECT_EQ(charts[0].rfind("<svg class=\"chart drift\"", 0), 0u);
-  EXPECT_NE(charts[0].find("<text class=\"drift-label\""), std::string::npos);
-  EXPECT_NE(charts[0].find(">drift +5.00% over 8 commits"), std::string::npos);
+  EXPECT_NE(charts[0].find("<text class=\"drift-label added\""), std::string::npos);
+  EXPECT_NE(charts[0].find(">drift +5.00% from 3f9c2a1 to d4e2b95, every step of it under the "
+                           "margin</text>"),
+            std::string::npos)
+      << charts[0];
   EXPECT_EQ(Occurrences(charts[0], "<rect class=\"band\""), 1u);
   EXPECT_EQ(Occurrences(charts[0], "<line class=\"break\""), 0u);
   EXPECT_EQ(charts[1].rfind("<svg class=\"chart\"", 0), 0u);
@@ -63,26 +66,40 @@ TEST(HistoryHtmlTest, EachSeriesHasAChartWithOnePointPerCommitAndTheTable) {
             std::string::npos)
       << charts[2];
   EXPECT_EQ(Occurrences(charts[2], "data-crossed=\"true\""), 1u);
-  EXPECT_NE(charts[2].find("data-ref=\"e77f018\" data-crossed=\"true\""), std::string::npos);
+  EXPECT_NE(charts[2].find("data-ref=\"e77f018\" data-crossed=\"true\" data-direction=\"added\""),
+            std::string::npos);
   // The tooltip: ref, date, count, step.
-  EXPECT_NE(charts[2].find("<title>e77f018 · 2026-12-06T09:30:00Z · 1,215,909,762 "
+  EXPECT_NE(charts[2].find("<title>e77f018 · 2026-12-06 09:30 UTC · 1,215,909,762 "
                            "instructions · step +2.40%</title>"),
             std::string::npos)
       << charts[2];
   // The table: a row per point, the terminal's cells.
   EXPECT_EQ(Occurrences(page, "<table class=\"points\">"), 3u);
   EXPECT_EQ(Occurrences(page, "<td class=\"ref\">"), 24u);
-  EXPECT_NE(page.find("<tr class=\"crossed\"><td class=\"ref\">e77f018</td>"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"crossed added\"><td class=\"ref\">e77f018</td>"),
+            std::string::npos);
   EXPECT_NE(page.find("<tr class=\"break\"><td class=\"ref\">c21a9f0</td>"), std::string::npos);
   EXPECT_NE(page.find("<td class=\"count\">852,996,341</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"date\">2026-12-08 09:30 UTC</td>"), std::string::npos);
+  EXPECT_EQ(page.find("T09:30:00Z"), std::string::npos);
   EXPECT_NE(page.find("<p class=\"noise\">noise floor 0.0350% of a count"), std::string::npos);
-  EXPECT_NE(page.find("<section class=\"series drift\" data-workload=\"interp/fib\">"),
+  // Each series and headline is coloured by its direction.
+  EXPECT_NE(page.find("<section class=\"series added drift\" data-workload=\"interp/fib\">"),
             std::string::npos);
+  EXPECT_NE(page.find("<section class=\"series unchanged\" data-workload=\"interp/loop\">"),
+            std::string::npos);
+  EXPECT_NE(page.find("<p class=\"verdict added\">+2.40% over the last 6 commits since the "
+                      "break; one step of +2.40% at e77f018"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("p.verdict.added { color: #cf222e; }"), std::string::npos);
+  EXPECT_NE(page.find("p.verdict.removed { color: #1a7f37; }"), std::string::npos);
 }
 
 TEST(HistoryHtmlTest, TextFromRecordsIsInert) {
   std::vector<HistoryRecord> records = SampleHistoryRecords();
   for (HistoryRecord& r : records) {
+    r.subject = "</td><script>alert(2)</script>" + std::string(200, 'z');
     if (r.ref == "a0c4b12") r.ref = kHostileRef;
     if (r.workload == "interp/loop") r.workload = "</svg><img src=x onerror=alert(1)>";
     r.condition_parts["valgrind"] += "<b onmouseover=\"x\">";
@@ -90,6 +107,12 @@ TEST(HistoryHtmlTest, TextFromRecordsIsInert) {
   const auto series = AnalyzeHistory(records, 10);
   const std::string page = RenderHistoryHtml(series);
   EXPECT_EQ(page.find("<script"), std::string::npos);
+  // Subjects: a column and the tooltip, escaped and cut to 120 code points.
+  const std::string subject =
+      "&lt;/td&gt;&lt;script&gt;alert(2)&lt;/script&gt;" + std::string(90, 'z') + "…";
+  EXPECT_EQ(Occurrences(page, "<td class=\"subject\">" + subject + "</td>"), 24u);
+  EXPECT_EQ(Occurrences(page, " · " + subject + "</title>"), 24u);
+  EXPECT_EQ(page.find(std::string(91, 'z')), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<b "), std::string::npos);
   const std::string escaped = "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;";

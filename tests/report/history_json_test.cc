@@ -24,7 +24,7 @@ json SampleJson() { return HistoryToJson(AnalyzeHistory(SampleHistoryRecords(), 
 TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
   const json j = SampleJson();
   EXPECT_EQ(j["format"], "workgate-history");
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   ASSERT_EQ(j["series"].size(), 3u);
   const json& fib = j["series"][0];
   EXPECT_EQ(fib["workload"], "interp/fib");
@@ -38,7 +38,16 @@ TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
   EXPECT_TRUE(fib["noise_floor"].is_null());
   EXPECT_EQ(fib["noise_differences"], 0);
   EXPECT_EQ(fib["verdict"],
-            "drift: +5.00% over the last 8 commits, no step crossed the 1.00% margin");
+            "+5.00% over the last 8 commits; drift: no step crossed the 1.00% margin");
+  EXPECT_EQ(fib["direction"], "added");
+  EXPECT_EQ(fib["steps"], json::array());
+  EXPECT_EQ(fib["rise"], (json{{"from", 0},
+                               {"to", 7},
+                               {"from_ref", "3f9c2a1"},
+                               {"to_ref", "d4e2b95"},
+                               {"change", fib["cumulative"]},
+                               {"beyond_noise", true}}));
+  EXPECT_TRUE(fib["fall"].is_null());
   ASSERT_EQ(fib["points"].size(), 8u);
   const json& first = fib["points"][0];
   EXPECT_EQ(first["ref"], "3f9c2a1");
@@ -48,6 +57,7 @@ TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
   EXPECT_TRUE(first["step"].is_null());
   EXPECT_TRUE(first["cumulative"].is_null());
   EXPECT_TRUE(first["score"].is_null());
+  EXPECT_TRUE(first["subject"].is_null());
   EXPECT_EQ(first["condition_parts"]["workgate"], "0.1.0-240-gabc1234");
 
   const json& loop = j["series"][1];
@@ -59,6 +69,13 @@ TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
 
   const json& sort = j["series"][2];
   EXPECT_EQ(sort["step_crossed"], true);
+  EXPECT_EQ(sort["direction"], "added");
+  ASSERT_EQ(sort["steps"].size(), 1u);
+  EXPECT_EQ(sort["steps"][0]["point"], 5);
+  EXPECT_EQ(sort["steps"][0]["ref"], "e77f018");
+  EXPECT_EQ(sort["steps"][0]["step"], sort["points"][5]["step"]);
+  EXPECT_TRUE(sort["rise"].is_null());
+  EXPECT_EQ(j["series"][1]["direction"], "unchanged");
   const json& broken = sort["points"][2];
   EXPECT_EQ(broken["break_before"], true);
   EXPECT_EQ(broken["changed"], json::array({"valgrind"}));
@@ -89,6 +106,7 @@ TEST_F(HistorySchemaTest, TheRenderersOutputMatchesTheSchema) {
   Expect(true, HistoryToJson({}), "empty.json");
   std::vector<HistoryRecord> records = SampleHistoryRecords();
   records[0].score = "fib(30) = 832040";
+  records[0].subject = "Make fib(30) faster";
   records[1].ref = testing::kHostileRef;
   Expect(true, HistoryToJson(AnalyzeHistory(records, 3)), "window.json");
 
@@ -105,6 +123,11 @@ TEST_F(HistorySchemaTest, TheRenderersOutputMatchesTheSchema) {
   refused("bad5.json", [](json* j) { (*j)["series"][1]["noise_floor"] = "small"; });
   refused("bad6.json", [](json* j) { (*j)["series"][2]["backend"] = "fastest"; });
   refused("bad7.json", [](json* j) { (*j)["series"][0]["points"][0]["recorded_at"] = "today"; });
+  refused("bad8.json", [](json* j) { (*j)["series"][0]["direction"] = "sideways"; });
+  refused("bad11.json", [](json* j) { (*j)["series"][0]["points"][0].erase("subject"); });
+  refused("bad12.json", [](json* j) { (*j)["series"][0]["points"][0]["subject"] = 1; });
+  refused("bad9.json", [](json* j) { (*j)["series"][0]["rise"].erase("to_ref"); });
+  refused("bad10.json", [](json* j) { (*j)["series"][2]["steps"][0]["point"] = 0; });
 }
 
 }  // namespace

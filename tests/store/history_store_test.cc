@@ -25,6 +25,7 @@ std::vector<std::string> Refs(const std::vector<HistoryRecord>& records) {
 TEST_F(ResultStoreHistoryTest, RecordsComeBackWhole) {
   HistoryRecord a = MakeRecord("abc123", "interp/fib", "2026-12-01T10:00:00Z", {1, 2, 3});
   a.score = "55";
+  a.subject = "Speed up <fib> \xe2\x80\x94 by 3%";
   a.max_work_added = 0.05;
   a.condition_parts["path"] = "bytes\x01 and NUL-free text";
   HistoryRecord b = MakeRecord("abc123", "interp/loop", "2026-12-01T10:00:00Z", {UINT64_MAX});
@@ -47,6 +48,7 @@ TEST_F(ResultStoreHistoryTest, RecordsComeBackWhole) {
     EXPECT_EQ(got.counts, want.counts);
     EXPECT_EQ(got.max_work_added, want.max_work_added);
     EXPECT_EQ(got.score, want.score);
+    EXPECT_EQ(got.subject, want.subject);
     EXPECT_EQ(got.conditions, want.conditions);
     EXPECT_EQ(got.condition_parts, want.condition_parts);
   }
@@ -104,6 +106,25 @@ TEST_F(ResultStoreHistoryTest, AChangedRecordIsLeftOutAndNamed) {
     }
     EXPECT_TRUE(named) << ref << " is not named with \"" << why << "\" in " << notes[0];
   }
+}
+
+TEST_F(ResultStoreHistoryTest, AChangedOrAddedSubjectIsLeftOut) {
+  auto store = OpenStore();
+  HistoryRecord changed = MakeRecord("changed", "w", "2026-12-01T00:00:00Z", {1});
+  changed.subject = "the author's subject";
+  Record(*store, {changed, MakeRecord("added", "w", "2026-12-01T00:00:00Z", {1}),
+                  MakeRecord("none", "w", "2026-12-01T00:00:00Z", {1})});
+  RawDb raw(path_);
+  raw.Exec("UPDATE history SET subject = 'another subject' WHERE ref = 'changed'");
+  // The checksum covers a subject; a record without one has none to lose.
+  raw.Exec("UPDATE history SET subject = 'slipped in' WHERE ref = 'added'");
+  raw.Exec("UPDATE history SET subject = x'00' WHERE ref = 'none'");
+  std::vector<std::string> notes;
+  EXPECT_TRUE(ReadHistory(*store, {}, &notes).empty());
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_NE(notes[0].find("checksum"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("checksum"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[2].find("its subject is neither text nor absent"), std::string::npos) << notes[2];
 }
 
 TEST_F(ResultStoreHistoryTest, ARecordItCouldNotReadBackIsAnErrorAndNothingIsStored) {

@@ -69,6 +69,10 @@ TEST_F(ResultStoreMigrationTest, AVersionOneStoreIsMigratedKeepingItsData) {
   EXPECT_EQ(history[0].workload, "interp/fib");
   EXPECT_EQ(history[0].max_work_added, 0.25);
   EXPECT_EQ(history[0].condition_parts, record.condition_parts);
+  // A record from before subjects has none, and its checksum still holds.
+  EXPECT_EQ(raw.Text("SELECT count(*) FROM pragma_table_info('history') WHERE name = 'subject'"),
+            "1");
+  EXPECT_FALSE(history[0].subject.has_value());
 }
 
 TEST_F(ResultStoreMigrationTest, MigratingAgainChangesNothing) {

@@ -229,10 +229,12 @@ TEST_F(ResultStoreOpenTest, AnotherApplicationsDatabaseIsLeftAlone) {
 
 TEST_F(ResultStoreOpenTest, ANewerSchemaIsLeftAlone) {
   Add(*OpenStore(), Key(1), MakeEntry({1}));
-  RawDb(path_).Exec("PRAGMA user_version = 4");
+  RawDb(path_).Exec("PRAGMA user_version = " + std::to_string(kStoreSchemaVersion + 1));
   std::string err;
   ExpectRefused(&err);
-  EXPECT_NE(err.find("schema version 4 is newer"), std::string::npos) << err;
+  EXPECT_NE(err.find("schema version " + std::to_string(kStoreSchemaVersion + 1) + " is newer"),
+            std::string::npos)
+      << err;
 }
 
 TEST_F(ResultStoreOpenTest, ADirectoryThatCannotBeMadeIsAnError) {
