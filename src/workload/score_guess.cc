@@ -144,6 +144,15 @@ std::string Literal(std::string_view text) {
   return out;
 }
 
+// Whether every output of `outputs` has `value` at `place`.
+bool SameInAll(const std::vector<std::map<Place, Found>>& outputs, const Place& place,
+               const std::string& value) {
+  return std::all_of(outputs.begin(), outputs.end(), [&](const std::map<Place, Found>& o) {
+    const auto it = o.find(place);
+    return it != o.end() && it->second.value == value;
+  });
+}
+
 std::string CaptureFor(const std::string& value) {
   const bool negative = !value.empty() && value[0] == '-';
   const bool fraction = value.find('.') != std::string::npos;
@@ -250,21 +259,14 @@ std::vector<ScoreGuess> FindRepeatedNumbers(const std::vector<std::string>& pinn
   std::vector<ScoreGuess> out;
   std::set<std::string> patterns;
   for (const auto& [place, found] : NumbersByPlace(pinned[0])) {
-    const bool repeats = std::all_of(others.begin(), others.end(), [&](const auto& o) {
-      const auto it = o.find(place);
-      return it != o.end() && it->second.value == found.value;
-    });
-    if (!repeats) continue;
+    if (!SameInAll(others, place, found.value)) continue;
     const std::string_view line = lines[found.line];
     const std::vector<Number> numbers = NumbersOf(line);
     ScoreGuess g;
     g.value = found.value;
     g.line = std::string(line.substr(0, 200));
     g.line_number = found.line + 1;
-    g.clock_free = !real.empty() && std::all_of(real.begin(), real.end(), [&](const auto& o) {
-      const auto it = o.find(place);
-      return it != o.end() && it->second.value == found.value;
-    });
+    g.clock_free = !real.empty() && SameInAll(real, place, found.value);
     for (const std::string& pattern : PatternsFor(line, numbers, std::get<2>(place), g.value)) {
       std::vector<std::string> all = pinned;
       if (g.clock_free) all.insert(all.end(), real_clock.begin(), real_clock.end());
