@@ -129,4 +129,9 @@ std::string PadLeft(std::string_view s, size_t width) {
   return std::string(w < width ? width - w : 0, ' ') + std::string(s);
 }
 
+std::string Paint(const std::string& text, std::string_view sgr, bool colour) {
+  if (!colour || sgr.empty()) return text;
+  return "\033[" + std::string(sgr) + "m" + text + "\033[0m";
+}
+
 }  // namespace workgate

@@ -50,6 +50,10 @@ std::string FormatSeconds(double seconds);
 /// the same double ("10", "1843.25").
 std::string FormatScore(double score);
 
+/// `text` in the SGR colour `sgr` ("1;31") for a terminal, reset after it;
+/// `text` as it is without `colour` or without a colour ("").
+std::string Paint(const std::string& text, std::string_view sgr, bool colour);
+
 /// A ratio with three decimals: "1.038".
 std::string FormatRatio(double ratio);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/format.h"
 #include "report/history_view.h"
 #include "report/text_table.h"
 #include "util/text.h"
@@ -19,10 +20,6 @@ std::string HistoryLine(const std::string& text) {
   return TerminalSafe(text, LineBreaks::kToSpace);
 }
 
-std::string HistoryPaint(const std::string& text, const char* sgr, bool colour) {
-  return colour && *sgr != '\0' ? fmt::format("\033[{}m{}\033[0m", sgr, text) : text;
-}
-
 // Work added red, work removed green, unchanged in the terminal's own colour.
 const char* DirectionColour(HistoryDirection d) {
   switch (d) {
@@ -37,9 +34,9 @@ const char* DirectionColour(HistoryDirection d) {
 }
 
 std::string Series(const WorkloadHistory& h, bool colour) {
-  std::string out = fmt::format(
-      "{} ({}): {}\n", HistoryLine(h.workload), HistoryLine(HistorySubtitle(h)),
-      HistoryPaint(HistoryHeadline(h, kTextMinus), DirectionColour(DirectionOf(h)), colour));
+  std::string out =
+      fmt::format("{} ({}): {}\n", HistoryLine(h.workload), HistoryLine(HistorySubtitle(h)),
+                  Paint(HistoryHeadline(h, kTextMinus), DirectionColour(DirectionOf(h)), colour));
   const std::string noise = HistoryNoise(h);
   if (!noise.empty()) out += "  " + noise + "\n";
   if (h.recorded > h.points.size()) {

@@ -38,10 +38,6 @@ std::string ColourOf(Verdict v) {
 std::string Line(const std::string& text) { return TerminalSafe(text, LineBreaks::kToSpace); }
 std::string Block(const std::string& text) { return TerminalSafe(text, LineBreaks::kKeep); }
 
-std::string Paint(const std::string& text, const std::string& sgr, bool colour) {
-  return colour ? "\033[" + sgr + "m" + text + "\033[0m" : text;
-}
-
 std::string MainTable(const CompareReport& r, bool colour) {
   TextTable table(
       {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
