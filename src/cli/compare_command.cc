@@ -66,10 +66,7 @@ struct CompareArgs {
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   Workload w;
   w.name = args.name;
-  bool has_exe = false;
-  for (const auto& a : args.command) has_exe = has_exe || a.find("{exe}") != std::string::npos;
-  if (!has_exe) w.command.push_back("{exe}");  // without {exe}, the build is argv[0]
-  w.command.insert(w.command.end(), args.command.begin(), args.command.end());
+  w.command = AdHocCommand(args.command);
   w.timeout_seconds = args.timeout;
   w.allow_leftover = args.allow_leftover;
   w.clock = args.clock.For(args.launch.as_is);

@@ -88,10 +88,9 @@ int RunInit(const InitArgs& args) {
   request.suite_dir = fs::weakly_canonical(suite_dir, ec).string();
   request.timeout_seconds = args.timeout;
   request.options = args.launch.ToOptions();
-  bool has_exe = false;
-  for (const auto& a : args.command) has_exe = has_exe || a.find("{exe}") != std::string::npos;
-  if (!has_exe) request.command.push_back("{exe}");
-  for (const std::string& arg : args.command) {
+  // {exe} and {suite_dir} are left as they are (AsTheSuiteNamesIt keeps
+  // any argument with a placeholder).
+  for (const std::string& arg : AdHocCommand(args.command)) {
     request.command.push_back(arg.empty() ? arg : AsTheSuiteNamesIt(arg, request.suite_dir));
   }
   Workload probe_workload;

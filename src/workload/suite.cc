@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -91,13 +92,11 @@ class SuiteReader {
     if (argv == nullptr || argv->empty()) {
       return Fail(*command, ctx, "key 'command' must be a non-empty array of strings");
     }
-    bool has_exe = false;
     for (const auto& arg : *argv) {
       if (!arg.is_string()) return Fail(arg, ctx, "key 'command' must hold strings only");
       w->command.push_back(arg.value<std::string>().value());
-      has_exe = has_exe || w->command.back().find("{exe}") != std::string::npos;
     }
-    if (!has_exe) {
+    if (!NamesTheBuild(w->command)) {
       return Fail(*command, ctx, "key 'command' must use {exe}, the build under test");
     }
     return true;
@@ -293,6 +292,18 @@ bool ParseSuite(std::string_view text, const std::string& path, Suite* suite, st
     suite->workloads.push_back(std::move(w));
   }
   return true;
+}
+
+bool NamesTheBuild(const std::vector<std::string>& command) {
+  return std::any_of(command.begin(), command.end(),
+                     [](const std::string& arg) { return arg.find("{exe}") != std::string::npos; });
+}
+
+std::vector<std::string> AdHocCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> command;
+  if (!NamesTheBuild(args)) command.push_back("{exe}");
+  command.insert(command.end(), args.begin(), args.end());
+  return command;
 }
 
 bool CheckWorkloadName(const std::string& name, std::string* err) {

@@ -75,6 +75,14 @@ bool LoadSuite(const std::string& path, Suite* suite, std::string* err);
 /// touching the file system; `suite->dir` stays empty.
 bool ParseSuite(std::string_view text, const std::string& path, Suite* suite, std::string* err);
 
+/// Whether an argument of `command` names the build under test ({exe}).
+bool NamesTheBuild(const std::vector<std::string>& command);
+
+/// An ad hoc command line (`compare -- ARGS`, `init -- ARGS`) as a workload's
+/// command: as given where an argument names {exe}; else the build is argv[0],
+/// {exe} before the arguments.
+std::vector<std::string> AdHocCommand(const std::vector<std::string>& args);
+
 /// Whether `name` may name an ad hoc workload (`compare --name`): 1 to 200
 /// bytes, no control characters. False with the reason in `*err`. (A
 /// suite's names are the suite author's, and any text: reports escape them.)

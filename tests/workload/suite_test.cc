@@ -90,6 +90,15 @@ TEST_F(SuiteTest, AnUnknownNameInALongSuiteListsTheFirstTwentyAndCountsTheRest) 
   EXPECT_EQ(err.find("'w20'"), std::string::npos) << err;
 }
 
+TEST(AdHocCommandTest, TheBuildIsArgvZeroUnlessAnArgumentNamesIt) {
+  EXPECT_EQ(AdHocCommand({"--size", "10"}), (std::vector<std::string>{"{exe}", "--size", "10"}));
+  EXPECT_EQ(AdHocCommand({}), (std::vector<std::string>{"{exe}"}));
+  EXPECT_EQ(AdHocCommand({"/usr/bin/python3", "{exe}/bench.py"}),
+            (std::vector<std::string>{"/usr/bin/python3", "{exe}/bench.py"}));
+  EXPECT_FALSE(NamesTheBuild({"a", "{suite_dir}/b"}));
+  EXPECT_TRUE(NamesTheBuild({"--in={exe}"}));
+}
+
 TEST(WorkloadNameTest, AnAdHocNameIsOneLineOfAtMost200Bytes) {
   std::string err;
   EXPECT_TRUE(CheckWorkloadName("sort", &err));
