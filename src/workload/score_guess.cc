@@ -256,38 +256,52 @@ std::vector<ScoreGuess> FindRepeatedNumbers(const std::vector<std::string>& pinn
   for (const std::string& text : real_clock) real.push_back(NumbersByPlace(text));
   const std::vector<std::string_view> lines = LinesOf(pinned[0]);
 
-  std::vector<ScoreGuess> out;
-  std::set<std::string> patterns;
+  // Every number that repeats, ranked; a pattern is then looked for in
+  // rank order, each a search of every output, only until `most` are found.
+  struct Candidate {
+    ScoreGuess guess;
+    std::string_view line;
+    size_t index = 0;  // which number of the line
+  };
+  std::vector<Candidate> candidates;
   for (const auto& [place, found] : NumbersByPlace(pinned[0])) {
     if (!SameInAll(others, place, found.value)) continue;
-    const std::string_view line = lines[found.line];
-    const std::vector<Number> numbers = NumbersOf(line);
-    ScoreGuess g;
+    Candidate c;
+    c.line = lines[found.line];
+    c.index = std::get<2>(place);
+    ScoreGuess& g = c.guess;
     g.value = found.value;
-    g.line = std::string(line.substr(0, 200));
+    g.line = std::string(c.line.substr(0, 200));
     g.line_number = found.line + 1;
     g.clock_free = !real.empty() && SameInAll(real, place, found.value);
-    for (const std::string& pattern : PatternsFor(line, numbers, std::get<2>(place), g.value)) {
-      std::vector<std::string> all = pinned;
-      if (g.clock_free) all.insert(all.end(), real_clock.begin(), real_clock.end());
-      if (FindsInAll(pattern, g.value, all)) {
+    const int digits = SignificantDigits(g.value);
+    const bool moved_by_clock = !real.empty() && !g.clock_free;
+    const int kind = clock_sizes_work ? (moved_by_clock ? 300 : 0) : (g.clock_free ? 300 : 0);
+    const std::string_view label = c.line.substr(0, NumbersOf(c.line)[c.index].begin);
+    g.rank = kind + ScoreWordRank(label) + std::min(digits, 20) * 5 - (digits <= 1 ? 50 : 0) +
+             static_cast<int>(10 * (found.line + 1) / std::max<size_t>(1, lines.size()));
+    candidates.push_back(std::move(c));
+  }
+  std::stable_sort(
+      candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+        return a.guess.rank != b.guess.rank ? a.guess.rank > b.guess.rank
+                                            : a.guess.line_number < b.guess.line_number;
+      });
+  std::vector<ScoreGuess> out;
+  std::set<std::string> patterns;
+  for (Candidate& c : candidates) {
+    if (out.size() == most) break;
+    ScoreGuess& g = c.guess;
+    for (const std::string& pattern : PatternsFor(c.line, NumbersOf(c.line), c.index, g.value)) {
+      if (FindsInAll(pattern, g.value, pinned) &&
+          (!g.clock_free || FindsInAll(pattern, g.value, real_clock))) {
         g.pattern = pattern;
         break;
       }
     }
     if (g.pattern.empty() || !patterns.insert(g.pattern).second) continue;
-    const int digits = SignificantDigits(g.value);
-    const bool moved_by_clock = !real.empty() && !g.clock_free;
-    const int kind = clock_sizes_work ? (moved_by_clock ? 300 : 0) : (g.clock_free ? 300 : 0);
-    const std::string_view label = line.substr(0, numbers[std::get<2>(place)].begin);
-    g.rank = kind + ScoreWordRank(label) + std::min(digits, 20) * 5 - (digits <= 1 ? 50 : 0) +
-             static_cast<int>(10 * (found.line + 1) / std::max<size_t>(1, lines.size()));
     out.push_back(std::move(g));
   }
-  std::stable_sort(out.begin(), out.end(), [](const ScoreGuess& a, const ScoreGuess& b) {
-    return a.rank != b.rank ? a.rank > b.rank : a.line_number < b.line_number;
-  });
-  if (out.size() > most) out.resize(most);
   return out;
 }
 
