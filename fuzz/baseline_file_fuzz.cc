@@ -5,15 +5,21 @@
 // Checks what the reader promises (an error names the file; an accepted file
 // has complete, bounded counts) and that Decide, given any two of the stored
 // workloads as sides, computes its figures without overflow (UBSan) and
-// exactly.
+// exactly; and that a stored profile unpacks (gzip, then the callgrind
+// parser) into files that add up to its total, or into nothing.
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "decision/baseline_file.h"
 #include "decision/decision.h"
+#include "measure/profile_pack.h"
+#include "measure/stability_runs.h"
+#include "util/paths.h"
 
 namespace {
 
@@ -32,8 +38,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   Check(file->error.empty());
+  static const workgate::TempDir unpacked("baseline-fuzz");
   for (const workgate::StoredWorkload& stored : file->workloads) {
     Check(!stored.name.empty() && !stored.counts.empty());
+    if (stored.profile) {
+      const std::string dir = unpacked.path() + "/profile";
+      std::string why;
+      const bool ok = workgate::UnpackProfile(*stored.profile, dir, &why);
+      const std::vector<std::string> files = workgate::ProfileFiles(dir);
+      Check(ok ? files.size() == stored.profile->gzip_files.size() : files.empty() && !why.empty());
+      for (const std::string& f : files) std::remove(f.c_str());
+    }
     Check(file->Find(stored.name) == &stored);
     for (uint64_t c : stored.counts) Check(c <= workgate::kMaxCount);
   }

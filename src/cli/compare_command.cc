@@ -156,6 +156,7 @@ void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemI
   plan->timed = args.timed;
   plan->max_work_added_percent = args.max_work_added;
   plan->explain = args.explain;
+  plan->saving_baseline = !args.save_baseline.empty();
   plan->explain_top = args.explain_top;
   plan->seed = args.seed;
   plan->launch = args.launch.ToOptions();

@@ -9,7 +9,9 @@
 #include "identity/fingerprint.h"
 #include "model/model_json.h"
 #include "util/atomic_file.h"
+#include "util/compression.h"
 #include "util/input_file.h"
+#include "util/paths.h"
 #include "util/text.h"
 
 namespace workgate {
@@ -18,6 +20,66 @@ namespace {
 using nlohmann::json;
 
 constexpr char kFormat[] = "workgate-baseline";
+
+// The longest path a stored profile names: Linux's PATH_MAX.
+constexpr size_t kMaxPathBytes = 4096;
+
+// A stored profile's fields, their form checked; its files stay
+// compressed (measure/profile_pack.h unpacks and checks them).
+bool ProfileFromJson(const json& j, const std::string& where, PackedProfile* p, std::string* err) {
+  if (!j.is_object()) {
+    *err = where + " must be an object or null";
+    return false;
+  }
+  for (const auto& [key, out] :
+       {std::pair{"profiler", &p->profiler}, std::pair{"object", &p->object},
+        std::pair{"ran", &p->ran}, std::pair{"build", &p->build}}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string() || it->get<std::string>().size() > kMaxPathBytes) {
+      *err = where + "." + key + " must be a string of at most " + std::to_string(kMaxPathBytes) +
+             " bytes";
+      return false;
+    }
+    *out = it->get<std::string>();
+  }
+  if (p->profiler != "vgcount" && p->profiler != "callgrind") {
+    *err = where + ".profiler must be vgcount or callgrind";
+    return false;
+  }
+  if (!PlainFileName(p->object)) {
+    *err = where + ".object must be a plain file name";
+    return false;
+  }
+  auto total = j.find("total");
+  if (total == j.end() || !total->is_number_unsigned() || total->get<uint64_t>() > kMaxCount) {
+    *err = where + ".total must be a count";
+    return false;
+  }
+  p->total = total->get<uint64_t>();
+  auto files = j.find("files");
+  if (files == j.end() || !files->is_array() || files->empty()) {
+    *err = where + ".files must be a non-empty list";
+    return false;
+  }
+  for (size_t i = 0; i < files->size(); ++i) {
+    const json& f = (*files)[i];
+    const std::string at = where + ".files[" + std::to_string(i) + "]";
+    auto name = f.is_object() ? f.find("name") : f.end();
+    auto data = f.is_object() ? f.find("gzip_base64") : f.end();
+    if (!f.is_object() || name == f.end() || !name->is_string() ||
+        !PlainFileName(name->get<std::string>()) || data == f.end() || !data->is_string()) {
+      *err = at + " must have a plain file name and gzip_base64 text";
+      return false;
+    }
+    std::string gz, why;
+    if (!Base64Decode(data->get<std::string>(), &gz, &why)) {
+      *err = at + ".gzip_base64 is " + why;
+      return false;
+    }
+    p->gzip_files.emplace_back(name->get<std::string>(), std::move(gz));
+  }
+  return true;
+}
 
 bool WorkloadFromJson(const json& j, const std::string& where, StoredWorkload* w,
                       std::string* err) {
@@ -54,7 +116,31 @@ bool WorkloadFromJson(const json& j, const std::string& where, StoredWorkload* w
     *err = where + ".fingerprint is missing";
     return false;
   }
-  return FingerprintFromJson(*fp, where + ".fingerprint", &w->fingerprint, err);
+  if (!FingerprintFromJson(*fp, where + ".fingerprint", &w->fingerprint, err)) return false;
+  auto profile = j.find("profile");
+  if (profile != j.end() && !profile->is_null()) {
+    w->profile.emplace();
+    return ProfileFromJson(*profile, where + ".profile", &*w->profile, err);
+  }
+  auto no_profile = j.find("no_profile");
+  if (no_profile != j.end()) {
+    if (!no_profile->is_string() || no_profile->get<std::string>().size() > kMaxNoProfileBytes) {
+      *err = where + ".no_profile must be a string of at most " +
+             std::to_string(kMaxNoProfileBytes) + " bytes";
+      return false;
+    }
+    w->no_profile = no_profile->get<std::string>();
+  }
+  return true;
+}
+
+json ProfileToJson(const PackedProfile& p) {
+  json files = json::array();
+  for (const auto& [name, gz] : p.gzip_files) {
+    files.push_back({{"name", name}, {"gzip_base64", Base64Encode(gz)}});
+  }
+  return {{"profiler", p.profiler}, {"object", p.object}, {"ran", p.ran},
+          {"build", p.build},       {"total", p.total},   {"files", files}};
 }
 
 }  // namespace
@@ -81,7 +167,8 @@ std::optional<BaselineFile> BaselineFromResults(const std::vector<WorkloadResult
              (side.error.empty() ? "no instruction count" : "an error: " + side.error);
       return std::nullopt;
     }
-    file.workloads.push_back({w.name, side.counts, side.score, side.fingerprint});
+    file.workloads.push_back(
+        {w.name, side.counts, side.score, side.fingerprint, side.profile, side.no_profile});
   }
   return file;
 }
@@ -89,10 +176,13 @@ std::optional<BaselineFile> BaselineFromResults(const std::vector<WorkloadResult
 bool SaveBaselineFile(const std::string& path, const BaselineFile& file, std::string* err) {
   json workloads = json::array();
   for (const StoredWorkload& w : file.workloads) {
-    workloads.push_back({{"name", w.name},
-                         {"counts", w.counts},
-                         {"score", w.score ? json(*w.score) : json(nullptr)},
-                         {"fingerprint", FingerprintToJson(w.fingerprint)}});
+    json stored = {{"name", w.name},
+                   {"counts", w.counts},
+                   {"score", w.score ? json(*w.score) : json(nullptr)},
+                   {"fingerprint", FingerprintToJson(w.fingerprint)},
+                   {"profile", w.profile ? ProfileToJson(*w.profile) : json(nullptr)}};
+    if (!w.profile) stored["no_profile"] = CutText(w.no_profile, kMaxNoProfileBytes / 4 - 1);
+    workloads.push_back(std::move(stored));
   }
   json doc = {{"format", kFormat},
               {"schema_version", file.schema_version},

@@ -4,10 +4,19 @@
 // candidate against them instead of running the baseline build again.
 //
 // The file is JSON:
-//   {"format": "workgate-baseline", "schema_version": 1,
+//   {"format": "workgate-baseline", "schema_version": 2,
 //    "workgate_version": "0.1.0", "label": "<what was measured>",
 //    "workloads": [{"name": "...", "counts": [123, ...], "score": "10.000" | null,
-//                   "fingerprint": {...FingerprintToJson...}}, ...]}
+//                   "fingerprint": {...FingerprintToJson...},
+//                   "profile": {"profiler": "vgcount", "object": "wgi",
+//                               "ran": "/abs/path/that/ran", "build": "/abs/build",
+//                               "total": 123,
+//                               "files": [{"name": "vgcount.out.1", "gzip_base64": "..."}]}
+//                              | null,
+//                   "no_profile": "why there is none" (only with "profile": null)}, ...]}
+// Version 2 added each workload's profile, which explains a delta against
+// the stored counts (model.h, PackedProfile); version 1 files are refused
+// (save the baseline again).
 // A file that is missing, unreadable, not JSON, of another schema version, or
 // incompatible with the candidate is never a pass: the caller turns it into an
 // invalid comparison with the message.
@@ -30,6 +39,12 @@ struct StoredWorkload {
   std::vector<uint64_t> counts;
   std::optional<std::string> score;
   Fingerprint fingerprint;
+  /// The profile of the baseline's first count (or, counted on perf, of a
+  /// run of its own), still compressed: read, its names and base64 checked,
+  /// but unpacked only where an explanation needs it (measure/profile_pack.h,
+  /// which checks the rest). nullopt with `no_profile` saying why.
+  std::optional<PackedProfile> profile;
+  std::string no_profile;
 };
 
 /// The largest stored baseline LoadBaselineFile reads: thousands of
@@ -50,9 +65,12 @@ struct BaselineFile {
   const StoredWorkload* Find(const std::string& name) const;
 };
 
+/// The most bytes of `no_profile` a file may hold: a sentence, not a store.
+inline constexpr size_t kMaxNoProfileBytes = 1024;
+
 /// One side (the candidate's when `candidate_side`, else the baseline's) of
-/// `workloads` as a baseline file. nullopt with `*err` when a workload's side
-/// has an error or no count: a baseline must be complete evidence.
+/// `workloads` as a baseline file, with the side's profiles where kept. nullopt with `*err` when a
+/// workload's side has an error or no count: a baseline must be complete evidence.
 std::optional<BaselineFile> BaselineFromResults(const std::vector<WorkloadResult>& workloads,
                                                 bool candidate_side,
                                                 const std::string& workgate_version,

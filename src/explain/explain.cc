@@ -69,29 +69,25 @@ std::vector<std::string> ClonesOf(const std::string& function, const ShownCost* 
   return {names.begin(), names.end()};
 }
 
-// Renames the object `exe` names (by its basename, symlinks resolved) to
-// kOwnProgram, in the costs and in the paths kept per object. Where the
-// runs executed a copy of `exe` (`ran`), the object is the copy's, and its
-// path is put back to the build's: the file whose symbols a person fixes.
-void RenameOwnProgram(const std::string& exe, const std::string& ran, Profile* profile) {
-  if (exe.empty()) return;
-  const std::string own =
-      std::filesystem::path(RealPath(ran.empty() ? exe : ran)).filename().string();
-  if (own.empty()) return;
-  if (!ran.empty()) {
-    auto found = profile->object_paths.find(own);
-    if (found != profile->object_paths.end() && found->second.erase(RealPath(ran)) > 0) {
-      found->second.insert(RealPath(exe));
+// Renames `own`'s object to kOwnProgram, in the costs and in the paths kept
+// per object, where the path of the file that ran becomes the build's: the
+// file whose symbols a person fixes.
+void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
+  if (own.object.empty()) return;
+  if (!own.ran.empty() && own.ran != own.build) {
+    auto found = profile->object_paths.find(own.object);
+    if (found != profile->object_paths.end() && found->second.erase(own.ran) > 0) {
+      found->second.insert(own.build);
     }
   }
   std::map<FunctionId, uint64_t> renamed;
   for (const auto& [id, cost] : profile->self) {
     FunctionId key = id;
-    if (key.object == own) key.object = kOwnProgram;
+    if (key.object == own.object) key.object = kOwnProgram;
     renamed[key] += cost;
   }
   profile->self = std::move(renamed);
-  if (auto paths = profile->object_paths.extract(own)) {
+  if (auto paths = profile->object_paths.extract(own.object)) {
     paths.key() = kOwnProgram;
     profile->object_paths.insert(std::move(paths));
   }
@@ -147,12 +143,21 @@ Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, i
   return out;
 }
 
+OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran) {
+  OwnProgram own;
+  if (exe.empty()) return own;
+  const std::string ran_path = RealPath(ran.empty() ? exe : ran);
+  own.object = std::filesystem::path(ran_path).filename().string();
+  if (own.object.empty()) return own;
+  own.ran = ran_path;
+  own.build = ran.empty() ? ran_path : RealPath(exe);
+  return own;
+}
+
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
-                                    const std::string& baseline_exe,
-                                    const std::string& candidate_exe,
-                                    const std::string& baseline_ran,
-                                    const std::string& candidate_ran) {
+                                    const OwnProgram& baseline_own,
+                                    const OwnProgram& candidate_own) {
   Profile baseline;
   Profile candidate;
   std::string err;
@@ -166,8 +171,8 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
     out.error = "candidate profile: " + err;
     return out;
   }
-  RenameOwnProgram(baseline_exe, baseline_ran, &baseline);
-  RenameOwnProgram(candidate_exe, candidate_ran, &candidate);
+  RenameOwnProgram(baseline_own, &baseline);
+  RenameOwnProgram(candidate_own, &candidate);
   return ExplainProfiles(baseline, candidate, top_n);
 }
 

@@ -43,18 +43,29 @@ Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, i
 /// different files (wgi-baseline, wgi-candidate) still match.
 inline constexpr const char* kOwnProgram = "{exe}";
 
+/// How a side's own program appears in its profile: the object (file name)
+/// its code is under, the file that ran as the profile names it, and the
+/// build a person fixes. An empty `object` renames nothing.
+struct OwnProgram {
+  std::string object;
+  std::string ran;
+  std::string build;
+};
+
+/// The OwnProgram of the build `exe` whose runs executed `ran` (its copy,
+/// measure/build_copies.h; "" when they executed `exe` itself), links
+/// resolved now: both files must exist.
+OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran = "");
+
 /// Loads both sides' callgrind output files (LoadProfiles) and explains
-/// them (ExplainProfiles). Where a side's `exe` is given, the object of that
-/// file's basename is renamed kOwnProgram on that side; where the runs
-/// executed a copy of it (`*_ran`, measure/build_copies.h), the copy's
-/// object is, and its path is given back as the build's.
+/// them (ExplainProfiles). On each side the object of its OwnProgram is
+/// renamed kOwnProgram, so that two builds at different files still match,
+/// and the path of the file that ran is given back as the build's.
 /// A file that fails to load gives an Explanation whose `error` says which
 /// side and why.
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
-                                    const std::string& baseline_exe = "",
-                                    const std::string& candidate_exe = "",
-                                    const std::string& baseline_ran = "",
-                                    const std::string& candidate_ran = "");
+                                    const OwnProgram& baseline_own = {},
+                                    const OwnProgram& candidate_own = {});
 
 }  // namespace workgate

@@ -20,6 +20,7 @@
 #include "identity/fingerprint.h"
 #include "measure/count_cache.h"
 #include "measure/measure.h"
+#include "measure/profile_pack.h"
 #include "measure/stability_runs.h"
 #include "measure/timed_runs.h"
 #include "model/backend.h"
@@ -76,29 +77,67 @@ std::unique_ptr<Counter> ProfilerFor(const std::string& counted_by) {
   return std::make_unique<ValgrindCounter>(Tool::kCallgrind);
 }
 
+namespace {
+
+// The profile the stored baseline keeps of `w`, where the baseline side
+// comes from one; throws with what to do where it keeps none.
+const PackedProfile* StoredProfileOf(const ComparisonPlan& plan, const Workload& w) {
+  if (!plan.baseline_exe.empty() || !plan.stored_baseline) return nullptr;
+  const StoredWorkload* stored = plan.stored_baseline->Find(w.name);
+  if (stored != nullptr && stored->profile) return &*stored->profile;
+  throw std::runtime_error(fmt::format(
+      "the stored baseline {} keeps no profile of {}{}; save it again without --explain never, or "
+      "compare against the baseline build (--baseline EXE)",
+      plan.stored_baseline_path, w.name,
+      stored != nullptr && !stored->no_profile.empty() ? " (" + stored->no_profile + ")" : ""));
+}
+
+}  // namespace
+
 Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& counted_by,
                             const Workload& w, const WorkDir& dir, const FirstProfiles& kept,
                             const ProgressFn& progress) {
   Explanation explanation;
   try {
-    std::unique_ptr<Counter> profiler = ProfilerFor(counted_by);
+    // A stored baseline's profile was made by the tool it names: the
+    // candidate is profiled by the same one, so that the two compare.
+    const PackedProfile* stored = StoredProfileOf(plan, w);
+    if (stored != nullptr && IsBackend(stored->profiler, Backend::kVgcount) &&
+        FindVgcountLib().empty()) {
+      throw std::runtime_error(fmt::format(
+          "the stored baseline {} has a profile of {} made by vgcount, which this workgate lacks",
+          plan.stored_baseline_path, w.name));
+    }
+    std::unique_ptr<Counter> profiler =
+        ProfilerFor(stored != nullptr ? stored->profiler : counted_by);
     explanation.profiler = profiler->name();
     std::optional<TempDir> reruns;
     std::vector<std::string> files[2];
     const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
     const std::string* kept_dirs[2] = {&kept.baseline, &kept.candidate};
+    OwnProgram own[2];
     for (int side = 0; side < 2; ++side) {
       const char* name = side == 0 ? "baseline" : "candidate";
+      if (side == 0 && stored != nullptr) {
+        if (!reruns) reruns.emplace("workgate-explain");
+        const std::string unpacked = reruns->path() + "/stored-baseline";
+        std::string err;
+        if (!UnpackProfile(*stored, unpacked, &err)) {
+          throw std::runtime_error(
+              fmt::format("the stored baseline {} has a profile of {} that "
+                          "cannot be used: {}",
+                          plan.stored_baseline_path, w.name, err));
+        }
+        files[side] = ProfileFiles(unpacked);
+        own[side] = {stored->object, stored->ran, stored->build};
+        continue;
+      }
+      own[side] = OwnProgramOf(*exes[side], ExecutedFile(plan.launch, *exes[side]));
       // A profile the counting run kept serves as it is: the same tool, the
       // same run that gave the count.
       files[side] = profiler->name() == counted_by ? ProfileFiles(*kept_dirs[side])
                                                    : std::vector<std::string>();
       if (!files[side].empty()) continue;
-      if (exes[side]->empty()) {
-        throw std::runtime_error(fmt::format(
-            "the {} comes from a stored baseline ({}), which keeps counts and no profile", name,
-            plan.stored_baseline_path));
-      }
       if (!reruns) reruns.emplace("workgate-explain");
       progress(fmt::format("{}  {}  explaining ({})", w.name, name, profiler->name()));
       const std::string keep = reruns->path() + "/" + name;
@@ -113,11 +152,10 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
     }
     // The profiles name the files that ran: the builds' copies.
     Explanation diffed =
-        ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, plan.baseline_exe,
-                                plan.candidate_exe, ExecutedFile(plan.launch, plan.baseline_exe),
-                                ExecutedFile(plan.launch, plan.candidate_exe));
+        ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, own[0], own[1]);
     diffed.profiler = explanation.profiler;
     diffed.rerun = explanation.rerun;
+    diffed.stored_baseline = stored != nullptr;
     explanation = std::move(diffed);
   } catch (const std::exception& e) {
     explanation.error = e.what();
@@ -211,6 +249,44 @@ void CountBuilds(const ComparisonPlan& plan, SideCounter& sides_counter, const W
   }
 }
 
+// --save-baseline: the baseline's profile, packed for the file
+// (`side->profile`), so that a comparison against the stored counts explains
+// its delta as one against the build does; or why there is none
+// (`side->no_profile`). On Valgrind it is the first count's own profile; on
+// perf, which keeps none, it takes one run under ProfilerFor's tool.
+void KeepBaselineProfile(const ComparisonPlan& plan, const std::string& counted_by,
+                         const Workload& w, const WorkDir& dir, const FirstProfiles& kept,
+                         SideResult* side, const ProgressFn& progress) {
+  if (!side->error.empty() || plan.baseline_exe.empty()) return;
+  if (plan.explain == ExplainMode::kNever) {
+    side->no_profile = "it was saved with --explain never";
+    return;
+  }
+  try {
+    std::unique_ptr<Counter> profiler = ProfilerFor(counted_by);
+    std::string profile_dir = profiler->name() == counted_by ? kept.baseline : "";
+    std::optional<TempDir> rerun;
+    if (profile_dir.empty() || ProfileFiles(profile_dir).empty()) {
+      rerun.emplace("workgate-keep");
+      profile_dir = rerun->path() + "/baseline";
+      progress(fmt::format("{}  baseline  profiling to save ({})", w.name, profiler->name()));
+      CountedWorkload c = CountWorkload(*profiler, w, ScoreSide::kBaseline, plan.suite_dir, dir,
+                                        plan.baseline_exe, 1, plan.launch, profile_dir);
+      if (!c.valid()) {
+        side->no_profile = fmt::format("its run under {} failed: {}", profiler->name(), c.error);
+        return;
+      }
+    }
+    std::string why;
+    side->profile = PackProfile(
+        profile_dir,
+        {profiler->name(), plan.baseline_exe, ExecutedFile(plan.launch, plan.baseline_exe)}, &why);
+    if (!side->profile) side->no_profile = why;
+  } catch (const std::exception& e) {
+    side->no_profile = e.what();
+  }
+}
+
 // Settles `w`'s stability (measure/stability_runs.h), which may count more
 // in `dir`, and explains it where asked.
 void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Workload& w,
@@ -225,6 +301,9 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
   sides.KeepMore(r->candidate, &work.sides[1]);
   if (WantsExplanation(plan, *r)) {
     r->explanation = ExplainWorkload(plan, counter.name(), w, dir, work.first, progress);
+  }
+  if (plan.saving_baseline) {
+    KeepBaselineProfile(plan, counter.name(), w, dir, work.first, &r->baseline, progress);
   }
 }
 

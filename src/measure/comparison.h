@@ -53,6 +53,9 @@ struct ComparisonPlan {
   /// stability is then learned once, when it is recorded (it is counted
   /// twice on an exact backend), and its store entry says REF.
   std::string record_ref;
+  /// --save-baseline: the baseline side of each workload keeps its profile
+  /// (SideResult::profile), so that the stored baseline explains.
+  bool saving_baseline = false;
 };
 
 /// Called with progress text ("interp/fib  baseline  counting  3.2 s").

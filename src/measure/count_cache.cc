@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "explain/callgrind_profile.h"
+#include "measure/profile_pack.h"
 #include "measure/stability_runs.h"
 #include "util/atomic_file.h"
 #include "util/paths.h"
@@ -89,75 +90,6 @@ std::vector<std::string> CountCache::notes() const {
 }
 
 namespace {
-
-// A profile file's name as the store gives it back: a plain name in one
-// directory, nothing a path could be made of.
-bool PlainFileName(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-// Writes a stored profile into `dir` (made here), where the explanation and
-// the stability check look for the first count's profile. The files must
-// add up to `count`, the stored first count they belong to, as vgcount's
-// own profiles must (ProfilesMatchCounts): a profile that does not is no
-// explanation of that count. False with `*err`; `dir` is then left empty.
-bool WriteStoredProfiles(const std::string& dir,
-                         const std::vector<std::pair<std::string, std::string>>& profiles,
-                         uint64_t count, std::string* err) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    *err = fmt::format("cannot make {}: {}", dir, ec.message());
-    return false;
-  }
-  uint64_t total = 0;
-  bool ok = true;
-  for (const auto& [name, contents] : profiles) {
-    if (!PlainFileName(name)) {
-      *err = "a stored profile has a file name that is no plain name";
-      ok = false;
-      break;
-    }
-    std::istringstream in(contents);
-    uint64_t part = 0;
-    if (!ParseCallgrindTotal(in, name, &part, err)) {
-      ok = false;
-      break;
-    }
-    total += part;
-    if (!WriteFileAtomically(dir + "/" + name, contents, err)) {
-      ok = false;
-      break;
-    }
-  }
-  if (ok && total != count) {
-    *err = fmt::format("the stored profile adds up to {}, its count is {}", total, count);
-    ok = false;
-  }
-  if (!ok) {
-    for (const std::string& file : ProfileFiles(dir)) fs::remove(file, ec);
-  }
-  return ok;
-}
-
-// The profile files a counted run kept in `dir`, for the store; none when
-// they are more than the store keeps.
-std::vector<std::pair<std::string, std::string>> ReadKeptProfiles(const std::string& dir) {
-  std::vector<std::pair<std::string, std::string>> out;
-  size_t bytes = 0;
-  for (const std::string& file : ProfileFiles(dir)) {
-    std::optional<std::string> text = ReadFile(file, kMaxStoredProfileBytes);
-    if (!text || (bytes += text->size()) > kMaxStoredProfileBytes) return {};
-    out.emplace_back(fs::path(file).filename().string(), std::move(*text));
-  }
-  return out;
-}
 
 // The entry under `key`, if there is one the workload can use.
 // The key holds no expected score (Workload::Canonical): the stored score is
@@ -274,7 +206,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
     side.from_store = FromStore{entry->counted_at, entry->ref, entry->label, entry->counts.size()};
     side.in_store = entry->counts.size();
     if (!keep.empty() && !entry->profiles.empty()) {
-      if (WriteStoredProfiles(keep, entry->profiles, entry->counts.front(), &err)) {
+      if (WriteProfileFiles(keep, entry->profiles, entry->counts.front(), &err)) {
         keep.clear();  // the first count's profile is in place: the runs keep none
       } else {
         cache.Note(fmt::format("{}: {}; its profile comes from a run", w.name, err));
@@ -312,7 +244,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   const std::vector<uint64_t> counts = side.counted.counts();
   add.counts.assign(counts.begin() + static_cast<long>(side.in_store), counts.end());
   add.score = side.counted.score;
-  if (!keep.empty()) add.profiles = ReadKeptProfiles(keep);
+  if (!keep.empty()) add.profiles = ReadProfileFiles(keep);
   add.counted_at = UtcNow();
   add.ref = request.labels.ref;
   add.label = request.labels.label;

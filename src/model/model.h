@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/schema_versions.h"
@@ -78,6 +79,21 @@ struct FromStore {
   size_t counts = 0;       // how many of the side's counts came from the store
 };
 
+/// One run's per-function profile as a stored baseline keeps it
+/// (decision/baseline_file.h), so that a comparison against the stored
+/// counts explains its delta as one against the build would: callgrind's
+/// format, one file per process, each gzip-compressed
+/// (util/compression.h). measure/profile_pack.h packs and unpacks it.
+struct PackedProfile {
+  std::string profiler;  // the tool that made it: "vgcount" or "callgrind"
+  /// The object (file name) the build's own code has in the profile, the
+  /// file that ran (the build, or its copy: measure/build_copies.h), and
+  /// the build as named: what explain/explain.h renames to "{exe}".
+  std::string object, ran, build;
+  uint64_t total = 0;  // the instructions its files add up to
+  std::vector<std::pair<std::string, std::string>> gzip_files;  // (file name, gzip bytes)
+};
+
 /// The evidence gathered for one side of one workload.
 struct SideResult {
   std::vector<uint64_t> counts;      // one per counted repeat
@@ -99,6 +115,10 @@ struct SideResult {
   Fingerprint fingerprint;
   /// Set when the result store gave some or all of `counts`.
   std::optional<FromStore> from_store;
+  /// The profile a stored baseline keeps of this side (--save-baseline;
+  /// in no report), or why there is none (`no_profile`).
+  std::optional<PackedProfile> profile;
+  std::string no_profile;
   uint64_t min() const;
   uint64_t max() const;
 };
@@ -158,6 +178,9 @@ struct Explanation {
   /// its own, made for the explanation; empty when both came from the runs
   /// that counted them.
   std::vector<std::string> rerun;
+  /// The baseline's profile is the one a stored baseline keeps
+  /// (--baseline-results; decision/baseline_file.h), not a run of this one.
+  bool stored_baseline = false;
 };
 
 /// Fewest pairs for which a comparison gets an interval and a test.

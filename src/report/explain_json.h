@@ -3,7 +3,8 @@
 // per-function explanation, the same object the compare report shows under
 // "explanation" (report/json_report.h).
 //
-// Schema version 1 (kExplainSchemaVersion):
+// Schema version 2 (kExplainSchemaVersion; 2 added the explanation's
+// stored_baseline, always false here):
 // {"schema_version", "exit_code",
 //  "workloads": [{"name", "explanation": EXPLANATION | null}]}
 

@@ -67,6 +67,11 @@ const char kSymbolsAdvice[] =
 std::string ProfileSourceSentence(const Explanation& e) {
   if (e.profiler.empty()) return "";
   const std::string lead = "Profiles: " + e.profiler + ", ";
+  if (e.stored_baseline) {
+    return fmt::format(
+        "{}the baseline profile kept in the stored baseline, the candidate profile from {}.", lead,
+        e.rerun.empty() ? "the run that counted it" : "a run made for this explanation");
+  }
   if (e.rerun.empty()) return lead + "from the runs that counted.";
   if (e.rerun.size() == 2) return lead + "from a run of each side made for this explanation.";
   const std::string& rerun = e.rerun[0];

@@ -41,7 +41,9 @@ std::string StrippedFileSentence(const StrippedFile& f,
 
 /// Where the profiles came from: "Profiles: vgcount, from the runs that
 /// counted." or "Profiles: callgrind, from a run of the baseline made for
-/// this explanation (the candidate's from the run that counted it)." "" when
+/// this explanation (the candidate's from the run that counted it)." or, with
+/// a stored baseline, "Profiles: vgcount, the baseline profile kept in the
+/// stored baseline, the candidate profile from the run that counted it." "" when
 /// no profiler was chosen (an explanation that failed early).
 std::string ProfileSourceSentence(const Explanation& e);
 

@@ -72,6 +72,7 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
               {"error", e->error.empty() ? json(nullptr) : json(e->error)},
               {"profiler", e->profiler.empty() ? json(nullptr) : json(e->profiler)},
               {"rerun", e->rerun},
+              {"stored_baseline", e->stored_baseline},
               {"rows", rows},
               {"missing_symbols", missing}};
 }

@@ -1,10 +1,11 @@
 #pragma once
 // The JSON report (`--json FILE`): every figure of a comparison, for machines.
 //
-// Schema version 6 (CompareReport::schema_version; 2 added the slots and the
+// Schema version 7 (CompareReport::schema_version; 2 added the slots and the
 // two-test timed context, 3 the result store, 4 what the counted runs met
 // unpinned, 5 what the candidate could reach, 6 the ad hoc workload's command
-// and a score changed on purpose: previous_score, score_changed). Units: `max_work_added`
+// and a score changed on purpose: previous_score, score_changed, 7 the
+// explanation's stored_baseline). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
@@ -35,7 +36,9 @@
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
 //    "relative_high",
 //    "timed": TIMED (report/timed_json.h) | null,
-//    "explanation": {"total_delta", "error", "profiler", "rerun", "rows": [{"function", "object",
+//    "explanation": {"total_delta", "error", "profiler", "rerun",
+//              "stored_baseline" (the baseline's profile is the stored
+//              baseline's), "rows": [{"function", "object",
 //              "clones": [full names, when the row sums clones], "baseline",
 //              "candidate", "delta"}],
 //              "missing_symbols": [{"object", "delta" (of its code without a

@@ -174,7 +174,8 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
   const json* missing = f.Array("missing_symbols", kMaxListItems);
   if (!(f.Int("total_delta", -kMaxCostDelta, kMaxCostDelta, &e.total_delta) &&
         f.StringOrNull("error", &e.error) && f.StringOrNull("profiler", &e.profiler) &&
-        f.Strings("rerun", 2, &e.rerun) && f.Done() &&
+        f.Strings("rerun", 2, &e.rerun) && f.Bool("stored_baseline", &e.stored_baseline) &&
+        f.Done() &&
         ReadMissingSymbols(*missing, f.Path("missing_symbols"), &e.missing_symbols, err))) {
     return false;
   }
@@ -185,6 +186,9 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
   for (const std::string& side : e.rerun) {
     if (side != "baseline" && side != "candidate") {
       return f.Fail("rerun", "may name only baseline and candidate");
+    }
+    if (side == "baseline" && e.stored_baseline) {
+      return f.Fail("rerun", "cannot name the baseline when its profile is the stored baseline's");
     }
   }
   for (size_t i = 0; i < rows->size(); ++i) {

@@ -26,6 +26,11 @@ std::string CompanionPlaces(const std::string& build_relative);
 /// value). Names containing '/' are returned as they are. Empty if not found.
 std::string SearchPath(const std::string& name, const std::string& path_list);
 
+/// Whether `name` is a plain file name: letters, digits, '.', '_' and '-'
+/// only, not "." or "..", at most 255 bytes: nothing a path could be made
+/// of. What a file named by a stored profile must be.
+bool PlainFileName(const std::string& name);
+
 /// An absolute, symlink-free form of `path`; empty when it does not exist.
 std::string RealPath(const std::string& path);
 

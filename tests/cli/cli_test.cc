@@ -460,9 +460,10 @@ TEST_F(StoredBaselineCliTest, StoredBaselinesCompareAndAreCheckedForCompatibilit
 
 TEST_F(StoredBaselineCliTest, AStoredBaselineThatCannotBeUsedSaysWhyAndIsInvalid) {
   auto base = ReadJson("base.json");
+  ASSERT_EQ(base["schema_version"], 2);
+  base["schema_version"] = 1;  // a baseline saved before profiles were kept
+  std::ofstream(Path("v1.json")) << base.dump();
   base["schema_version"] = 2;
-  std::ofstream(Path("v2.json")) << base.dump();
-  base["schema_version"] = 1;
   base["workloads"][0]["counts"][0] = 9223372036854775808u;
   std::ofstream(Path("huge.json")) << base.dump();
   std::ofstream(Path("corrupt.json")) << "{ not json";
@@ -473,9 +474,9 @@ TEST_F(StoredBaselineCliTest, AStoredBaselineThatCannotBeUsedSaysWhyAndIsInvalid
       {"corrupt.json",
        "the stored baseline corrupt.json is corrupt: not valid JSON: parse error "
        "at line 1, column 4"},
-      {"v2.json",
-       "the stored baseline v2.json has schema_version 2; this workgate reads "
-       "version 1"},
+      {"v1.json",
+       "the stored baseline v1.json has schema_version 1; this workgate reads "
+       "version 2 (save the baseline again)"},
       {"huge.json",
        "the stored baseline huge.json is corrupt: workloads[0].counts[0] is "
        "9223372036854775808, above the largest count workgate takes"},

@@ -76,6 +76,42 @@ TEST_F(BaselineFileTest, RoundTrip) {
   EXPECT_EQ(loaded->Find("nope"), nullptr);
 }
 
+TEST_F(BaselineFileTest, KeepsEachWorkloadsProfileOrWhyItHasNone) {
+  std::vector<WorkloadResult> results = {Workload("fib", 1000), Workload("sort", 2000)};
+  PackedProfile packed;
+  packed.profiler = "vgcount";
+  packed.object = "wgi-baseline";
+  packed.ran = "/tmp/workgate-builds.x/0/wgi-baseline";
+  packed.build = "/src/build/wgi-baseline";
+  packed.total = 1000;
+  // Bytes of every value, as gzip is: base64 carries them through JSON.
+  std::string bytes;
+  for (int b = 0; b < 256; ++b) bytes += static_cast<char>(b);
+  packed.gzip_files = {{"vgcount.profile.1", bytes}, {"vgcount.profile.2", "x"}};
+  results[0].candidate.profile = packed;
+  results[1].candidate.no_profile = std::string(5000, 'w');  // cut to a sentence
+  std::string err;
+  std::optional<BaselineFile> file = BaselineFromResults(results, true, "0.1.0", "b", &err);
+  ASSERT_TRUE(file) << err;
+  const std::string path = dir_ + "/baseline.json";
+  ASSERT_TRUE(SaveBaselineFile(path, *file, &err)) << err;
+  std::optional<BaselineFile> loaded = LoadBaselineFile(path, &err);
+  ASSERT_TRUE(loaded) << err;
+  const std::optional<PackedProfile>& fib = loaded->Find("fib")->profile;
+  ASSERT_TRUE(fib);
+  EXPECT_EQ(fib->profiler, "vgcount");
+  EXPECT_EQ(fib->object, "wgi-baseline");
+  EXPECT_EQ(fib->ran, packed.ran);
+  EXPECT_EQ(fib->build, packed.build);
+  EXPECT_EQ(fib->total, 1000u);
+  EXPECT_EQ(fib->gzip_files, packed.gzip_files);
+  EXPECT_TRUE(loaded->Find("fib")->no_profile.empty());
+  const StoredWorkload* sort = loaded->Find("sort");
+  EXPECT_FALSE(sort->profile);
+  EXPECT_LE(sort->no_profile.size(), kMaxNoProfileBytes);
+  EXPECT_EQ(sort->no_profile.substr(0, 10), "wwwwwwwwww");
+}
+
 TEST_F(BaselineFileTest, RefusesToSaveIncompleteEvidence) {
   std::vector<WorkloadResult> results = {Workload("fib", 1000)};
   results[0].candidate.error = "exited with status 2";
@@ -104,11 +140,13 @@ TEST_F(BaselineFileTest, LoadErrorsSayWhatIsWrong) {
       << LoadError(bad);
   EXPECT_NE(LoadError(Write("other.json", "{\"verdict\": \"ok\"}")).find("not a workgate baseline"),
             std::string::npos);
-  std::string v2 = LoadError(Write(
-      "v2.json", "{\"format\": \"workgate-baseline\", \"schema_version\": 2, \"workloads\": []}"));
-  EXPECT_NE(v2.find("v2.json has schema_version 2; this workgate reads version 1"),
+  // Version 1 kept no profiles: saved again, the baseline explains.
+  std::string v1 = LoadError(Write(
+      "v1.json", "{\"format\": \"workgate-baseline\", \"schema_version\": 1, \"workloads\": []}"));
+  EXPECT_NE(v1.find("v1.json has schema_version 1; this workgate reads version 2 (save the "
+                    "baseline again)"),
             std::string::npos)
-      << v2;
+      << v1;
   // A version that does not fit an int is shown as written, not wrapped.
   std::string huge = LoadError(Write("vhuge.json",
                                      "{\"format\": \"workgate-baseline\", "
@@ -125,7 +163,7 @@ TEST_F(BaselineFileTest, LoadErrorsSayWhatIsWrong) {
 
 TEST_F(BaselineFileTest, CountsAboveInt64MaxAreAnErrorOfTheFile) {
   const std::string head =
-      "{\"format\": \"workgate-baseline\", \"schema_version\": 1, "
+      "{\"format\": \"workgate-baseline\", \"schema_version\": 2, "
       "\"workloads\": [{\"name\": \"a\", \"fingerprint\": {}, \"counts\": ";
   std::string err;
   auto at = LoadBaselineFile(Write("at.json", head + "[9223372036854775807]}]}"), &err);
@@ -164,9 +202,17 @@ TEST_F(BaselineFileTest, ReadsAFileWorkgateWrote) {
       testing::SourcePath("tests/decision/testdata/known_work_baseline.json"), &err);
   ASSERT_TRUE(file) << err;
   ASSERT_EQ(file->workloads.size(), 2u);
-  EXPECT_EQ(file->Find("work")->counts, std::vector<uint64_t>{114306});
+  EXPECT_EQ(file->Find("work")->counts, std::vector<uint64_t>{111466});
   EXPECT_EQ(file->Find("work")->score, "1000");
   EXPECT_EQ(file->Find("work-other-size")->fingerprint.backend, "callgrind");
+  // Each keeps the profile of its count, still compressed.
+  const std::optional<PackedProfile>& profile = file->Find("work")->profile;
+  ASSERT_TRUE(profile);
+  EXPECT_EQ(profile->profiler, "callgrind");
+  EXPECT_EQ(profile->object, "exe");
+  EXPECT_EQ(profile->total, 111466u);
+  ASSERT_EQ(profile->gzip_files.size(), 1u);
+  EXPECT_EQ(profile->gzip_files[0].second.substr(0, 2), "\x1f\x8b");  // gzip's magic
 }
 
 TEST_F(BaselineFileTest, ANumberTooLargeForADoubleIsCorruptNotACrash) {
@@ -181,7 +227,7 @@ TEST_F(BaselineFileTest, ANumberTooLargeForADoubleIsCorruptNotACrash) {
 TEST_F(BaselineFileTest, ParsesFromText) {
   std::string err;
   auto file = ParseBaselineFile(
-      "{\"format\": \"workgate-baseline\", \"schema_version\": 1, \"workloads\": "
+      "{\"format\": \"workgate-baseline\", \"schema_version\": 2, \"workloads\": "
       "[{\"name\": \"a\", \"counts\": [3], \"fingerprint\": {}}]}",
       "mem.json", &err);
   ASSERT_TRUE(file) << err;
@@ -193,7 +239,7 @@ TEST_F(BaselineFileTest, ParsesFromText) {
 }
 
 TEST_F(BaselineFileTest, MalformedWorkloadsNameTheField) {
-  const std::string head = "{\"format\": \"workgate-baseline\", \"schema_version\": 1, ";
+  const std::string head = "{\"format\": \"workgate-baseline\", \"schema_version\": 2, ";
   struct Case {
     const char* body;
     const char* expected;
@@ -222,6 +268,41 @@ TEST_F(BaselineFileTest, MalformedWorkloadsNameTheField) {
       {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}}, "
        "{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}}]}",
        "workload a appears twice"},
+
+      // A profile is checked for form when read; its files are unpacked
+      // (and checked as profiles) only where an explanation needs them.
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": []}]}",
+       "workloads[0].profile must be an object or null"},
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": {\"profiler\": \"perf\", \"object\": \"x\", \"ran\": \"\", \"build\": \"\", "
+       "\"total\": 1, \"files\": [{\"name\": \"p\", \"gzip_base64\": \"\"}]}}]}",
+       "workloads[0].profile.profiler must be vgcount or callgrind"},
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": {\"profiler\": \"vgcount\", \"object\": \"../x\", \"ran\": \"\", "
+       "\"build\": \"\", \"total\": 1, \"files\": [{\"name\": \"p\", \"gzip_base64\": \"\"}]}}]}",
+       "workloads[0].profile.object must be a plain file name"},
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": {\"profiler\": \"vgcount\", \"object\": \"x\", \"ran\": \"\", "
+       "\"build\": \"\", \"total\": -1, \"files\": [{\"name\": \"p\", \"gzip_base64\": \"\"}]}}]}",
+       "workloads[0].profile.total must be a count"},
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": {\"profiler\": \"vgcount\", \"object\": \"x\", \"ran\": \"\", "
+       "\"build\": \"\", \"total\": 1, \"files\": []}}]}",
+       "workloads[0].profile.files must be a non-empty list"},
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": {\"profiler\": \"vgcount\", \"object\": \"x\", \"ran\": \"\", "
+       "\"build\": \"\", \"total\": 1, \"files\": [{\"name\": \"../../etc/passwd\", "
+       "\"gzip_base64\": \"\"}]}}]}",
+       "workloads[0].profile.files[0] must have a plain file name and gzip_base64 text"},
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": {\"profiler\": \"vgcount\", \"object\": \"x\", \"ran\": \"\", "
+       "\"build\": \"\", \"total\": 1, \"files\": [{\"name\": \"p\", \"gzip_base64\": \"a "
+       "b=\"}]}}]}",
+       "workloads[0].profile.files[0].gzip_base64 is not base64"},
+      {"\"workloads\": [{\"name\": \"a\", \"counts\": [1], \"fingerprint\": {}, "
+       "\"profile\": null, \"no_profile\": 7}]}",
+       "workloads[0].no_profile must be a string of at most 1024 bytes"},
   };
   int i = 0;
   for (const Case& c : cases) {
