@@ -3,7 +3,8 @@
 //
 // Besides "no crash, no undefined behaviour, no leak" (the sanitizers), it
 // checks what the parser promises: an error always says why and leaves the
-// profile untouched, and a parsed profile's total is the sum of its rows.
+// profile untouched, a parsed profile's total is the sum of its rows, and
+// each row's lines add up to it.
 
 #include <cstddef>
 #include <cstdint>
@@ -50,15 +51,19 @@ void ParseAs(std::string_view text, const std::string& event) {
   CheckTotal(text, event, ok, p.total);
   if (!ok) {
     Check(err.rfind("fuzz:", 0) == 0);
-    Check(p.self.empty() && p.total == 0 && p.parts == 0);
+    Check(p.self.empty() && p.lines.empty() && p.calls.empty() && p.total == 0 && p.parts == 0);
     return;
   }
   uint64_t sum = 0;
   for (const auto& [id, cost] : p.self) {
     Check(cost > 0);
     sum += cost;
+    // A function's lines add up to its self cost.
+    uint64_t lines = 0;
+    for (const auto& [where, line_cost] : p.lines.at(id)) lines += line_cost;
+    Check(lines == cost);
   }
-  Check(sum == p.total);
+  Check(sum == p.total && p.lines.size() == p.self.size());
   workgate::Explanation same = workgate::DiffProfiles(p, p, 10);
   Check(same.rows.empty() && same.total_delta == 0);
   // One row per row a function is shown under (code without a symbol shares

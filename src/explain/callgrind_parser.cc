@@ -12,7 +12,8 @@ bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }  // namespace
 
 Parser::Parser(std::string event, Mode mode) : event_(std::move(event)), mode_(mode) {
-  Intern("", &obj_index_, &obj_names_);  // index 0: no "ob=" line yet
+  Intern("", &obj_index_, &obj_names_);    // index 0: no "ob=" line yet
+  Intern("", &file_index_, &file_names_);  // index 0: no "fl=" line yet
 }
 
 bool Parser::Fail(std::string message) {
@@ -164,16 +165,19 @@ bool Parser::PositionsLine(std::string_view value) {
   std::string_view token;
   size_t next = 0;
   int count = 0;
+  int line = -1;
   while (NextToken(&value, &token)) {
     while (next < std::size(kOrder) && kOrder[next] != token) ++next;
     if (next == std::size(kOrder)) {
       return Fail("positions: '" + Excerpt(token) +
                   "' is not instr, bb or line (in that order, each once)");
     }
+    if (token == "line") line = count;
     ++next;
     ++count;
   }
   position_count_ = count;
+  line_position_ = line;
   return true;
 }
 
@@ -229,7 +233,10 @@ void Parser::BeginPart() {
   // Callgrind names ob=, fl= and fn= again at the start of every part.
   current_fn_.reset();
   current_obj_ = 0;
+  current_file_ = 0;
   current_cost_ = nullptr;
+  callee_fn_.reset();
+  callee_obj_.reset();
 }
 
 bool Parser::PositionLine(std::string_view key, std::string_view value) {
@@ -251,19 +258,37 @@ bool Parser::PositionLine(std::string_view key, std::string_view value) {
     current_cost_ = nullptr;
     return true;
   }
-  // Called, jump-target and caller names only define or use ids here.
-  if (key == "cfn" || key == "jfn" || key == "frfn") {
+  // The callee of the next calls= line and its object.
+  if (key == "cfn") {
+    uint32_t display;
+    if (!FunctionSpec(key, value, &display)) return false;
+    callee_fn_ = display;
+    return true;
+  }
+  if (key == "cob") {
+    uint32_t basename;
+    if (!ObjectSpec(key, value, &basename)) return false;
+    callee_obj_ = basename;
+    return true;
+  }
+  // Jump-target and caller names only define or use ids here.
+  if (key == "jfn" || key == "frfn") {
     uint32_t ignored;
     return FunctionSpec(key, value, &ignored);
   }
-  if (key == "cob") {
-    uint32_t ignored;
-    return ObjectSpec(key, value, &ignored);
+  // fl= sets the source file of the lines that follow, and fi= and fe=
+  // switch it for inlined code; the function stays. The callee's and a
+  // jump target's files only define or use ids.
+  if (key == "fl" || key == "fi" || key == "fe") {
+    uint32_t file;
+    if (!FileSpec(key, value, &file)) return false;
+    current_file_ = file;
+    current_cost_ = nullptr;
+    return true;
   }
-  // fi= and fe= switch the source file for inlined code; the function
-  // stays, and self cost is kept per function, so files only matter for ids.
-  if (key == "fl" || key == "fi" || key == "fe" || key == "cfi" || key == "cfl" || key == "jfi") {
-    return FileSpec(key, value);
+  if (key == "cfi" || key == "cfl" || key == "jfi") {
+    uint32_t ignored;
+    return FileSpec(key, value, &ignored);
   }
   if (key == "calls") return CallsLine(value);
   // jump=, jcnd= (--collect-jumps), rec=, ln=, bb=: no self cost.
@@ -276,6 +301,7 @@ bool Parser::CallsLine(std::string_view value) {
   if (!NextToken(&value, &token) || !ParseNumber(token, &count)) {
     return Fail("calls= needs a call count, then the target position");
   }
+  pending_calls_ = count;
   int positions = 0;
   while (NextToken(&value, &token)) {
     if (!IsSubposition(token) || ++positions > position_count_) {
@@ -296,27 +322,28 @@ bool Parser::CostLine(std::string_view line) {
   const char* end = p + line.size();
   for (int i = 0; i < position_count_; ++i) {
     while (p < end && IsBlank(*p)) ++p;
-    uint64_t ignored;
-    // Subpositions: absolute, relative (+N, -N) or the same as before (*).
-    // Self cost does not depend on them, so only their form is checked.
-    if (p < end && *p == '*') {
-      ++p;
-    } else if (p < end && (*p == '+' || *p == '-')) {
-      ++p;
-      if (!ScanNumber(&p, end, &ignored)) p = nullptr;
-    } else if (p == end || !ScanNumber(&p, end, &ignored)) {
-      p = nullptr;
-    }
-    if (p == nullptr || (p < end && !IsBlank(*p))) {
+    if (!Position(&p, end, i) || (p < end && !IsBlank(*p))) {
       return Fail("cost line needs " + std::to_string(position_count_) +
                   " position(s) first (number, +N, -N or *): '" + Excerpt(line) + "'");
     }
   }
   uint64_t cost = 0;
   if (!ParseCosts(std::string_view(p, end - p), &cost)) return false;
+  const uint64_t source_line = line_position_ < 0 ? 0 : last_position_[line_position_];
   if (pending_call_line_ != 0) {
-    // The inclusive cost of a call: already counted as the callee's self cost.
+    // The inclusive cost of a call: already counted as the callee's self
+    // cost, and kept per call edge.
     pending_call_line_ = 0;
+    if (mode_ == Mode::kSelfCost && current_fn_ && callee_fn_) {
+      CallCost& edge = calls_[EdgeKey{*current_fn_, current_obj_, *callee_fn_,
+                                      callee_obj_.value_or(current_obj_)}];
+      if (__builtin_add_overflow(edge.calls, pending_calls_, &edge.calls) ||
+          __builtin_add_overflow(edge.inclusive, cost, &edge.inclusive)) {
+        return Fail("call cost sum exceeds 2^64-1");
+      }
+    }
+    callee_fn_.reset();
+    callee_obj_.reset();
     return true;
   }
   if (!current_fn_) return Fail("cost line before any fn= line");
@@ -328,8 +355,33 @@ bool Parser::CostLine(std::string_view line) {
     if (__builtin_add_overflow(*current_cost_, cost, current_cost_)) {
       return Fail("cost sum exceeds 2^64-1");
     }
+    // Cannot overflow where the function's sum did not.
+    line_self_[LineKey{*current_fn_, current_obj_, current_file_, source_line}] += cost;
   }
   if (__builtin_add_overflow(part_sum_, cost, &part_sum_)) return Fail("cost sum exceeds 2^64-1");
+  return true;
+}
+
+// One subposition of a cost line at `*p`: absolute (decimal or 0x hex),
+// relative to the last value of the same subposition (+N, -N), or the same
+// as it (*). Relative arithmetic wraps rather than fails: a position only
+// names a line, and a file that wraps one names a line that is not there.
+bool Parser::Position(const char** p, const char* end, int index) {
+  uint64_t& last = last_position_[index];
+  if (*p < end && **p == '*') {
+    ++*p;
+    return true;
+  }
+  uint64_t value = 0;
+  if (*p < end && (**p == '+' || **p == '-')) {
+    const bool minus = **p == '-';
+    ++*p;
+    if (!ScanNumber(p, end, &value)) return false;
+    last = minus ? last - value : last + value;
+    return true;
+  }
+  if (*p == end || !ScanNumber(p, end, &value)) return false;
+  last = value;
   return true;
 }
 

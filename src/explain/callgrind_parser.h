@@ -31,7 +31,9 @@ class Parser {
  public:
   /// What the parse keeps besides the checks, which are the same for both.
   enum class Mode {
-    kSelfCost,  // the self cost per function and object (AddTo), for explain
+    /// The self cost per function and object, per source line of each, and
+    /// the call edges' costs (AddTo), for explain.
+    kSelfCost,
     /// Only the file's total (total()), for the gate: names are neither
     /// demangled nor kept, and every part must end with its totals: line.
     kTotal,
@@ -79,7 +81,8 @@ class Parser {
   bool FunctionDisplay(std::string_view raw, uint32_t* display);
   uint32_t ObjectBasename(std::string_view path);
   bool ObjectSpec(std::string_view key, std::string_view value, uint32_t* basename);
-  bool FileSpec(std::string_view key, std::string_view value);
+  bool FileSpec(std::string_view key, std::string_view value, uint32_t* file);
+  bool Position(const char** p, const char* end, int index);
   bool ParseCosts(std::string_view costs, uint64_t* event_cost);
   bool FinishPart();
   void BeginPart();
@@ -101,12 +104,19 @@ class Parser {
   int event_index_ = -1;      // the column of event_ in cost lines
   int event_count_ = 0;
   int position_count_ = 1;  // "positions:" defaults to "line"
+  int line_position_ = 0;   // the index of "line" among them; -1 for none
+  /// Each subposition's last value on a cost line, which relative ones
+  /// (+N, -N, *) refer to; a calls= line's target does not change it (as
+  /// callgrind writes and callgrind_annotate reads it).
+  uint64_t last_position_[3] = {0, 0, 0};
 
   // Name compression tables; ids live for the whole file (with
   // --combine-dumps=yes later parts refer to ids defined by earlier ones).
   std::unordered_map<uint64_t, FnEntry> fn_ids_;
   std::unordered_map<uint64_t, ObjEntry> obj_ids_;
-  std::unordered_map<uint64_t, std::string> file_ids_;
+  std::unordered_map<uint64_t, uint32_t> file_ids_;  // id -> index into file_names_
+  StringIndex file_index_;
+  std::vector<std::string> file_names_;
   StringIndex plain_fn_cache_;  // display of names given without an id
   StringIndex fn_index_;
   std::vector<std::string> fn_names_;
@@ -115,11 +125,43 @@ class Parser {
   StringIndex obj_path_index_;                       // a path as written -> index into obj_names_
   std::vector<std::vector<std::string>> obj_paths_;  // per obj_names_ entry, kMaxPathsPerObject
 
-  // Where cost lines go: self cost per (function, object).
+  // Where cost lines go: self cost per (function, object), and per
+  // (function, object, file, line); call costs per (caller, callee).
+  struct LineKey {
+    uint32_t fn, obj, file;
+    uint64_t line;
+    bool operator==(const LineKey&) const = default;
+  };
+  struct LineKeyHash {
+    size_t operator()(const LineKey& k) const {
+      return std::hash<uint64_t>{}((static_cast<uint64_t>(k.fn) << 32 | k.obj) ^
+                                   (static_cast<uint64_t>(k.file) << 40) ^
+                                   k.line * 0x9e3779b97f4a7c15u);
+    }
+  };
+  struct EdgeKey {
+    uint32_t fn, obj, cfn, cobj;
+    bool operator==(const EdgeKey&) const = default;
+  };
+  struct EdgeKeyHash {
+    size_t operator()(const EdgeKey& k) const {
+      return std::hash<uint64_t>{}(
+          (static_cast<uint64_t>(k.fn) << 32 | k.obj) ^
+          ((static_cast<uint64_t>(k.cfn) << 32 | k.cobj) * 0x9e3779b97f4a7c15u));
+    }
+  };
   std::unordered_map<uint64_t, uint64_t> self_;
+  std::unordered_map<LineKey, uint64_t, LineKeyHash> line_self_;
+  std::unordered_map<EdgeKey, CallCost, EdgeKeyHash> calls_;
   std::optional<uint32_t> current_fn_;
-  uint32_t current_obj_ = 0;  // index of "" until an "ob=" line
+  uint32_t current_obj_ = 0;   // index of "" until an "ob=" line
+  uint32_t current_file_ = 0;  // index of "" until an "fl=" line
   uint64_t* current_cost_ = nullptr;
+  // The callee of the next calls= line: cfn= names it, cob= its object
+  // (the caller's where none is named); both are used up by the call.
+  std::optional<uint32_t> callee_fn_;
+  std::optional<uint32_t> callee_obj_;
+  uint64_t pending_calls_ = 0;  // the count of the calls= line awaiting its cost line
 
   // Part state.
   bool part_has_body_ = false;

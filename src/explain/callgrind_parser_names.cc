@@ -1,6 +1,7 @@
 // Parser members for position names: name compression tables, display
 // names of functions, object basenames, and the hand-over of the result.
 
+#include <map>
 #include <set>
 #include <utility>
 
@@ -123,23 +124,36 @@ bool Parser::ObjectSpec(std::string_view key, std::string_view value, uint32_t* 
   return true;
 }
 
-bool Parser::FileSpec(std::string_view key, std::string_view value) {
+bool Parser::FileSpec(std::string_view key, std::string_view value, uint32_t* file) {
   NameSpec spec;
   std::string err;
   if (!ParseNameSpec(value, &spec, &err)) return Fail(std::string(key) + "=: " + err);
-  if (!spec.has_id) return true;
+  // Files are few, and interned in both modes: a total checks their ids
+  // as explain does.
+  auto intern = [&](std::string_view name) { return Intern(name, &file_index_, &file_names_); };
+  if (!spec.has_id) {
+    *file = intern(spec.name);
+    return true;
+  }
+  auto it = file_ids_.find(spec.id);
   if (spec.name.empty()) {
-    if (file_ids_.count(spec.id) == 0) {
+    if (it == file_ids_.end()) {
       return Fail(std::string(key) + "=: file id " + IdText(spec.id) +
                   " is used before it is defined");
     }
+    *file = it->second;
     return true;
   }
-  auto [it, inserted] = file_ids_.try_emplace(spec.id, spec.name);
-  if (!inserted && it->second != spec.name) {
-    return Fail(std::string(key) + "=: file id " + IdText(spec.id) + " is defined again as '" +
-                Excerpt(spec.name) + "', it was '" + Excerpt(it->second) + "'");
+  if (it != file_ids_.end()) {
+    if (file_names_[it->second] != spec.name) {
+      return Fail(std::string(key) + "=: file id " + IdText(spec.id) + " is defined again as '" +
+                  Excerpt(spec.name) + "', it was '" + Excerpt(file_names_[it->second]) + "'");
+    }
+    *file = it->second;
+    return true;
   }
+  *file = intern(spec.name);
+  file_ids_.emplace(spec.id, *file);
   return true;
 }
 
@@ -156,7 +170,19 @@ bool Parser::AddTo(Profile* profile, std::string* err) const {
     *err = "the profile's total cost exceeds 2^64-1";
     return false;
   }
-  // No entry can overflow now: each is at most the new total.
+  // Call costs are not part of the total: their sums are checked before
+  // anything is added, so that a failure leaves `*profile` as it was.
+  std::map<CallEdge, CallCost> calls = profile->calls;
+  for (const auto& [key, cost] : calls_) {
+    CallCost& edge = calls[CallEdge{FunctionId{fn_names_[key.fn], obj_names_[key.obj]},
+                                    FunctionId{fn_names_[key.cfn], obj_names_[key.cobj]}}];
+    if (__builtin_add_overflow(edge.calls, cost.calls, &edge.calls) ||
+        __builtin_add_overflow(edge.inclusive, cost.inclusive, &edge.inclusive)) {
+      *err = "a call edge's cost exceeds 2^64-1";
+      return false;
+    }
+  }
+  // No self or line entry can overflow now: each is at most the new total.
   std::set<uint32_t> objects;
   for (const auto& [key, cost] : self_) {
     if (cost == 0) continue;
@@ -173,6 +199,12 @@ bool Parser::AddTo(Profile* profile, std::string* err) const {
       if (paths.size() < kMaxPathsPerObject) paths.insert(path);
     }
   }
+  for (const auto& [key, cost] : line_self_) {
+    if (cost == 0) continue;
+    FunctionId id{fn_names_[key.fn], obj_names_[key.obj]};
+    profile->lines[std::move(id)][SourceLine{file_names_[key.file], key.line}] += cost;
+  }
+  profile->calls = std::move(calls);
   profile->total = total;
   profile->parts += parts_;
   return true;

@@ -27,11 +27,39 @@ struct FunctionId {
 /// two directories); a hostile profile could name millions.
 inline constexpr size_t kMaxPathsPerObject = 8;
 
+/// A line of source: the file as the profile names it (fl=, or fi= and fe=
+/// for inlined code: untrusted text) and its number; line 0 where the
+/// profile gives none (code without line information, or a profile without
+/// a "line" position).
+struct SourceLine {
+  std::string file;
+  uint64_t line = 0;
+  auto operator<=>(const SourceLine&) const = default;
+};
+
+/// The calls from one function to another, summed over call sites, threads
+/// and processes: how many, and their inclusive cost (the cost line after
+/// "calls=": the callee's self cost and its own calls' during them).
+struct CallCost {
+  uint64_t calls = 0;
+  uint64_t inclusive = 0;
+};
+
+/// A call edge: (caller, callee), as FunctionId names them. A recursive
+/// call is an edge from a function to itself: callgrind's "fib'2" is "fib".
+using CallEdge = std::pair<FunctionId, FunctionId>;
+
 /// The self (exclusive) cost of one event, per function, summed over every
 /// part, thread and process that was loaded. Call costs (the line after
-/// "calls=") are inclusive and are not part of it.
+/// "calls=") are inclusive and are not part of it; they are kept per call
+/// edge in `calls`.
 struct Profile {
   std::map<FunctionId, uint64_t> self;
+  /// The self cost of each function of `self` by source line; a function's
+  /// lines add up to its self cost.
+  std::map<FunctionId, std::map<SourceLine, uint64_t>> lines;
+  /// Every call edge with its count and inclusive cost.
+  std::map<CallEdge, CallCost> calls;
   /// The paths the files name each object of `self` by ("/usr/bin/lua5.4"
   /// for "lua5.4"), as written there: untrusted text, at most
   /// kMaxPathsPerObject per object.

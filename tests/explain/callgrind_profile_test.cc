@@ -4,11 +4,11 @@
 #include "explain/callgrind_profile.h"
 
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -45,6 +45,102 @@ TEST(CallgrindProfile, CallCostIsNotSelfCost) {
   EXPECT_EQ(Self(p, "func1", "prog"), 100u);
   EXPECT_EQ(Self(p, "func2", "prog"), 700u);
   EXPECT_EQ(p.total, 820u);
+}
+
+// The self cost of `fn` in `obj` per source line, as "file:line" -> cost.
+std::map<std::string, uint64_t> Lines(const Profile& p, const std::string& fn,
+                                      const std::string& obj) {
+  std::map<std::string, uint64_t> out;
+  auto it = p.lines.find(FunctionId{fn, obj});
+  if (it == p.lines.end()) return out;
+  for (const auto& [where, cost] : it->second) {
+    out[where.file + ":" + std::to_string(where.line)] += cost;
+  }
+  return out;
+}
+
+// Every function's lines add up to its self cost.
+void ExpectLinesAddUp(const Profile& p) {
+  EXPECT_EQ(p.lines.size(), p.self.size());
+  for (const auto& [id, self] : p.self) {
+    uint64_t sum = 0;
+    auto it = p.lines.find(id);
+    if (it != p.lines.end()) {
+      for (const auto& [where, cost] : it->second) sum += cost;
+    }
+    EXPECT_EQ(sum, self) << id.name << " in " << id.object;
+  }
+}
+
+CallCost Call(const Profile& p, const std::string& caller, const std::string& callee,
+              const std::string& obj) {
+  auto it = p.calls.find(CallEdge{FunctionId{caller, obj}, FunctionId{callee, obj}});
+  return it == p.calls.end() ? CallCost{} : it->second;
+}
+
+TEST(CallgrindProfile, CallEdgesKeepTheirCountAndInclusiveCost) {
+  // The format specification's example: main's inclusive cost is 820, its
+  // self cost 20 and its calls' 400 + 400.
+  Profile p = Load("calls_compressed.callgrind");
+  ASSERT_EQ(p.calls.size(), 3u);
+  EXPECT_EQ(Call(p, "main", "func1", "prog").calls, 1u);
+  EXPECT_EQ(Call(p, "main", "func1", "prog").inclusive, 400u);
+  EXPECT_EQ(Call(p, "main", "func2", "prog").calls, 3u);
+  EXPECT_EQ(Call(p, "main", "func2", "prog").inclusive, 400u);
+  EXPECT_EQ(Call(p, "func1", "func2", "prog").calls, 2u);
+  EXPECT_EQ(Call(p, "func1", "func2", "prog").inclusive, 300u);
+  // The callee's file (cfi=) is not the caller's: func1's line stays in file1.c.
+  EXPECT_EQ(Lines(p, "main", "prog"), (std::map<std::string, uint64_t>{{"file1.c:16", 20}}));
+  EXPECT_EQ(Lines(p, "func1", "prog"), (std::map<std::string, uint64_t>{{"file1.c:51", 100}}));
+  EXPECT_EQ(Lines(p, "func2", "prog"), (std::map<std::string, uint64_t>{{"file2.c:20", 700}}));
+  ExpectLinesAddUp(p);
+}
+
+TEST(CallgrindProfile, ACallIntoAnotherObjectNamesItsObject) {
+  Profile p;
+  std::string err;
+  ASSERT_TRUE(
+      ParseCallgrind("events: Ir\nob=/bin/app\nfn=main\n1 2\ncob=/lib/libm.so.6\n"
+                     "cfn=sqrt\ncalls=4 9\n1 40\ncfn=helper\ncalls=1 3\n2 7\n"
+                     "ob=/lib/libm.so.6\nfn=sqrt\n9 40\nob=/bin/app\nfn=helper\n3 7\n",
+                     "mem", &p, &err))
+      << err;
+  const CallEdge to_sqrt{FunctionId{"main", "app"}, FunctionId{"sqrt", "libm.so.6"}};
+  ASSERT_EQ(p.calls.count(to_sqrt), 1u);
+  EXPECT_EQ(p.calls[to_sqrt].calls, 4u);
+  EXPECT_EQ(p.calls[to_sqrt].inclusive, 40u);
+  // cob= is used up by its call: the next callee is in the caller's object.
+  EXPECT_EQ(Call(p, "main", "helper", "app").inclusive, 7u);
+  EXPECT_EQ(p.total, 49u);
+}
+
+TEST(CallgrindProfile, SubpositionCompressionNamesTheLines) {
+  // positions: instr line; "+3 *" keeps line 10, "-4 -1" comes back to it.
+  Profile p = Load("subpositions.callgrind");
+  EXPECT_EQ(Lines(p, "foo", "libfoo.so.1"),
+            (std::map<std::string, uint64_t>{
+                {"foo.c:10", 3 + 5 + 2 + 1}, {"foo.c:11", 6}, {"foo.c:12", 0x10}}));
+  ExpectLinesAddUp(p);
+}
+
+TEST(CallgrindProfile, InlinedCodeIsOnTheLinesOfItsOwnFile) {
+  Profile p = Load("inlined.callgrind");
+  EXPECT_EQ(Lines(p, "main", ""), (std::map<std::string, uint64_t>{
+                                      {"main.c:3", 10},
+                                      {"main.c:4", 5},
+                                      {"/usr/include/x86_64-linux-gnu/bits/stdio2.h:105", 7},
+                                      {"/usr/include/x86_64-linux-gnu/bits/stdio2.h:106", 1}}));
+  EXPECT_EQ(Lines(p, "helper", ""), (std::map<std::string, uint64_t>{{"main.c:9", 4}}));
+  ExpectLinesAddUp(p);
+}
+
+TEST(CallgrindProfile, WithoutALinePositionEveryCostIsOnLineZero) {
+  Profile p;
+  std::string err;
+  ASSERT_TRUE(
+      ParseCallgrind("positions: instr\nevents: Ir\nfl=a.c\nfn=f\n0x10 3\n+4 2\n", "mem", &p, &err))
+      << err;
+  EXPECT_EQ(Lines(p, "f", ""), (std::map<std::string, uint64_t>{{"a.c:0", 5}}));
 }
 
 TEST(CallgrindProfile, SubpositionCompression) {
