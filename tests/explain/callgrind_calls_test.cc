@@ -12,6 +12,7 @@
 
 #include "explain/callgrind_profile.h"
 #include "explain/callgrind_run.h"
+#include "explain/line_diff.h"
 #include "test_requirements.h"
 #include "util/paths.h"
 
@@ -24,13 +25,13 @@ constexpr int kCalls = 300;
 const std::string kSource = WORKGATE_SOURCE_DIR "/tests/explain/testdata/calls_prog.c";
 
 // The 1-based number of the line of `source` that holds `marker`.
-uint64_t LineOf(const std::string& marker) {
-  std::ifstream in(kSource);
+uint64_t LineOf(const std::string& marker, const std::string& source = kSource) {
+  std::ifstream in(source);
   std::string line;
   for (uint64_t n = 1; std::getline(in, line); ++n) {
     if (line.find(marker) != std::string::npos) return n;
   }
-  ADD_FAILURE() << marker << " is not in " << kSource;
+  ADD_FAILURE() << marker << " is not in " << source;
   return 0;
 }
 
@@ -73,6 +74,42 @@ TEST(CallgrindCalls, LinesAndCallEdgesOfARealRun) {
     for (const auto& [where, cost] : p.lines.at(id)) sum += cost;
     EXPECT_EQ(sum, self) << id.name;
   }
+}
+
+TEST(CallgrindCalls, AChangeOnTwoLinesOfALongFunctionListsThoseLinesFirst) {
+  const std::string missing = testing::MissingCallgrindTool();
+  WORKGATE_REQUIRE_TOOL(missing.empty(), missing);
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
+  const std::string source = WORKGATE_SOURCE_DIR "/tests/explain/testdata/long_function.c";
+  TempDir dir("wg-lines");
+  // Two checkouts' builds: the source file at two paths, as a merge base
+  // worktree and the head give it.
+  Profile sides[2];
+  for (int s = 0; s < 2; ++s) {
+    const std::string side = dir.path() + (s == 0 ? "/base" : "/head");
+    fs::create_directories(side);
+    fs::copy_file(source, side + "/long_function.c");
+    const std::string cc = "cd " + side + " && cc -O1 -g " + (s == 1 ? "-DCANDIDATE " : "") +
+                           "-o prog long_function.c";
+    ASSERT_EQ(std::system(cc.c_str()), 0) << cc;
+    std::string err;
+    ASSERT_TRUE(
+        LoadProfiles(testing::RunUnderCallgrind(side, "./prog", side + "/out"), &sides[s], &err))
+        << err;
+  }
+  const FunctionId work{"work", "prog"};
+  const std::vector<LineDelta> rows =
+      DiffLines(&sides[0].lines.at(work), &sides[1].lines.at(work), 5);
+  ASSERT_GE(rows.size(), 2u);
+  // 200 iterations: 3 more inner iterations on FIRST, 6 more on SECOND.
+  EXPECT_EQ(rows[0].line, LineOf("/* SECOND */", source));
+  EXPECT_EQ(rows[1].line, LineOf("/* FIRST */", source));
+  EXPECT_EQ(rows[0].file, dir.path() + "/head/long_function.c");
+  for (const LineDelta& row : rows) EXPECT_GT(row.delta(), 0) << row.line;
+  // Between them, those two lines hold the function's whole delta.
+  const int64_t work_delta =
+      static_cast<int64_t>(sides[1].self.at(work)) - static_cast<int64_t>(sides[0].self.at(work));
+  EXPECT_EQ(rows[0].delta() + rows[1].delta(), work_delta);
 }
 
 }  // namespace

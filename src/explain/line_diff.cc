@@ -1,0 +1,73 @@
+#include "explain/line_diff.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <utility>
+
+namespace workgate {
+namespace {
+
+std::string FileName(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+int64_t Clamped(uint64_t cost) {
+  return static_cast<int64_t>(
+      std::min<uint64_t>(cost, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
+}
+
+uint64_t Magnitude(const LineDelta& d) {
+  return d.candidate >= d.baseline
+             ? static_cast<uint64_t>(d.candidate) - static_cast<uint64_t>(d.baseline)
+             : static_cast<uint64_t>(d.baseline) - static_cast<uint64_t>(d.candidate);
+}
+
+}  // namespace
+
+std::string SourceFileKey(const std::string& file, const std::vector<std::string>& files) {
+  const std::string name = FileName(file);
+  for (const std::string& other : files) {
+    if (other != file && FileName(other) == name) return file;
+  }
+  return name;
+}
+
+std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
+                                 const std::map<SourceLine, uint64_t>* candidate, int top_n) {
+  if (top_n <= 0) return {};
+  const std::map<SourceLine, uint64_t> none;
+  const std::map<SourceLine, uint64_t>* sides[2] = {baseline ? baseline : &none,
+                                                    candidate ? candidate : &none};
+  // (file key, line) -> the row; the candidate's name of a file wins. A
+  // side's keys are distinct (SourceFileKey against that side's files), so
+  // each row gets at most one cost from each side.
+  std::map<std::pair<std::string, uint64_t>, LineDelta> rows;
+  for (int s = 0; s < 2; ++s) {
+    std::set<std::string> distinct;
+    for (const auto& [where, cost] : *sides[s]) distinct.insert(where.file);
+    const std::vector<std::string> files(distinct.begin(), distinct.end());
+    for (const auto& [where, cost] : *sides[s]) {
+      LineDelta& row = rows[{SourceFileKey(where.file, files), where.line}];
+      if (row.file.empty() || s == 1) row.file = where.file;
+      row.line = where.line;
+      (s == 0 ? row.baseline : row.candidate) = Clamped(cost);
+    }
+  }
+  std::vector<LineDelta> changed;
+  for (auto& [key, row] : rows) {
+    if (row.baseline != row.candidate) changed.push_back(std::move(row));
+  }
+  const size_t n = std::min(changed.size(), static_cast<size_t>(top_n));
+  std::partial_sort(changed.begin(), changed.begin() + n, changed.end(),
+                    [](const LineDelta& a, const LineDelta& b) {
+                      if (Magnitude(a) != Magnitude(b)) return Magnitude(a) > Magnitude(b);
+                      if (a.file != b.file) return a.file < b.file;
+                      return a.line < b.line;
+                    });
+  changed.resize(n);
+  return changed;
+}
+
+}  // namespace workgate

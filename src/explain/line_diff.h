@@ -1,0 +1,45 @@
+#pragma once
+// Where inside one function a delta went: its source lines' self costs on
+// the two sides (Profile::lines), matched by file and line number. The
+// first layer of explanations by line; the lines of a function whose
+// source changed between the builds are matched by number, which the
+// caller must say (or align them through the sources).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "explain/callgrind_profile.h"
+
+namespace workgate {
+
+/// One source line's self cost on each side.
+struct LineDelta {
+  /// The file as the candidate's profile names it (the baseline's where
+  /// only the baseline ran the line): untrusted text.
+  std::string file;
+  uint64_t line = 0;  // 0: code without line information
+  int64_t baseline = 0;
+  int64_t candidate = 0;
+  int64_t delta() const { return candidate - baseline; }
+};
+
+/// The key two builds' names of one source file share: its file name,
+/// unless `files` (every file one side names in the function) holds another
+/// path with that file name, when the whole path must match.
+/// Two builds of one project are usually checked out at different paths
+/// (/src/base/vm.c, /src/head/vm.c), so the directory cannot be part of
+/// the match.
+std::string SourceFileKey(const std::string& file, const std::vector<std::string>& files);
+
+/// The `top_n` lines of one function whose self cost changed most, by
+/// absolute delta (ties by file, then line), matched by SourceFileKey and
+/// line number; lines whose cost did not change are left out. `baseline`
+/// and `candidate` are the function's Profile::lines on each side, null
+/// for a side that did not run it. `top_n` <= 0 gives none. A line's cost
+/// above INT64_MAX (no real profile has one) is clamped to it.
+std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
+                                 const std::map<SourceLine, uint64_t>* candidate, int top_n);
+
+}  // namespace workgate
