@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "explain/clone_names.h"
+#include "explain/line_diff.h"
 #include "explain/symbol_hints.h"
 #include "model/model.h"
 #include "util/paths.h"
@@ -80,17 +81,46 @@ void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
       found->second.insert(own.build);
     }
   }
+  auto rename = [&own](FunctionId id) {
+    if (id.object == own.object) id.object = kOwnProgram;
+    return id;
+  };
   std::map<FunctionId, uint64_t> renamed;
-  for (const auto& [id, cost] : profile->self) {
-    FunctionId key = id;
-    if (key.object == own.object) key.object = kOwnProgram;
-    renamed[key] += cost;
-  }
+  for (const auto& [id, cost] : profile->self) renamed[rename(id)] += cost;
   profile->self = std::move(renamed);
+  // A hostile profile may name an object "{exe}" too: its costs merge with
+  // the own program's, as self costs do; a sum beyond 2^64-1 saturates (the
+  // self costs' total already refuses such a profile for the table).
+  auto add = [](uint64_t* into, uint64_t more) {
+    if (__builtin_add_overflow(*into, more, into)) *into = UINT64_MAX;
+  };
+  std::map<FunctionId, std::map<SourceLine, uint64_t>> lines;
+  for (const auto& [id, costs] : profile->lines) {
+    std::map<SourceLine, uint64_t>& into = lines[rename(id)];
+    for (const auto& [where, cost] : costs) add(&into[where], cost);
+  }
+  profile->lines = std::move(lines);
+  std::map<CallEdge, CallCost> calls;
+  for (const auto& [edge, cost] : profile->calls) {
+    CallCost& into = calls[CallEdge{rename(edge.first), rename(edge.second)}];
+    add(&into.calls, cost.calls);
+    add(&into.inclusive, cost.inclusive);
+  }
+  profile->calls = std::move(calls);
   if (auto paths = profile->object_paths.extract(own.object)) {
     paths.key() = kOwnProgram;
     profile->object_paths.insert(std::move(paths));
   }
+}
+
+// The lines of every function shown under `row` (its clones), summed.
+std::map<SourceLine, uint64_t> RowLines(const Profile& profile, const FunctionId& row) {
+  std::map<SourceLine, uint64_t> out;
+  for (const auto& [id, lines] : profile.lines) {
+    if (ShownFunction(id) != row) continue;
+    for (const auto& [where, cost] : lines) out[where] += cost;
+  }
+  return out;
 }
 
 }  // namespace
@@ -132,6 +162,16 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
   size_t n = top_n > 0 ? std::min(rows.size(), static_cast<size_t>(top_n)) : 0;
   std::partial_sort(rows.begin(), rows.begin() + n, rows.end(), ByMagnitude);
   rows.resize(n);
+  const uint64_t whole = out.total_delta < 0 ? -static_cast<uint64_t>(out.total_delta)
+                                             : static_cast<uint64_t>(out.total_delta);
+  for (size_t i = 0; i < rows.size() && i < kRowsWithLines; ++i) {
+    // A row of under 1% of the delta is not where a reviewer looks.
+    if (Magnitude(rows[i]) < whole / 100 || Magnitude(rows[i]) == 0) continue;
+    const FunctionId id{rows[i].function, rows[i].object};
+    const std::map<SourceLine, uint64_t> base = RowLines(baseline, id);
+    const std::map<SourceLine, uint64_t> cand = RowLines(candidate, id);
+    rows[i].lines = DiffLines(&base, &cand, kLinesPerRow);
+  }
   out.rows = std::move(rows);
   return out;
 }

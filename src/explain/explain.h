@@ -24,6 +24,11 @@ inline constexpr const char* kUnnamedCode = "(code without a symbol)";
 /// depends on the optimisation flags and the code around it.
 FunctionId ShownFunction(const FunctionId& id);
 
+/// How many of an explanation's first rows list their lines, and how many
+/// lines each lists (FunctionDelta::lines).
+inline constexpr size_t kRowsWithLines = 3;
+inline constexpr int kLinesPerRow = 3;
+
 /// The `top_n` functions whose self cost changed most, by absolute delta,
 /// matched across the two profiles by (name, object basename) as
 /// ShownFunction gives them, a function's clones summed into its row (whose
@@ -31,7 +36,11 @@ FunctionId ShownFunction(const FunctionId& id);
 /// on the other. Functions whose cost did not change are left out. Ties are
 /// ordered by name, then object, so the table is the same on every run.
 /// `total_delta` is candidate.total - baseline.total. `top_n` <= 0 gives no
-/// rows. Sets `error` when a count does not fit in int64_t.
+/// rows. The first kRowsWithLines rows (those of at least 1% of the
+/// whole delta) list the kLinesPerRow source lines
+/// whose cost changed most (DiffLines over the row's clones), where the
+/// profiles have line information. Sets `error` when a count does not fit
+/// in int64_t.
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n);
 
 /// DiffProfiles, and the objects whose code without a symbol needs symbols

@@ -49,6 +49,7 @@ std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
     for (const auto& [where, cost] : *sides[s]) distinct.insert(where.file);
     const std::vector<std::string> files(distinct.begin(), distinct.end());
     for (const auto& [where, cost] : *sides[s]) {
+      if (where.line == 0) continue;
       LineDelta& row = rows[{SourceFileKey(where.file, files), where.line}];
       if (row.file.empty() || s == 1) row.file = where.file;
       row.line = where.line;

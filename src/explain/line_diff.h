@@ -11,19 +11,9 @@
 #include <vector>
 
 #include "explain/callgrind_profile.h"
+#include "model/model.h"
 
 namespace workgate {
-
-/// One source line's self cost on each side.
-struct LineDelta {
-  /// The file as the candidate's profile names it (the baseline's where
-  /// only the baseline ran the line): untrusted text.
-  std::string file;
-  uint64_t line = 0;  // 0: code without line information
-  int64_t baseline = 0;
-  int64_t candidate = 0;
-  int64_t delta() const { return candidate - baseline; }
-};
 
 /// The key two builds' names of one source file share: its file name,
 /// unless `files` (every file one side names in the function) holds another
@@ -35,7 +25,8 @@ std::string SourceFileKey(const std::string& file, const std::vector<std::string
 
 /// The `top_n` lines of one function whose self cost changed most, by
 /// absolute delta (ties by file, then line), matched by SourceFileKey and
-/// line number; lines whose cost did not change are left out. `baseline`
+/// line number; lines whose cost did not change, and code without line
+/// information (line 0), are left out. `baseline`
 /// and `candidate` are the function's Profile::lines on each side, null
 /// for a side that did not run it. `top_n` <= 0 gives none. A line's cost
 /// above INT64_MAX (no real profile has one) is clamped to it.

@@ -123,6 +123,18 @@ struct SideResult {
   uint64_t max() const;
 };
 
+/// One source line of an explained function: its self cost on each side
+/// (explain/line_diff.h).
+struct LineDelta {
+  /// The file as the candidate's profile names it (the baseline's where
+  /// only the baseline ran the line): untrusted text.
+  std::string file;
+  uint64_t line = 0;  // from 1
+  int64_t baseline = 0;
+  int64_t candidate = 0;
+  int64_t delta() const { return candidate - baseline; }
+};
+
 /// Per-function explanation of a delta (issue: explain).
 struct FunctionDelta {
   std::string function;  // without clone suffixes (explain/clone_names.h)
@@ -133,6 +145,10 @@ struct FunctionDelta {
   /// of them is a clone ("f", "f.constprop.0"); empty when the row saw only
   /// `function` itself.
   std::vector<std::string> clones = {};
+  /// The function's source lines whose cost changed most, for the first
+  /// rows of an explanation whose profiles have line information; empty
+  /// otherwise.
+  std::vector<LineDelta> lines = {};
   int64_t delta() const { return candidate - baseline; }
 };
 

@@ -4,7 +4,7 @@
 // "explanation" (report/json_report.h).
 //
 // Schema version 2 (kExplainSchemaVersion; 2 added the explanation's
-// stored_baseline, always false here):
+// stored_baseline, always false here, and its rows' lines):
 // {"schema_version", "exit_code",
 //  "workloads": [{"name", "explanation": EXPLANATION | null}]}
 

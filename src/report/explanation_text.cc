@@ -64,6 +64,12 @@ const char kSymbolsAdvice[] =
     "debug file under /usr/lib/debug/.build-id/, where Valgrind looks), or build with -g and "
     "without stripping.";
 
+std::string LinePlace(const LineDelta& l) {
+  const size_t slash = l.file.rfind('/');
+  return fmt::format("{}:{}", slash == std::string::npos ? l.file : l.file.substr(slash + 1),
+                     l.line);
+}
+
 std::string ProfileSourceSentence(const Explanation& e) {
   if (e.profiler.empty()) return "";
   const std::string lead = "Profiles: " + e.profiler + ", ";

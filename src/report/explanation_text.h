@@ -39,6 +39,10 @@ std::string MissingSymbolsSentence(const MissingSymbols& m, int64_t total_delta,
 std::string StrippedFileSentence(const StrippedFile& f,
                                  const std::function<std::string(const std::string&)>& shown);
 
+/// Where a line of an explained function is, as the tables show it: the
+/// file's name and the line, "vm.c:123" (the JSON keeps the whole path).
+std::string LinePlace(const LineDelta& l);
+
 /// Where the profiles came from: "Profiles: vgcount, from the runs that
 /// counted." or "Profiles: callgrind, from a run of the baseline made for
 /// this explanation (the candidate's from the run that counted it)." or, with

@@ -48,12 +48,21 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
   if (!e) return nullptr;
   json rows = json::array();
   for (const FunctionDelta& r : e->rows) {
+    json lines = json::array();
+    for (const LineDelta& l : r.lines) {
+      lines.push_back({{"file", l.file},
+                       {"line", l.line},
+                       {"baseline", l.baseline},
+                       {"candidate", l.candidate},
+                       {"delta", l.delta()}});
+    }
     rows.push_back({{"function", r.function},
                     {"object", r.object},
                     {"clones", r.clones},
                     {"baseline", r.baseline},
                     {"candidate", r.candidate},
-                    {"delta", r.delta()}});
+                    {"delta", r.delta()},
+                    {"lines", lines}});
   }
   json missing = json::array();
   for (const MissingSymbols& m : e->missing_symbols) {

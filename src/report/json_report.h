@@ -5,7 +5,7 @@
 // two-test timed context, 3 the result store, 4 what the counted runs met
 // unpinned, 5 what the candidate could reach, 6 the ad hoc workload's command
 // and a score changed on purpose: previous_score, score_changed, 7 the
-// explanation's stored_baseline). Units: `max_work_added`
+// explanation's stored_baseline and its rows' lines). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
@@ -40,7 +40,8 @@
 //              "stored_baseline" (the baseline's profile is the stored
 //              baseline's), "rows": [{"function", "object",
 //              "clones": [full names, when the row sums clones], "baseline",
-//              "candidate", "delta"}],
+//              "candidate", "delta", "lines": [{"file", "line", "baseline",
+//              "candidate", "delta"}] (explain/explain.h: DiffProfiles)}],
 //              "missing_symbols": [{"object", "delta" (of its code without a
 //                symbol), "files": [{"path", "side", "build_id" | null,
 //                "debug_file" | null, "debug_file_exists"}]}]} | null}]}

@@ -157,6 +157,13 @@ std::string MarkdownExplanation(const WorkloadResult& w) {
                        FormatCount(row.baseline, kMarkdownMinus),
                        FormatCount(row.candidate, kMarkdownMinus),
                        FormatSignedCount(row.delta(), kMarkdownMinus), share(row.delta()));
+    // Part of the row above: not added to the listed rows again.
+    for (const LineDelta& l : row.lines) {
+      out += fmt::format("| \u21b3 {} | {} | {} | {} | {} |\n", Cell(LinePlace(l)),
+                         FormatCount(l.baseline, kMarkdownMinus),
+                         FormatCount(l.candidate, kMarkdownMinus),
+                         FormatSignedCount(l.delta(), kMarkdownMinus), share(l.delta()));
+    }
   }
   out += fmt::format("| *listed rows* | | | {} | {} |\n", FormatSignedCount(listed, kMarkdownMinus),
                      share(listed));

@@ -123,6 +123,12 @@ std::string ExplanationBlock(const WorkloadResult& w) {
     table.AddRow({Line(name), FormatCount(row.baseline, kTerminalMinus),
                   FormatCount(row.candidate, kTerminalMinus),
                   FormatSignedCount(row.delta(), kTerminalMinus), share(row.delta())});
+    // Part of the row above: not added to the listed rows again.
+    for (const LineDelta& l : row.lines) {
+      table.AddRow({"  \u21b3 " + Line(LinePlace(l)), FormatCount(l.baseline, kTerminalMinus),
+                    FormatCount(l.candidate, kTerminalMinus),
+                    FormatSignedCount(l.delta(), kTerminalMinus), share(l.delta())});
+    }
   }
   table.AddRow({"(listed rows)", "", "", FormatSignedCount(listed, kTerminalMinus), share(listed)});
   if (listed != e.total_delta) {

@@ -165,6 +165,26 @@ bool ReadMissingSymbols(const json& list, const std::string& where,
   return true;
 }
 
+// An explanation row's lines: each a file, a line from 1, and its costs.
+bool ReadLines(const json& list, const std::string& where, std::vector<LineDelta>* out,
+               std::string* err) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    JsonFields f(list[i], ItemPath(where, i), err);
+    LineDelta l;
+    int64_t delta = 0;
+    if (!(f.String("file", &l.file) && f.Uint("line", &l.line) &&
+          f.Int("baseline", 0, kMaxCost, &l.baseline) &&
+          f.Int("candidate", 0, kMaxCost, &l.candidate) &&
+          f.Int("delta", -kMaxCost, kMaxCost, &delta) && f.Done())) {
+      return false;
+    }
+    if (l.line == 0) return f.Fail("line", "must be at least 1");
+    if (delta != l.delta()) return f.Fail("delta", "is not candidate - baseline");
+    out->push_back(std::move(l));
+  }
+  return true;
+}
+
 bool ReadExplanation(const json* j, const std::string& where, std::optional<Explanation>* out,
                      std::string* err) {
   if (j == nullptr) return true;
@@ -194,8 +214,10 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
   for (size_t i = 0; i < rows->size(); ++i) {
     JsonFields row(rows->at(i), ItemPath(f.Path("rows"), i), err);
     FunctionDelta d;
+    const json* lines = row.Array("lines", kMaxListItems);
     if (!(ReadCostRow(&row, "baseline", "candidate", &d) &&
-          row.Strings("clones", kMaxListItems, &d.clones) && row.Done())) {
+          row.Strings("clones", kMaxListItems, &d.clones) && row.Done() &&
+          ReadLines(*lines, row.Path("lines"), &d.lines, err))) {
       return false;
     }
     e.rows.push_back(std::move(d));

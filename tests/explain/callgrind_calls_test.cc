@@ -12,6 +12,7 @@
 
 #include "explain/callgrind_profile.h"
 #include "explain/callgrind_run.h"
+#include "explain/explain.h"
 #include "explain/line_diff.h"
 #include "test_requirements.h"
 #include "util/paths.h"
@@ -110,6 +111,13 @@ TEST(CallgrindCalls, AChangeOnTwoLinesOfALongFunctionListsThoseLinesFirst) {
   const int64_t work_delta =
       static_cast<int64_t>(sides[1].self.at(work)) - static_cast<int64_t>(sides[0].self.at(work));
   EXPECT_EQ(rows[0].delta() + rows[1].delta(), work_delta);
+  // The explanation lists them under the function's row.
+  const Explanation e = ExplainProfiles(sides[0], sides[1], 10);
+  ASSERT_FALSE(e.rows.empty());
+  EXPECT_EQ(e.rows[0].function, "work");
+  ASSERT_GE(e.rows[0].lines.size(), 2u);
+  EXPECT_EQ(e.rows[0].lines[0].line, rows[0].line);
+  EXPECT_EQ(e.rows[0].lines[1].line, rows[1].line);
 }
 
 }  // namespace

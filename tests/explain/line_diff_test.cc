@@ -55,6 +55,15 @@ TEST(LineDiff, FilesWithOneNameInOneFunctionMatchByTheirPath) {
   EXPECT_EQ(rows[0].delta(), 5);
 }
 
+TEST(LineDiff, CodeWithoutLineInformationIsLeftOut) {
+  // vgcount's profiles, and code built without -g, put every cost on line 0.
+  const Lines base = {{{"???", 0}, 10}, {{"a.c", 3}, 1}};
+  const Lines cand = {{{"???", 0}, 50}, {{"a.c", 3}, 2}};
+  const std::vector<LineDelta> rows = DiffLines(&base, &cand, 10);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].line, 3u);
+}
+
 TEST(LineDiff, CostsBeyondInt64AreClampedNotWrapped) {
   const Lines base = {{{"a.c", 1}, 1}};
   const Lines cand = {{{"a.c", 1}, UINT64_MAX}};

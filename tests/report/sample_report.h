@@ -58,12 +58,18 @@ inline CompareReport CallgrindReport() {
   fib.baseline.timed = {{std::nullopt, 1.84}};
   fib.candidate.timed = {{std::nullopt, 1.91}};
   Explanation e;
-  e.rows = {{"vm_dispatch", "", 610'004'112, 641'204'330},
-            {"value_add",
-             "wgi",
-             88'000'020,
-             94'158'110,
-             {"value_add", "value_add.constprop.0", "value_add.part.0.cold"}}};
+  e.rows = {
+      {"vm_dispatch",
+       "",
+       610'004'112,
+       641'204'330,
+       {},
+       {{"/src/wgi/vm.c", 212, 300'000'000, 331'200'218}, {"/src/wgi/vm.c", 240, 12'000, 2'000}}},
+      {"value_add",
+       "wgi",
+       88'000'020,
+       94'158'110,
+       {"value_add", "value_add.constprop.0", "value_add.part.0.cold"}}};
   e.total_delta = 37'358'308;
   e.profiler = "vgcount";  // from the counting runs
   fib.explanation = e;
@@ -214,7 +220,7 @@ inline CompareReport HostileReport(const std::string& h) {
   Decide(&named);
   named.expected_score = h;
   Explanation e;
-  e.rows = {{h, h, 10, 1010, {h, h + ".cold", "x" + h}}};
+  e.rows = {{h, h, 10, 1010, {h, h + ".cold", "x" + h}, {{"/src/" + h, 7, 10, 1010}}}};
   e.total_delta = 1000;
   e.missing_symbols = {
       {h, 1000, {{h, "candidate", "00ff", "/usr/lib/debug/.build-id/00/ff.debug", false}}}};
