@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <valgrind/callgrind.h>
+
 #include "two_instruction_loop.h"
 
 enum { kOutsideIterations = 1000 };

@@ -96,8 +96,8 @@ static void Track(ThreadId tid) {
   // creator's), made when its slot is first used and kept for the next
   // thread in that slot.
   if (stacks[tid] == NULL) {
-    stacks[tid] = VG_(calloc)("vgcount.return_stack", VGC_RETURN_STACK_ENTRIES,
-                              VGC_RETURN_ENTRY_BYTES);
+    stacks[tid] =
+        VG_(calloc)("vgcount.return_stack", VGC_RETURN_STACK_ENTRIES, VGC_RETURN_ENTRY_BYTES);
   }
   vgc_shadow_set(tid, VGC_SHADOW_STACK, (ULong)(HWord)stacks[tid]);
   vgc_shadow_set(tid, VGC_SHADOW_DEPTH, 0);

@@ -71,10 +71,11 @@ Bool vgc_channel_open(Int given) {
   struct vki_rlimit limit;
   if (VG_(getrlimit)(VKI_RLIMIT_NOFILE, &limit) != 0) return False;
   if (limit.rlim_cur != limit.rlim_max || limit.rlim_cur < 16) {
-    VG_(message)(Vg_UserMsg,
-                 "vgcount: --vgcount-channel-fd needs RLIMIT_NOFILE's soft limit equal to its "
-                 "hard limit (they are %llu and %llu)\n",
-                 (ULong)limit.rlim_cur, (ULong)limit.rlim_max);
+    VG_(message)
+    (Vg_UserMsg,
+     "vgcount: --vgcount-channel-fd needs RLIMIT_NOFILE's soft limit equal to its "
+     "hard limit (they are %llu and %llu)\n",
+     (ULong)limit.rlim_cur, (ULong)limit.rlim_max);
     return False;
   }
   const Int reserved = (Int)limit.rlim_cur - 1;
@@ -172,36 +173,36 @@ static const HChar* Tampering(UInt number, const UWord* args, UInt arg_count) {
     const HChar* name;
   } calls[] = {
 #if defined(__NR_sendmsg)
-      {__NR_sendmsg, 0, "sendmsg"},
+    {__NR_sendmsg, 0, "sendmsg"},
 #endif
 #if defined(__NR_sendmmsg)
-      {__NR_sendmmsg, 0, "sendmmsg"},
+    {__NR_sendmmsg, 0, "sendmmsg"},
 #endif
 #if defined(__NR_sendto)
-      {__NR_sendto, 0, "sendto"},
+    {__NR_sendto, 0, "sendto"},
 #endif
-      {__NR_fcntl, 0, "fcntl"},
-      {__NR_ioctl, 0, "ioctl"},
-      {__NR_dup, 0, "dup"},
-      {__NR_pwrite64, 0, "pwrite64"},
-      {__NR_pwritev, 0, "pwritev"},
+    {__NR_fcntl, 0, "fcntl"},
+    {__NR_ioctl, 0, "ioctl"},
+    {__NR_dup, 0, "dup"},
+    {__NR_pwrite64, 0, "pwrite64"},
+    {__NR_pwritev, 0, "pwritev"},
 #if defined(__NR_pwritev2)
-      {__NR_pwritev2, 0, "pwritev2"},
+    {__NR_pwritev2, 0, "pwritev2"},
 #endif
 #if defined(__NR_shutdown)
-      {__NR_shutdown, 0, "shutdown"},
-      {__NR_setsockopt, 0, "setsockopt"},
-      {__NR_connect, 0, "connect"},
-      {__NR_bind, 0, "bind"},
+    {__NR_shutdown, 0, "shutdown"},
+    {__NR_setsockopt, 0, "setsockopt"},
+    {__NR_connect, 0, "connect"},
+    {__NR_bind, 0, "bind"},
 #endif
-      {__NR_splice, 2, "splice"},
-      {__NR_tee, 1, "tee"},
-      {__NR_sendfile, 0, "sendfile"},
-      {__NR_copy_file_range, 2, "copy_file_range"},
-      {__NR_ptrace, 6, "ptrace"},
-      {__NR_process_vm_writev, 6, "process_vm_writev"},
+    {__NR_splice, 2, "splice"},
+    {__NR_tee, 1, "tee"},
+    {__NR_sendfile, 0, "sendfile"},
+    {__NR_copy_file_range, 2, "copy_file_range"},
+    {__NR_ptrace, 6, "ptrace"},
+    {__NR_process_vm_writev, 6, "process_vm_writev"},
 #if defined(__NR_pidfd_getfd)
-      {__NR_pidfd_getfd, 6, "pidfd_getfd"},
+    {__NR_pidfd_getfd, 6, "pidfd_getfd"},
 #endif
   };
   for (SizeT i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {

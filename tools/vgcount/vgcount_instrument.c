@@ -154,10 +154,10 @@ static Bool ReturnSiteByCode(Addr addr) {
     const UChar modrm = op[1];
     if (((modrm >> 3) & 7) != 2) continue;  // /2: call
     const Int mod = modrm >> 6, rm = modrm & 7;
-    Int size = 2;                                   // FF, ModRM
-    if (mod != 3 && rm == 4) size += 1;             // SIB
-    if (mod == 1) size += 1;                        // disp8
-    if (mod == 2 || (mod == 0 && rm == 5)) size += 4;  // disp32, rip+disp32
+    Int size = 2;                                            // FF, ModRM
+    if (mod != 3 && rm == 4) size += 1;                      // SIB
+    if (mod == 1) size += 1;                                 // disp8
+    if (mod == 2 || (mod == 0 && rm == 5)) size += 4;        // disp32, rip+disp32
     if (mod == 0 && rm == 4 && (op[2] & 7) == 5) size += 4;  // SIB, no base
     if (size == len) return True;
   }
@@ -243,8 +243,8 @@ static IRTemp HandOverToContext(IRSB* sb, Int shadow, IRTemp raw) {
   IRTemp delta = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(seen));
   IRTemp counter = Binop(sb, Iop_Add64, IRExpr_RdTmp(context), IRExpr_RdTmp(slot));
   IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
-  addStmtToIRSB(sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
-                                                     IRExpr_RdTmp(counter))));
+  addStmtToIRSB(
+      sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, IRExpr_RdTmp(counter))));
   IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), IRExpr_RdTmp(delta));
   addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(counter), IRExpr_RdTmp(after)));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SEEN, IRExpr_RdTmp(raw)));
@@ -258,8 +258,8 @@ static IRTemp HandOverToContext(IRSB* sb, Int shadow, IRTemp raw) {
 // what it saves.
 static void HandOver(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own) {
   HandOverToContext(sb, shadow, raw);
-  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT,
-                               IRExpr_Const(IRConst_U64((ULong)(HWord)own))));
+  addStmtToIRSB(
+      sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT, IRExpr_Const(IRConst_U64((ULong)(HWord)own))));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT_OBJECT,
                                IRExpr_Const(IRConst_U64(own->object_id))));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
@@ -309,11 +309,11 @@ static void AddIndirectCall(IRSB* sb, Int shadow, IRExpr* raw, IRExpr* next) {
   addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
-
 // The address of return-stack entry `depth` (taken modulo the ring's size).
 static IRTemp StackEntry(IRSB* sb, Int shadow, IRExpr* depth) {
   IRTemp base = Get(sb, shadow + VGC_SHADOW_STACK);
-  IRTemp index = Binop(sb, Iop_And64, depth, IRExpr_Const(IRConst_U64(VGC_RETURN_STACK_ENTRIES - 1)));
+  IRTemp index =
+      Binop(sb, Iop_And64, depth, IRExpr_Const(IRConst_U64(VGC_RETURN_STACK_ENTRIES - 1)));
   IRTemp offset = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(offset, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(index),
                                                       IRExpr_Const(IRConst_U8(5)))));
@@ -353,7 +353,8 @@ static void PushReturn(IRSB* sb, Int shadow, const VexGuestLayout* layout) {
 // A return site in code without a symbol: hand over to the present context
 // (the callee's, whose last instructions these are), then take the top
 // entry's context back if this is the return it was pushed for.
-static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw, const VexGuestLayout* layout) {
+static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw,
+                                    const VexGuestLayout* layout) {
   IRTemp object = Get(sb, shadow + VGC_SHADOW_CONTEXT_OBJECT);
   IRTemp context = HandOverToContext(sb, shadow, raw);
 
@@ -364,8 +365,8 @@ static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw, const VexG
   for (Int i = 0; i < 3; i++) {
     IRTemp at = Binop(sb, Iop_Add64, IRExpr_RdTmp(entry), IRExpr_Const(IRConst_U64(8 * i)));
     loaded[i] = newIRTemp(sb->tyenv, Ity_I64);
-    addStmtToIRSB(sb, IRStmt_WrTmp(loaded[i], IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
-                                                          IRExpr_RdTmp(at))));
+    addStmtToIRSB(
+        sb, IRStmt_WrTmp(loaded[i], IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, IRExpr_RdTmp(at))));
   }
   // A match: the entry's stack pointer is the present one, on a stack that
   // is not empty.
@@ -373,13 +374,13 @@ static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw, const VexG
   IRTemp differs = Binop(sb, Iop_Xor64, IRExpr_RdTmp(loaded[2]), IRExpr_RdTmp(sp));
   IRTemp is_empty = newIRTemp(sb->tyenv, Ity_I1);
   addStmtToIRSB(sb, IRStmt_WrTmp(is_empty, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(depth),
-                                                       IRExpr_Const(IRConst_U64(0)))));
+                                                        IRExpr_Const(IRConst_U64(0)))));
   IRTemp empty = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(empty, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(is_empty))));
   IRTemp either = Binop(sb, Iop_Or64, IRExpr_RdTmp(differs), IRExpr_RdTmp(empty));
   IRTemp match = newIRTemp(sb->tyenv, Ity_I1);
   addStmtToIRSB(sb, IRStmt_WrTmp(match, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(either),
-                                                    IRExpr_Const(IRConst_U64(0)))));
+                                                     IRExpr_Const(IRConst_U64(0)))));
   const struct {
     Int offset;
     IRTemp if_match;
@@ -391,8 +392,9 @@ static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw, const VexG
   };
   for (Int i = 0; i < 3; i++) {
     IRTemp value = newIRTemp(sb->tyenv, Ity_I64);
-    addStmtToIRSB(sb, IRStmt_WrTmp(value, IRExpr_ITE(IRExpr_RdTmp(match), IRExpr_RdTmp(words[i].if_match),
-                                                     IRExpr_RdTmp(words[i].otherwise))));
+    addStmtToIRSB(
+        sb, IRStmt_WrTmp(value, IRExpr_ITE(IRExpr_RdTmp(match), IRExpr_RdTmp(words[i].if_match),
+                                           IRExpr_RdTmp(words[i].otherwise))));
     addStmtToIRSB(sb, IRStmt_Put(shadow + words[i].offset, IRExpr_RdTmp(value)));
   }
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
@@ -414,7 +416,7 @@ static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own,
   IRTemp either = Binop(sb, Iop_Or64, IRExpr_RdTmp(called), IRExpr_RdTmp(other_object));
   IRTemp take = newIRTemp(sb->tyenv, Ity_I1);
   addStmtToIRSB(sb, IRStmt_WrTmp(take, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(either),
-                                                   IRExpr_Const(IRConst_U64(0)))));
+                                                    IRExpr_Const(IRConst_U64(0)))));
   {
     IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
     IRTemp seen = Get(sb, shadow + VGC_SHADOW_SEEN);
@@ -425,8 +427,8 @@ static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own,
     addStmtToIRSB(sb, IRStmt_WrTmp(counter, IRExpr_ITE(IRExpr_RdTmp(take), IRExpr_RdTmp(taken),
                                                        HostAddress(&scratch_counter, Ity_I64))));
     IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
-    addStmtToIRSB(sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
-                                                       IRExpr_RdTmp(counter))));
+    addStmtToIRSB(
+        sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, IRExpr_RdTmp(counter))));
     IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), IRExpr_RdTmp(delta));
     addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(counter), IRExpr_RdTmp(after)));
     const struct {
@@ -461,7 +463,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   const Int shadow = layout->total_sizeB;
   const Int counter_offset = shadow + VGC_SHADOW_RAW;
   const Bool profiling = vgc_profile_enabled();
-  Addr last_insn_end = 0;  // where the block's last instruction ends
+  Addr last_insn_end = 0;      // where the block's last instruction ends
   Bool block_unnamed = False;  // profiling: the block is code without a symbol
   const HChar* name = NULL;
   IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);

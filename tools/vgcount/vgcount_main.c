@@ -121,8 +121,9 @@ static void WriteReport(const HChar* cmd, ULong instructions) {
   (line, sizeof(line), "version: 2\npid: %d\nppid: %d\ncmd: ", VG_(getpid)(), VG_(getppid)());
   WriteAll(&out, &ok, line);
   WriteAll(&out, &ok, cmd);
-  VG_(snprintf)(line, sizeof(line), "\ninstructions: %llu\nthreads: %llu\n", instructions,
-                vgc_account_threads());
+  VG_(snprintf)
+  (line, sizeof(line), "\ninstructions: %llu\nthreads: %llu\n", instructions,
+   vgc_account_threads());
   WriteAll(&out, &ok, line);
   HChar pinned[256], unpinned[256];
   vgc_pin_describe(pinned, unpinned, sizeof(pinned));

@@ -44,8 +44,8 @@
  * whether a count is deterministic by construction: more than one thread
  * (the schedule decides who reads what), signals delivered, and system calls
  * that read time or the machine's state without a pinned answer (times,
- * getrusage, getcpu, timer and timerfd readings, adjtimex, clock_adjtime). Both lists are written to the output file
- * (vgcount_main.c).
+ * getrusage, getcpu, timer and timerfd readings, adjtimex, clock_adjtime). Both lists are written
+ * to the output file (vgcount_main.c).
  */
 // clang-format off: vgcount.h comes before Valgrind's headers (it says why).
 #include "vgcount.h"

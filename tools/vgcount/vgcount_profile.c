@@ -42,8 +42,8 @@ static VgHashTable* table = NULL;
 // Without profiling, every instruction goes here; with it, a thread's
 // instructions before its first context block (none in practice: a
 // program's first block is its loader's entry).
-static VgcFunction start_function = {NULL, 0, {0, 0}, "???", 0, "(before the first function)",
-                                     0, NULL};
+static VgcFunction start_function = {NULL, 0,   {0, 0}, "???", 0, "(before the first function)",
+                                     0,    NULL};
 static VgcFunction* functions = &start_function;  // newest first
 static UInt function_count = 0;
 
@@ -131,12 +131,13 @@ VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
     const UWord offset = (UWord)(addr - (di != NULL ? (Addr)VG_(DebugInfo_get_text_bias)(di) : 0));
     Int n = sizeof(Addr) == 4 ? VG_(sprintf)(unnamed, "%#08lx", offset)
                               : VG_(sprintf)(unnamed, "%#016lx", offset);
-    VG_(sprintf)(unnamed + n, "%s",
-                 kind == Vg_SectData  ? " [Data]"
-                 : kind == Vg_SectBSS ? " [BSS]"
-                 : kind == Vg_SectGOT ? " [GOT]"
-                 : kind == Vg_SectPLT ? " [PLT]"
-                                      : "");
+    VG_(sprintf)
+    (unnamed + n, "%s",
+     kind == Vg_SectData  ? " [Data]"
+     : kind == Vg_SectBSS ? " [BSS]"
+     : kind == Vg_SectGOT ? " [GOT]"
+     : kind == Vg_SectPLT ? " [PLT]"
+                          : "");
     name = unnamed;
   }
   VgcFunction probe;
