@@ -138,11 +138,11 @@ TEST_P(BundledWorkloadTest, VgcountDeltaEqualsCallgrindsAndTotalsAgree) {
   }
 }
 
-// vgcount's profile from its counting run, function by function against
-// callgrind's of the same run environment: equal but for the process's last
+// vgcount's profile from its counting run, function by function and line
+// by line against callgrind's of the same run environment: equal but for the process's last
 // block, which callgrind never counts (tests/vgcount/profile_match.h), and
 // adding up to vgcount's count.
-TEST_P(BundledWorkloadTest, VgcountProfileEqualsCallgrindsFunctionByFunction) {
+TEST_P(BundledWorkloadTest, VgcountProfileEqualsCallgrindsByFunctionAndLine) {
   for (const std::string& build : {GetParam().baseline, GetParam().candidate}) {
     int64_t ours = 0, theirs = 0;
     const Profile vgcount = Profiled(ValgrindCounter::Tool::kVgcount, build, &ours);
@@ -160,9 +160,15 @@ TEST_P(BundledWorkloadTest, VgcountProfileEqualsCallgrindsFunctionByFunction) {
       ADD_FAILURE() << build << ": " << gap.function.name << " in " << gap.function.object
                     << ": vgcount " << gap.vgcount << ", callgrind " << gap.callgrind;
     }
+    for (const testing::LineGap& gap : testing::UnexplainedLineGaps(vgcount, callgrind, 1)) {
+      ADD_FAILURE() << build << ": " << gap.function.name << ", " << gap.line.file << ":"
+                    << gap.line.line << ": vgcount " << gap.vgcount << ", callgrind "
+                    << gap.callgrind;
+    }
     if (workload_->region) {
       // Inside a region neither tool sees the last block: equal everywhere.
       EXPECT_TRUE(testing::ProfileGaps(vgcount, callgrind).empty()) << build;
+      EXPECT_TRUE(testing::LineGaps(vgcount, callgrind).empty()) << build;
     } else {
       // Outside one, exactly the last block's function differs.
       EXPECT_EQ(testing::ProfileGaps(vgcount, callgrind).size(), 1u) << build;

@@ -1,9 +1,11 @@
 // compare_profiles VGCOUNT_PROFILE... -- CALLGRIND_OUTPUT...: vgcount's
-// per-function profile of a run against callgrind's of the same run, for
+// profile of a run against callgrind's of the same run, for
 // ci/profile-exactness. Both are read by workgate's callgrind reader and
 // compared as tests/vgcount/profile_match.h does. Prints the totals, the
-// number of functions and every function whose figures differ, and exits 0
-// when the only differences are each thread's last block (THREADS, default
+// number of functions and every function whose figures differ, then every
+// source line whose figures differ beyond the last blocks, and exits 0
+// when the only differences, by function and by line, are each thread's
+// last block (THREADS, default
 // 1, given as --threads N before the files), 1 when others remain, 2 on a
 // file it cannot read.
 #include <cstdio>
@@ -52,5 +54,19 @@ int main(int argc, char** argv) {
   }
   std::printf("%zu functions differ, %zu of them beyond the last block of %d thread%s\n",
               gaps.size(), unexplained.size(), threads, threads == 1 ? "" : "s");
-  return unexplained.empty() ? 0 : 1;
+  size_t lines[2] = {0, 0};
+  for (int s = 0; s < 2; ++s) {
+    for (const auto& [function, costs] : profiles[s].lines) lines[s] += costs.size();
+  }
+  const auto line_gaps = testing::LineGaps(profiles[0], profiles[1]);
+  const auto unexplained_lines = testing::UnexplainedLineGaps(profiles[0], profiles[1], threads);
+  for (const auto& gap : unexplained_lines) {
+    std::printf("  %s in %s, %s:%llu: vgcount %lld, callgrind %lld (%+lld)\n",
+                gap.function.name.c_str(), gap.function.object.c_str(), gap.line.file.c_str(),
+                static_cast<unsigned long long>(gap.line.line), static_cast<long long>(gap.vgcount),
+                static_cast<long long>(gap.callgrind), static_cast<long long>(gap.difference()));
+  }
+  std::printf("lines: vgcount %zu, callgrind %zu; %zu differ, %zu of them beyond the last block\n",
+              lines[0], lines[1], line_gaps.size(), unexplained_lines.size());
+  return unexplained.empty() && unexplained_lines.empty() ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Comparing vgcount's per-function profile with callgrind's for the same
-// run, function by function, for the tests and for ci/profile-exactness
+// Comparing vgcount's profile with callgrind's for the same run, function
+// by function and line by line, for the tests and for ci/profile-exactness
 // (through tests/vgcount/compare_profiles.cc).
 //
 // Functions are matched by (name, object basename) as workgate's callgrind
@@ -81,6 +81,95 @@ inline std::vector<ProfileGap> UnexplainedGaps(const Profile& vgcount, const Pro
       continue;
     }
     left.push_back(gap);
+  }
+  return left;
+}
+
+/// One source line of one function whose two figures differ.
+struct LineGap {
+  FunctionId function;
+  SourceLine line;
+  int64_t vgcount = 0;
+  int64_t callgrind = 0;
+  int64_t difference() const { return vgcount - callgrind; }
+};
+
+/// `profile`'s line costs with functions folded as FoldUnnamed folds them.
+inline std::map<std::pair<FunctionId, SourceLine>, uint64_t> FoldUnnamedLines(
+    const Profile& profile) {
+  std::map<std::pair<FunctionId, SourceLine>, uint64_t> folded;
+  for (const auto& [id, lines] : profile.lines) {
+    FunctionId key = id;
+    if (key.name.rfind("0x", 0) == 0) key.name = "(code without a symbol)";
+    for (const auto& [line, cost] : lines) folded[{key, line}] += cost;
+  }
+  return folded;
+}
+
+/// Every (function, line) whose folded cost differs, in order.
+inline std::vector<LineGap> LineGaps(const Profile& vgcount, const Profile& callgrind) {
+  std::map<std::pair<FunctionId, SourceLine>, LineGap> gaps;
+  for (const auto& [key, cost] : FoldUnnamedLines(vgcount))
+    gaps[key].vgcount = static_cast<int64_t>(cost);
+  for (const auto& [key, cost] : FoldUnnamedLines(callgrind)) {
+    gaps[key].callgrind = static_cast<int64_t>(cost);
+  }
+  std::vector<LineGap> out;
+  for (auto& [key, gap] : gaps) {
+    gap.function = key.first;
+    gap.line = key.second;
+    if (gap.difference() != 0) out.push_back(gap);
+  }
+  return out;
+}
+
+/// The line gaps left once the last blocks are allowed for: a function whose
+/// self cost differs only by its thread's last block (UnexplainedGaps) may
+/// differ on its lines by that block, line by line in vgcount's favour and
+/// adding up to the function's gap. Empty when the lines agree as
+/// documented.
+inline std::vector<LineGap> UnexplainedLineGaps(const Profile& vgcount, const Profile& callgrind,
+                                                int threads) {
+  std::map<FunctionId, int64_t> excused;
+  for (const ProfileGap& gap : ProfileGaps(vgcount, callgrind))
+    excused[gap.function] = gap.difference();
+  for (const ProfileGap& gap : UnexplainedGaps(vgcount, callgrind, threads)) {
+    excused.erase(gap.function);
+  }
+  std::map<FunctionId, std::vector<LineGap>> by_function;
+  for (const LineGap& gap : LineGaps(vgcount, callgrind)) by_function[gap.function].push_back(gap);
+  std::vector<LineGap> left;
+  for (const auto& [function, gaps] : by_function) {
+    int64_t sum = 0;
+    bool all_ours = true;
+    for (const LineGap& gap : gaps) {
+      sum += gap.difference();
+      all_ours = all_ours && gap.difference() > 0;
+    }
+    const auto it = excused.find(function);
+    if (it != excused.end() && all_ours && sum == it->second) continue;
+    left.insert(left.end(), gaps.begin(), gaps.end());
+  }
+  return left;
+}
+
+/// The line gaps of functions whose self costs agree, and those of
+/// functions whose lines do not add up to their self cost's gap: empty when
+/// every line difference is accounted for by a function's own difference.
+inline std::vector<LineGap> LineGapsBeyondFunctionGaps(const Profile& vgcount,
+                                                       const Profile& callgrind) {
+  std::map<FunctionId, int64_t> function_gap;
+  for (const ProfileGap& gap : ProfileGaps(vgcount, callgrind))
+    function_gap[gap.function] = gap.difference();
+  std::map<FunctionId, std::vector<LineGap>> by_function;
+  for (const LineGap& gap : LineGaps(vgcount, callgrind)) by_function[gap.function].push_back(gap);
+  std::vector<LineGap> left;
+  for (const auto& [function, gaps] : by_function) {
+    int64_t sum = 0;
+    for (const LineGap& gap : gaps) sum += gap.difference();
+    const auto it = function_gap.find(function);
+    if (it == function_gap.end() || it->second != sum)
+      left.insert(left.end(), gaps.begin(), gaps.end());
   }
   return left;
 }

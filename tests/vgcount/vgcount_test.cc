@@ -149,6 +149,15 @@ class VgcountTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// Fails the test for each source line whose costs differ in `gaps`.
+void ReportLineGaps(const std::vector<testing::LineGap>& gaps) {
+  for (const testing::LineGap& gap : gaps) {
+    ADD_FAILURE() << gap.function.name << " in " << gap.function.object << ", " << gap.line.file
+                  << ":" << gap.line.line << ": vgcount " << gap.vgcount << ", callgrind "
+                  << gap.callgrind;
+  }
+}
+
 TEST_F(VgcountTest, DeltaOfKnownLoopIsExactlyTwoPerIteration) {
   int64_t small = Vgcount(Quote(kKnownLoop.string()) + " 100000");
   int64_t large = Vgcount(Quote(kKnownLoop.string()) + " 300000");
@@ -293,6 +302,22 @@ TEST_F(VgcountTest, AProfileIsWrittenOnlyWhenAskedForAndAddsUpToTheCount) {
   EXPECT_LE(vgcount.self.at(main_fn), 200000u + 5000u);
   EXPECT_EQ(vgcount.self.at(main_fn), callgrind.self.at(main_fn));
   EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  // Line by line too: main's instructions on lines of known_loop.c and of
+  // the header whose loop it inlines, the loop's line holding the most.
+  ASSERT_TRUE(vgcount.lines.count(main_fn));
+  uint64_t main_lines = 0;
+  SourceLine busiest;
+  uint64_t busiest_cost = 0;
+  for (const auto& [line, cost] : vgcount.lines.at(main_fn)) {
+    EXPECT_GT(line.line, 0u) << line.file;
+    EXPECT_NE(line.file.find("probes/"), std::string::npos) << line.file;
+    if (cost > busiest_cost) busiest = line, busiest_cost = cost;
+    main_lines += cost;
+  }
+  EXPECT_EQ(main_lines, vgcount.self.at(main_fn));
+  EXPECT_NE(busiest.file.find("two_instruction_loop.h"), std::string::npos) << busiest.file;
+  EXPECT_GE(busiest_cost, 200000u);
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
 }
 
 TEST_F(VgcountTest, ProfileChargesCodeRightAfterACallAsTheWayInSays) {
@@ -316,6 +341,7 @@ TEST_F(VgcountTest, ProfileChargesCodeRightAfterACallAsTheWayInSays) {
     ADD_FAILURE() << gap.function.name << " in " << gap.function.object << ": vgcount "
                   << gap.vgcount << ", callgrind " << gap.callgrind;
   }
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
 }
 
 TEST_F(VgcountTest, ProfileOfRegionsInFourThreadsEqualsCallgrinds) {
@@ -328,6 +354,9 @@ TEST_F(VgcountTest, ProfileOfRegionsInFourThreadsEqualsCallgrinds) {
     ADD_FAILURE() << gap.function.name << " in " << gap.function.object << ": vgcount "
                   << gap.vgcount << ", callgrind " << gap.callgrind;
   }
+  // The regions toggle collection inside their blocks: the request's block
+  // goes to the new state line by line as it does by function.
+  ReportLineGaps(testing::LineGaps(vgcount, callgrind));
 }
 
 TEST_F(VgcountTest, ProfileOfASignalInsideARegionEqualsCallgrinds) {
@@ -337,6 +366,7 @@ TEST_F(VgcountTest, ProfileOfASignalInsideARegionEqualsCallgrinds) {
   Profiles(command, "--collect-atstart=no", &vgcount, &callgrind, &total);
   EXPECT_GE(total, 2 * 200000);
   EXPECT_TRUE(testing::ProfileGaps(vgcount, callgrind).empty());
+  ReportLineGaps(testing::LineGaps(vgcount, callgrind));
 }
 
 TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
@@ -358,6 +388,8 @@ TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
   EXPECT_GT(last_block.difference(), 0);
   EXPECT_LE(last_block.difference(), testing::kMaxLastBlockInstructions);
   EXPECT_GE(vgcount.self.at({"loop_handler", "vgcount_thread_probe"}), 3u * 2 * 100000);
+  // Lines differ only where those two functions do, and add up to it.
+  ReportLineGaps(testing::LineGapsBeyondFunctionGaps(vgcount, callgrind));
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 /* vgcount: a Valgrind tool that counts executed guest instructions the way
  * callgrind counts Ir, at close to the cost of --tool=none, and, when asked,
- * records where they went (per-function self cost) in the same run.
+ * records where they went (per-function and per-line self cost) in the same
+ * run.
  *
- * The tool is five parts:
+ * The tool is six parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
  *                         and, when profiling, hands the instructions counted
@@ -14,6 +15,8 @@
  *                         which function;
  *   vgcount_profile.c     the functions, named as callgrind names them, and
  *                         the profile written in callgrind's format;
+ *   vgcount_lines.c       per-block execution and side-exit counters, turned
+ *                         into self cost per source line;
  *   vgcount_pin.c         time and entropy pinned inside the counter (TSC,
  *                         RDRAND, time and getrandom system calls, the
  *                         random devices), and what the run met unpinned;
@@ -35,7 +38,10 @@
  *   VGC_SHADOW_CONTEXT_OBJECT  the object_id of the context's function;
  *   VGC_SHADOW_STACK    the thread's return stack, for calls made from code
  *                       without a symbol (vgcount_instrument.c);
- *   VGC_SHADOW_DEPTH    the number of entries pushed on it.
+ *   VGC_SHADOW_DEPTH    the number of entries pushed on it;
+ *   VGC_SHADOW_SKIP_TO  the counter a PLT stub's instructions go to: the
+ *                       skipped counter of the line slot of the block that
+ *                       last called or jumped into the PLT (vgcount_lines.c).
  */
 #ifndef WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
 #define WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
@@ -61,6 +67,7 @@
 #define VGC_SHADOW_CONTEXT_OBJECT 40
 #define VGC_SHADOW_STACK 48
 #define VGC_SHADOW_DEPTH 56
+#define VGC_SHADOW_SKIP_TO 64
 
 /// Entries of a thread's return stack (vgcount_instrument.c): a power of 2,
 /// each VGC_RETURN_ENTRY_BYTES long.
@@ -80,6 +87,10 @@ typedef struct VgcFunction {
   const HChar* name;
   UInt id;                   // its number in the written file, 1-based
   struct VgcFunction* next;  // every function, newest first
+  // Its source file as callgrind takes it (that of the first address it
+  // was met at), for its instructions without line information
+  // (vgcount_lines.c); set when profiling.
+  UInt file;
 } VgcFunction;
 
 /// Reads and writes one word of thread `tid`'s shadow state.
@@ -141,6 +152,64 @@ void vgc_functions_zero(void);
 /// line and `total` on its summary: and totals: lines. False when it cannot
 /// be written (Valgrind's message says why).
 Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total);
+
+/// Names interned with a number each, from 0, kept for the whole run (the
+/// objects of functions, source files; vgcount_profile.c).
+typedef struct VgcNames VgcNames;
+VgcNames* vgc_names_new(const HChar* what);
+/// The number of `name`, which is copied the first time.
+UInt vgc_names_intern(VgcNames* names, const HChar* name);
+const HChar* vgc_names_get(const VgcNames* names, UInt number);
+UInt vgc_names_count(const VgcNames* names);
+
+/// A translation's line counters (vgcount_lines.c).
+typedef struct VgcLineSlot VgcLineSlot;
+
+/// Makes the line counters of a block of `instructions` instructions at
+/// `addrs`, instruction i lying in segment `segment_of[i]` (0-based, not
+/// decreasing) of `segments`: segment k follows the block's k-th counted
+/// side exit. `exit_addr` is the block's last instruction, where the PLT
+/// stubs it calls or jumps into are charged. NULL when no instruction has
+/// line information: such a block counts nothing.
+VgcLineSlot* vgc_lines_new_slot(const Addr* addrs, const UInt* segment_of, UInt instructions,
+                                UInt segments, Addr exit_addr);
+/// The counter of `slot` that the PLT stubs its block reaches add to.
+ULong* vgc_lines_skipped_counter(VgcLineSlot* slot);
+/// Where PLT stubs reached before any block set VGC_SHADOW_SKIP_TO add to
+/// (a thread's first block is never one): counted under no line.
+extern ULong vgc_lines_orphan_skipped;
+/// The source file number of the code at `addr` (callgrind's file for a
+/// function first met there).
+UInt vgc_lines_file_of(Addr addr);
+/// Where generated code finds a slot's key and its k-th counter.
+#define VGC_LINE_SLOT_KEY_OFFSET 0
+#define VGC_LINE_SLOT_COUNTS_OFFSET 40
+/// Called by a block whose key (the address of the counter its instructions
+/// go to) is not its slot's.
+VG_REGPARM(2) void vgc_lines_switch_key(VgcLineSlot* slot, ULong key);
+/// The slot of the block that ended in the client request being served.
+extern VgcLineSlot* vgc_clreq_block_lines;
+/// CALLGRIND_TOGGLE_COLLECT: the request's block goes to `key`.
+void vgc_lines_request_block_to(ULong key);
+/// Discards all line costs; with a `request_block_key`, the request's block
+/// starts the new figures (CALLGRIND_ZERO_STATS), else nothing (a fork).
+void vgc_lines_zero(ULong request_block_key);
+
+/// One line's collected self cost under one function.
+typedef struct {
+  VgcFunction* function;
+  UInt file;  // vgc_lines_file_name
+  UInt line;
+  ULong cost;
+} VgcLineCost;
+/// Every collected line cost, sorted by function id, file name and line,
+/// in a block the caller frees (VG_(free)); `*count` entries.
+VgcLineCost* vgc_lines_collect(UInt* count);
+const HChar* vgc_lines_file_name(UInt file);
+/// Files named so far (their numbers are 0 to this - 1), and the number of
+/// "???", callgrind's name for code without line information.
+UInt vgc_lines_file_count(void);
+UInt vgc_lines_unknown_file(void);
 
 /// Where an output goes: a file named by its option, or, when workgate
 /// gave a channel, messages on it (vgcount_channel.c).

@@ -101,6 +101,9 @@ static void Track(ThreadId tid) {
   }
   vgc_shadow_set(tid, VGC_SHADOW_STACK, (ULong)(HWord)stacks[tid]);
   vgc_shadow_set(tid, VGC_SHADOW_DEPTH, 0);
+  if (vgc_shadow_get(tid, VGC_SHADOW_SKIP_TO) == 0) {
+    vgc_shadow_set(tid, VGC_SHADOW_SKIP_TO, (ULong)(HWord)&vgc_lines_orphan_skipped);
+  }
   if (vgc_shadow_get(tid, VGC_SHADOW_CONTEXT) == 0) {
     VgcFunction* start = vgc_profile_start_function();
     vgc_shadow_set(tid, VGC_SHADOW_CONTEXT, (ULong)(HWord)start);
@@ -122,6 +125,12 @@ static void CloseIntervalAt(ThreadId tid, ULong boundary) {
 }
 
 static void CloseInterval(ThreadId tid) { CloseIntervalAt(tid, Raw(tid)); }
+
+// The counter thread `tid`'s instructions go to now: the line counters' key
+// (vgcount_lines.c).
+static ULong LineKey(ThreadId tid) {
+  return vgc_shadow_get(tid, VGC_SHADOW_CONTEXT) + vgc_shadow_get(tid, VGC_SHADOW_SLOT);
+}
 
 void vgc_account_switch_context(ThreadId tid, ULong raw, VgcFunction* next) {
   CloseIntervalAt(tid, raw);
@@ -198,6 +207,7 @@ static void OnForkChild(ThreadId tid) {
   vgc_shadow_set(tid, VGC_SHADOW_SEEN, Raw(tid));
   threads[tid].tracked = True;
   vgc_functions_zero();
+  vgc_lines_zero(0);
   vgc_pin_forget_counts();
   threads_seen = 1;
 }
@@ -226,6 +236,7 @@ void vgc_account_toggle_collect(ThreadId tid) {
   Bool* slot = CollectSlot(tid);
   *slot = !*slot;
   ApplySlot(tid);
+  vgc_lines_request_block_to(LineKey(tid));
 }
 
 // Marks in `live` the threads the core holds now. The tool interface has no
@@ -245,6 +256,7 @@ void vgc_account_zero(ThreadId tid) {
   // the request: so it stays in the new figure when collecting.
   CloseIntervalAt(tid, Raw(tid) - vgc_clreq_block_instructions);
   vgc_functions_zero();
+  vgc_lines_zero(LineKey(tid));
   // Other threads' work so far goes too, though their intervals are open.
   LiveThreads();
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {

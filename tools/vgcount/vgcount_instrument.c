@@ -74,6 +74,7 @@
 // clang-format on
 
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_debuginfo.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_machine.h"
@@ -450,6 +451,108 @@ static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own,
   }
 }
 
+// The line counters' part of a profiled block (vgcount_lines.c): which side
+// exits are counted (those with an instruction after them, from the first
+// instruction on) and the segment of each instruction. Returns the slot;
+// `*counted_exit` (sized sb->stmts_used) says, per statement, the counter
+// of an exit there, 0 for none.
+static VgcLineSlot* PlanLines(const IRSB* sb, UInt* counted_exit) {
+  Int first_imark = -1, last_imark = -1;
+  UInt instructions = 0;
+  for (Int i = 0; i < sb->stmts_used; i++) {
+    counted_exit[i] = 0;
+    const IRStmt* st = sb->stmts[i];
+    if (st == NULL || st->tag != Ist_IMark) continue;
+    if (first_imark < 0) first_imark = i;
+    last_imark = i;
+    instructions++;
+  }
+  Addr* addrs =
+      VG_(malloc)("vgcount.plan.addrs", (instructions > 0 ? instructions : 1) * sizeof(Addr));
+  UInt* segment_of =
+      VG_(malloc)("vgcount.plan.segments", (instructions > 0 ? instructions : 1) * sizeof(UInt));
+  UInt segment = 0, n = 0;
+  for (Int i = 0; i < sb->stmts_used; i++) {
+    const IRStmt* st = sb->stmts[i];
+    if (st == NULL) continue;
+    if (st->tag == Ist_IMark) {
+      addrs[n] = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
+      segment_of[n++] = segment;
+    } else if (st->tag == Ist_Exit && i > first_imark && i < last_imark) {
+      counted_exit[i] = ++segment;
+    }
+  }
+  VgcLineSlot* slot = vgc_lines_new_slot(addrs, segment_of, instructions, segment + 1,
+                                         instructions > 0 ? addrs[instructions - 1] : 0);
+  if (slot == NULL) {
+    for (Int i = 0; i < sb->stmts_used; i++) counted_exit[i] = 0;
+  }
+  VG_(free)(addrs);
+  VG_(free)(segment_of);
+  return slot;
+}
+
+static Bool InPlt(Addr addr) { return VG_(DebugInfo_sect_kind)(NULL, addr) == Vg_SectPLT; }
+
+// Whether a jump to `target` enters a PLT stub.
+static Bool ExitIntoPlt(const IRConst* target) {
+  return target->tag == Ico_U64 && InPlt((Addr)target->Ico.U64);
+}
+
+// A block that calls, or jumps into a PLT stub: the stubs' instructions
+// that follow go to its skipped counter, or nowhere (line 0) from a block
+// without lines.
+static void SetSkipTo(IRSB* sb, Int shadow, VgcLineSlot* slot) {
+  ULong* to = slot != NULL ? vgc_lines_skipped_counter(slot) : &vgc_lines_orphan_skipped;
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SKIP_TO, HostAddress(to, Ity_I64)));
+}
+
+// A PLT block's exit: *skip_counter = skip_base + amount (the raw counter's
+// way, so a side exit leaves exactly the instructions up to it).
+static void StoreSkipped(IRSB* sb, IRTemp skip_counter, IRTemp skip_base, ULong amount) {
+  IRTemp sum = Binop(sb, Iop_Add64, IRExpr_RdTmp(skip_base), IRExpr_Const(IRConst_U64(amount)));
+  addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(skip_counter), IRExpr_RdTmp(sum)));
+}
+
+// Appends `*counter += amount`, `counter` being a host address.
+static void AddToHostCounter(IRSB* sb, ULong* counter, IRExpr* amount) {
+  IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
+                                                     HostAddress(counter, Ity_I64))));
+  IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), amount);
+  addStmtToIRSB(sb,
+                IRStmt_Store(VGC_HOST_ENDNESS, HostAddress(counter, Ity_I64), IRExpr_RdTmp(after)));
+}
+
+static ULong* SlotCounter(VgcLineSlot* slot, UInt k) {
+  return (ULong*)((HChar*)slot + VGC_LINE_SLOT_COUNTS_OFFSET) + k;
+}
+
+// After a profiled block's hand-overs: the key its instructions go to
+// (context + slot word) checked against the line slot's, then one more
+// execution. SwitchKey runs only when the key differs.
+static void CountBlockLines(IRSB* sb, Int shadow, VgcLineSlot* slot) {
+  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
+  IRTemp slot_word = Get(sb, shadow + VGC_SHADOW_SLOT);
+  IRTemp key = Binop(sb, Iop_Add64, IRExpr_RdTmp(context), IRExpr_RdTmp(slot_word));
+  IRExpr* key_address = HostAddress((HChar*)slot + VGC_LINE_SLOT_KEY_OFFSET, Ity_I64);
+  IRTemp cached = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(cached, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, key_address)));
+  IRTemp differs = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(key),
+                                                       IRExpr_RdTmp(cached))));
+  IRDirty* d =
+      unsafeIRDirty_0_N(2, "vgcount_lines_switch_key", VG_(fnptr_to_fnentry)(&vgc_lines_switch_key),
+                        mkIRExprVec_2(HostAddress(slot, Ity_I64), IRExpr_RdTmp(key)));
+  d->guard = IRExpr_RdTmp(differs);
+  // It writes the slot, which the loads below read.
+  d->mFx = Ifx_Modify;
+  d->mAddr = HostAddress(slot, Ity_I64);
+  d->mSize = VGC_LINE_SLOT_COUNTS_OFFSET + sizeof(ULong);
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  AddToHostCounter(sb, SlotCounter(slot, 0), IRExpr_Const(IRConst_U64(1)));
+}
+
 IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* layout,
                      const VexGuestExtents* extents, const VexArchInfo* arch_info,
                      IRType guest_word_type, IRType host_word_type) {
@@ -467,6 +570,27 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   Bool block_unnamed = False;  // profiling: the block is code without a symbol
   const HChar* name = NULL;
   IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);
+  VgcLineSlot* lines = NULL;  // profiling: the block's line counters
+  UInt* counted_exit = NULL;  // profiling: per statement (PlanLines)
+  // Profiling: a PLT stub's instructions go to the line of the block that
+  // reached it (callgrind's skipped cost), so it has no line counters of
+  // its own but adds to that block's skipped counter, through SKIP_TO.
+  Bool plt_block = False;
+  IRTemp skip_counter = IRTemp_INVALID, skip_base = IRTemp_INVALID;
+  if (profiling) {
+    for (Int i = 0; i < sb_in->stmts_used; i++) {
+      const IRStmt* st = sb_in->stmts[i];
+      if (st != NULL && st->tag == Ist_IMark) {
+        plt_block = InPlt((Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta));
+        break;
+      }
+    }
+    if (!plt_block) {
+      counted_exit = VG_(malloc)("vgcount.counted_exit",
+                                 (sb_in->stmts_used > 0 ? sb_in->stmts_used : 1) * sizeof(UInt));
+      lines = PlanLines(sb_in, counted_exit);
+    }
+  }
   IRTemp base = IRTemp_INVALID;  // the counter as the block found it
   ULong total = 0;               // IMarks met since the block's start
   ULong stored_total = 0;        // what the last exit on the way stored
@@ -495,6 +619,14 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
           if (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall) {
             HandOverIfCalled(sb_out, shadow, base, own, called);
           }
+          if (lines != NULL) {
+            CountBlockLines(sb_out, shadow, lines);
+          } else if (plt_block) {
+            skip_counter = Get(sb_out, shadow + VGC_SHADOW_SKIP_TO);
+            skip_base = newIRTemp(sb_out->tyenv, Ity_I64);
+            addStmtToIRSB(sb_out, IRStmt_WrTmp(skip_base, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
+                                                                      IRExpr_RdTmp(skip_counter))));
+          }
         }
       }
       total++;
@@ -504,14 +636,32 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       // executed, and one right after another stores the same figure: both
       // store nothing.
       StoreCounter(sb_out, counter_offset, base, total);
+      if (skip_counter != IRTemp_INVALID) StoreSkipped(sb_out, skip_counter, skip_base, total);
       stored_total = total;
+    }
+    if (st->tag == Ist_Exit && profiling && !plt_block && ExitIntoPlt(st->Ist.Exit.dst)) {
+      SetSkipTo(sb_out, shadow, lines);
+    }
+    if (st->tag == Ist_Exit && lines != NULL && counted_exit[i] != 0) {
+      IRTemp taken = newIRTemp(sb_out->tyenv, Ity_I64);
+      addStmtToIRSB(
+          sb_out, IRStmt_WrTmp(taken, IRExpr_Unop(Iop_1Uto64, deepCopyIRExpr(st->Ist.Exit.guard))));
+      AddToHostCounter(sb_out, SlotCounter(lines, counted_exit[i]), IRExpr_RdTmp(taken));
     }
     // Helpers that read the TSC or the random generator, and CPUID
     // (vgcount_pin.c); every other statement goes through as it is.
     if (st->tag == Ist_Dirty && vgc_pin_statement(sb_out, st)) continue;
     addStmtToIRSB(sb_out, st);
   }
-  if (total > stored_total) StoreCounter(sb_out, counter_offset, base, total);
+  if (total > stored_total) {
+    StoreCounter(sb_out, counter_offset, base, total);
+    if (skip_counter != IRTemp_INVALID) StoreSkipped(sb_out, skip_counter, skip_base, total);
+  }
+  if (profiling && !plt_block &&
+      (sb_in->jumpkind == Ijk_Call ||
+       (sb_in->next->tag == Iex_Const && ExitIntoPlt(sb_in->next->Iex.Const.con)))) {
+    SetSkipTo(sb_out, shadow, lines);
+  }
   if (profiling && sb_in->jumpkind == Ijk_Call) {
     if (block_unnamed) PushReturn(sb_out, shadow, layout);
     // The raw counter now includes this block (the last StoreCounter), which
@@ -533,6 +683,13 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     addStmtToIRSB(sb_out, IRStmt_Store(VGC_HOST_ENDNESS,
                                        HostAddress(&vgc_clreq_block_instructions, host_word_type),
                                        IRExpr_Const(IRConst_U64(total))));
+    if (profiling) {
+      // NULL for a block without lines: nothing of it to move.
+      addStmtToIRSB(sb_out, IRStmt_Store(VGC_HOST_ENDNESS,
+                                         HostAddress(&vgc_clreq_block_lines, host_word_type),
+                                         HostAddress(lines, host_word_type)));
+    }
   }
+  if (counted_exit != NULL) VG_(free)(counted_exit);
   return sb_out;
 }

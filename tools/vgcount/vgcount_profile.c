@@ -38,12 +38,15 @@
 #include "pub_tool_vki.h"
 
 static Bool enabled = False;
+// Objects by name: kept for the whole run, so a function's object name is one
+// shared copy, and its number is the object's id less 1.
+static VgcNames* objects = NULL;
 static VgHashTable* table = NULL;
 // Without profiling, every instruction goes here; with it, a thread's
 // instructions before its first context block (none in practice: a
 // program's first block is its loader's entry).
-static VgcFunction start_function = {NULL, 0,   {0, 0}, "???", 0, "(before the first function)",
-                                     0,    NULL};
+static VgcFunction start_function = {NULL, 0,    {0, 0}, "???", 0, "(before the first function)",
+                                     0,    NULL, 0};
 static VgcFunction* functions = &start_function;  // newest first
 static UInt function_count = 0;
 
@@ -51,6 +54,9 @@ void vgc_profile_enable(void) {
   enabled = True;
   table = VG_(HT_construct)("vgcount.functions");
   start_function.id = ++function_count;
+  start_function.file = vgc_lines_unknown_file();
+  if (objects == NULL) objects = vgc_names_new("vgcount.objects");
+  start_function.object_id = vgc_names_intern(objects, start_function.object) + 1;
 }
 
 Bool vgc_profile_enabled(void) { return enabled; }
@@ -77,38 +83,53 @@ static Word SameFunction(const void* a, const void* b) {
   return VG_(strcmp)(x->object, y->object) != 0 || VG_(strcmp)(x->name, y->name) != 0;
 }
 
-// Objects by name, each with its id: kept for the whole run, so a function's
-// object name is one shared copy.
-typedef struct ObjectName {
-  struct ObjectName* chain;
+// Names interned with a number each (vgcount.h).
+typedef struct InternedName {
+  struct InternedName* chain;
   UWord key;
   const HChar* name;
-  UWord id;
-} ObjectName;
+  UInt number;
+} InternedName;
 
-static VgHashTable* object_names = NULL;
-static UWord object_count = 0;
+struct VgcNames {
+  VgHashTable* table;
+  const HChar** names;  // by number
+  UInt count, capacity;
+};
 
-static Word SameObjectName(const void* a, const void* b) {
-  return VG_(strcmp)(((const ObjectName*)a)->name, ((const ObjectName*)b)->name) != 0;
+static Word SameName(const void* a, const void* b) {
+  return VG_(strcmp)(((const InternedName*)a)->name, ((const InternedName*)b)->name) != 0;
 }
 
-static UWord Hash(const HChar* object, const HChar* name);
+VgcNames* vgc_names_new(const HChar* what) {
+  VgcNames* names = VG_(calloc)("vgcount.names", 1, sizeof(VgcNames));
+  names->table = VG_(HT_construct)(what);
+  return names;
+}
 
-static const ObjectName* InternObject(const HChar* name) {
-  if (object_names == NULL) object_names = VG_(HT_construct)("vgcount.object_names");
-  ObjectName probe;
+UInt vgc_names_intern(VgcNames* names, const HChar* name) {
+  InternedName probe;
   probe.key = Hash(name, "");
   probe.name = name;
-  ObjectName* found = VG_(HT_gen_lookup)(object_names, &probe, SameObjectName);
-  if (found != NULL) return found;
-  ObjectName* o = VG_(malloc)("vgcount.object_name", sizeof(ObjectName));
-  o->key = probe.key;
-  o->name = VG_(strdup)("vgcount.object_name.text", name);
-  o->id = ++object_count;
-  VG_(HT_add_node)(object_names, o);
-  return o;
+  const InternedName* found = VG_(HT_gen_lookup)(names->table, &probe, SameName);
+  if (found != NULL) return found->number;
+  if (names->count == names->capacity) {
+    names->capacity = names->capacity * 2 + 64;
+    names->names =
+        VG_(realloc)("vgcount.names.list", names->names, names->capacity * sizeof(HChar*));
+  }
+  InternedName* n = VG_(malloc)("vgcount.name", sizeof(InternedName));
+  n->key = probe.key;
+  n->name = VG_(strdup)("vgcount.name.text", name);
+  n->number = names->count;
+  names->names[names->count++] = n->name;
+  VG_(HT_add_node)(names->table, n);
+  return n->number;
 }
+
+const HChar* vgc_names_get(const VgcNames* names, UInt number) { return names->names[number]; }
+
+UInt vgc_names_count(const VgcNames* names) { return names->count; }
 
 VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
   DiEpoch ep = VG_(current_DiEpoch)();
@@ -151,11 +172,13 @@ VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
   VgcFunction* f = VG_(malloc)("vgcount.function", sizeof(VgcFunction));
   f->ir[0] = f->ir[1] = 0;
   f->key = probe.key;
-  const ObjectName* ob = InternObject(object);
-  f->object = ob->name;
-  f->object_id = ob->id;
+  if (objects == NULL) objects = vgc_names_new("vgcount.objects");
+  const UInt object_number = vgc_names_intern(objects, object);
+  f->object = vgc_names_get(objects, object_number);
+  f->object_id = object_number + 1;
   f->name = VG_(strdup)("vgcount.function.name", name);
   f->id = ++function_count;
+  f->file = enabled ? vgc_lines_file_of(addr) : 0;
   f->next = functions;
   functions = f;
   VG_(HT_add_node)(table, f);
@@ -198,16 +221,23 @@ static void PutNumberLine(Output* out, const HChar* key, ULong value) {
   PutRaw(out, line);
 }
 
-// The id of each distinct object, by first use; 0 when not yet written.
-typedef struct ObjectId {
-  struct ObjectId* chain;
-  UWord key;
-  const HChar* object;
-  UInt id;
-} ObjectId;
+// Writes "KEY(N) NAME\n" for file `file`, with the name only the first time
+// (callgrind's name compression).
+static void PutFile(Output* out, const HChar* key, UInt file, Bool* written) {
+  HChar id[32];
+  VG_(snprintf)(id, sizeof(id), "%s(%u)", key, file + 1);
+  PutRaw(out, id);
+  if (!written[file]) {
+    written[file] = True;
+    PutChar(out, ' ');
+    PutName(out, vgc_lines_file_name(file));
+  }
+  PutChar(out, '\n');
+}
 
-static Word SameObject(const void* a, const void* b) {
-  return VG_(strcmp)(((const ObjectId*)a)->object, ((const ObjectId*)b)->object) != 0;
+static Int ById(const void* a, const void* b) {
+  const UInt x = (*(const VgcFunction*const*)a)->id, y = (*(const VgcFunction*const*)b)->id;
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total) {
@@ -224,35 +254,80 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   PutName(out, cmd);
   PutRaw(out, "\npositions: line\nevents: Ir\n");
   PutNumberLine(out, "summary: ", total);
-  PutRaw(out, "\nfl=(1) ???\n");
-  VgHashTable* objects = VG_(HT_construct)("vgcount.objects");
-  UInt object_count = 0;
-  HChar id[32];
+  PutChar(out, '\n');
+
+  // The functions with a collected cost, by id, and their lines, which
+  // vgc_lines_collect sorts by function id too.
+  UInt line_count = 0;
+  VgcLineCost* lines = vgc_lines_collect(&line_count);
+  Bool* file_written = VG_(calloc)("vgcount.files_written", vgc_lines_file_count(), sizeof(Bool));
+  UInt function_count = 0;
+  for (VgcFunction* f = functions; f != NULL; f = f->next) function_count += f->ir[0] != 0;
+  VgcFunction** ordered = VG_(malloc)(
+      "vgcount.ordered", (function_count > 0 ? function_count : 1) * sizeof(VgcFunction*));
+  UInt n = 0;
   for (VgcFunction* f = functions; f != NULL; f = f->next) {
-    if (f->ir[0] == 0) continue;
-    ObjectId probe;
-    probe.key = Hash(f->object, "");
-    probe.object = f->object;
-    ObjectId* ob = VG_(HT_gen_lookup)(objects, &probe, SameObject);
-    if (ob == NULL) {
-      ob = VG_(malloc)("vgcount.object", sizeof(ObjectId));
-      ob->key = probe.key;
-      ob->object = f->object;
-      ob->id = ++object_count;
-      VG_(HT_add_node)(objects, ob);
-      VG_(snprintf)(id, sizeof(id), "ob=(%u) ", ob->id);
-      PutRaw(out, id);
+    if (f->ir[0] != 0) ordered[n++] = f;
+  }
+  VG_(ssort)(ordered, n, sizeof(VgcFunction*), ById);
+
+  // Each object's id is its name's number in the file, written out the
+  // first time (callgrind's name compression).
+  Bool* object_written = VG_(calloc)(
+      "vgcount.objects_written", objects != NULL ? vgc_names_count(objects) + 1 : 1, sizeof(Bool));
+  HChar id[32];
+  UInt next_line = 0;
+  for (UInt i = 0; i < n; i++) {
+    VgcFunction* f = ordered[i];
+    VG_(snprintf)(id, sizeof(id), "ob=(%lu)", f->object_id);
+    PutRaw(out, id);
+    if (!object_written[f->object_id]) {
+      object_written[f->object_id] = True;
+      PutChar(out, ' ');
       PutName(out, f->object);
-    } else {
-      VG_(snprintf)(id, sizeof(id), "ob=(%u)", ob->id);
-      PutRaw(out, id);
     }
-    VG_(snprintf)(id, sizeof(id), "\nfn=(%u) ", f->id);
+    PutChar(out, '\n');
+    while (next_line < line_count && lines[next_line].function->id < f->id) next_line++;
+    UInt end = next_line;
+    while (end < line_count && lines[end].function == f) end++;
+    // The function's own file, as callgrind names it; lines in other files
+    // follow fi= switches, as callgrind writes inlined code.
+    UInt file = f->file;
+    PutFile(out, "fl=", file, file_written);
+    VG_(snprintf)(id, sizeof(id), "fn=(%u) ", f->id);
     PutRaw(out, id);
     PutName(out, f->name);
-    PutNumberLine(out, "\n0 ", f->ir[0]);
+    PutChar(out, '\n');
+    ULong listed = 0;
+    for (UInt k = next_line; k < end; k++) listed += lines[k].cost;
+    // Lines that add up to more than the function's self cost (never seen:
+    // both come from the same executions) would make the file's costs
+    // disagree with its totals; the function is then written on line 0.
+    if (listed > f->ir[0]) end = next_line;
+    listed = 0;
+    for (UInt k = next_line; k < end; k++) {
+      if (lines[k].file != file) {
+        file = lines[k].file;
+        PutFile(out, file == f->file ? "fe=" : "fi=", file, file_written);
+      }
+      HChar cost[64];
+      VG_(snprintf)(cost, sizeof(cost), "%u %llu\n", lines[k].line, lines[k].cost);
+      PutRaw(out, cost);
+      listed += lines[k].cost;
+    }
+    // Anything the line counters did not see (none, when they agree with
+    // the hand-overs, as the tests check) stays the function's, on no line.
+    if (listed < f->ir[0]) {
+      if (file != f->file) PutFile(out, "fe=", f->file, file_written);
+      PutNumberLine(out, "0 ", f->ir[0] - listed);
+    }
+    while (end < line_count && lines[end].function == f) end++;
+    next_line = end;
   }
-  VG_(HT_destruct)(objects, VG_(free));
+  VG_(free)(object_written);
+  VG_(free)(ordered);
+  VG_(free)(file_written);
+  if (lines != NULL) VG_(free)(lines);
   PutNumberLine(out, "totals: ", total);
   Flush(out);
   const Bool ok = vgc_output_close(&out->sink, !out->failed);
