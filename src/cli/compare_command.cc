@@ -55,6 +55,7 @@ struct CompareArgs {
   std::string save_baseline, baseline_results;
   ExplainMode explain = ExplainMode::kWorkAdded;
   int explain_top = 10;
+  std::string source_root, source_link;
   uint64_t seed = 20261129;
   std::vector<std::string> notes;
   std::optional<ShardSpec> shard;
@@ -158,6 +159,9 @@ void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemI
   plan->explain = args.explain;
   plan->saving_baseline = !args.save_baseline.empty();
   plan->explain_top = args.explain_top;
+  if (args.explain != ExplainMode::kNever) {
+    plan->sources = MakeSourceView(args.source_root, args.source_link);
+  }
   plan->seed = args.seed;
   plan->launch = args.launch.ToOptions();
   plan->launch.resolve_build = PinBuilds({args.baseline, args.candidate});
@@ -342,6 +346,7 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("N")
       ->transform(InRange(kTopRange))
       ->capture_default_str();
+  AddSourceOptions(cmd, &args->source_root, &args->source_link);
   cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap and sampled sign flips")
       ->type_name("N")
       ->transform(InRange(kSeedRange))

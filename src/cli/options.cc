@@ -83,6 +83,18 @@ CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,
       ->type_name("NAME");
 }
 
+void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link) {
+  cmd->add_option("--source-root", *root,
+                  "The git checkout of the candidate's sources, whose tracked files give the "
+                  "explained lines their text [default: $GITHUB_WORKSPACE, $CI_PROJECT_DIR or "
+                  "the current directory]")
+      ->type_name("DIR");
+  cmd->add_option("--source-link", *link,
+                  "A line's address, with {path} and {line} (none: no links) [default: the "
+                  "commit's page on GitHub or GitLab, from their CI variables]")
+      ->type_name("URL");
+}
+
 CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,
                            const std::string& type, const std::string& help) {
   // CLI11 lets a vector option take every value up to the next option, and

@@ -49,6 +49,10 @@ CLI::Validator InRange(const NumberRange& range);
 CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,
                            const std::string& type, const std::string& help);
 
+/// --source-root DIR and --source-link URL: where an explanation's listed
+/// lines get their text and links (measure/source_lines.h).
+void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link);
+
 /// --name NAME: a workload's name, checked by CheckWorkloadName (a usage
 /// error otherwise); `*given` (may be null) says it was given.
 CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,

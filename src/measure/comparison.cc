@@ -156,6 +156,7 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
     diffed.profiler = explanation.profiler;
     diffed.rerun = explanation.rerun;
     diffed.stored_baseline = stored != nullptr;
+    if (diffed.error.empty()) AttachSourceLines(plan.sources, &diffed);
     explanation = std::move(diffed);
   } catch (const std::exception& e) {
     explanation.error = e.what();

@@ -17,6 +17,7 @@
 #include "decision/baseline_file.h"
 #include "decision/stability.h"
 #include "measure/count_cache.h"
+#include "measure/source_lines.h"
 #include "measure/stability_runs.h"
 #include "model/backend.h"
 #include "model/model.h"
@@ -56,6 +57,9 @@ struct ComparisonPlan {
   /// --save-baseline: the baseline side of each workload keeps its profile
   /// (SideResult::profile), so that the stored baseline explains.
   bool saving_baseline = false;
+  /// Where an explanation's listed lines get their text and links
+  /// (--source-root, --source-link); an empty root: neither.
+  SourceView sources;
 };
 
 /// Called with progress text ("interp/fib  baseline  counting  3.2 s").

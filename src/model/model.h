@@ -132,6 +132,12 @@ struct LineDelta {
   uint64_t line = 0;  // from 1
   int64_t baseline = 0;
   int64_t candidate = 0;
+  /// Its file's path in the checkout ("src/vm.c") when git tracks it there,
+  /// the line's text as the checkout has it, and a link to the line at the
+  /// candidate's commit (measure/source_lines.h); each empty when unknown.
+  std::string path = {};
+  std::string text = {};
+  std::string url = {};
   int64_t delta() const { return candidate - baseline; }
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/text.h"
+
 namespace workgate {
 namespace {
 
@@ -69,6 +71,8 @@ std::string LinePlace(const LineDelta& l) {
   return fmt::format("{}:{}", slash == std::string::npos ? l.file : l.file.substr(slash + 1),
                      l.line);
 }
+
+std::string LineTextForTable(const LineDelta& l) { return CutText(l.text, kLineTextChars); }
 
 std::string ProfileSourceSentence(const Explanation& e) {
   if (e.profiler.empty()) return "";

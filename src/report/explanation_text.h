@@ -43,6 +43,11 @@ std::string StrippedFileSentence(const StrippedFile& f,
 /// file's name and the line, "vm.c:123" (the JSON keeps the whole path).
 std::string LinePlace(const LineDelta& l);
 
+/// A listed line's source text for a table, cut to kLineTextChars code
+/// points: untrusted, each medium escapes it; empty when unknown.
+inline constexpr size_t kLineTextChars = 60;
+std::string LineTextForTable(const LineDelta& l);
+
 /// Where the profiles came from: "Profiles: vgcount, from the runs that
 /// counted." or "Profiles: callgrind, from a run of the baseline made for
 /// this explanation (the candidate's from the run that counted it)." or, with

@@ -42,6 +42,9 @@ json SideToJson(const SideResult& side) {
               {"from_store", FromStoreToJson(side.from_store)}};
 }
 
+// A text that is absent when empty.
+json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
 }  // namespace
 
 json ExplanationToJson(const std::optional<Explanation>& e) {
@@ -54,7 +57,10 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
                        {"line", l.line},
                        {"baseline", l.baseline},
                        {"candidate", l.candidate},
-                       {"delta", l.delta()}});
+                       {"delta", l.delta()},
+                       {"path", NullIfEmpty(l.path)},
+                       {"text", NullIfEmpty(l.text)},
+                       {"url", NullIfEmpty(l.url)}});
     }
     rows.push_back({{"function", r.function},
                     {"object", r.object},

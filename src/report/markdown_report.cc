@@ -9,6 +9,7 @@
 #include "report/report_output.h"
 #include "report/summary.h"
 #include "report/timed_text.h"
+#include "util/text.h"
 
 namespace workgate {
 namespace {
@@ -159,7 +160,14 @@ std::string MarkdownExplanation(const WorkloadResult& w) {
                        FormatSignedCount(row.delta(), kMarkdownMinus), share(row.delta()));
     // Part of the row above: not added to the listed rows again.
     for (const LineDelta& l : row.lines) {
-      out += fmt::format("| \u21b3 {} | {} | {} | {} | {} |\n", Cell(LinePlace(l)),
+      // The place links to the line at the candidate's commit where the
+      // report knows it; the link is checked again, for a report read back
+      // from JSON.
+      std::string place = Cell(LinePlace(l));
+      if (IsPlainHttpUrl(l.url)) place = "[" + place + "](" + l.url + ")";
+      const std::string text = LineTextForTable(l);
+      if (!text.empty()) place += " " + Cell(text);
+      out += fmt::format("| \u21b3 {} | {} | {} | {} | {} |\n", place,
                          FormatCount(l.baseline, kMarkdownMinus),
                          FormatCount(l.candidate, kMarkdownMinus),
                          FormatSignedCount(l.delta(), kMarkdownMinus), share(l.delta()));

@@ -125,7 +125,9 @@ std::string ExplanationBlock(const WorkloadResult& w) {
                   FormatSignedCount(row.delta(), kTerminalMinus), share(row.delta())});
     // Part of the row above: not added to the listed rows again.
     for (const LineDelta& l : row.lines) {
-      table.AddRow({"  \u21b3 " + Line(LinePlace(l)), FormatCount(l.baseline, kTerminalMinus),
+      const std::string text = LineTextForTable(l);
+      table.AddRow({"  \u21b3 " + Line(LinePlace(l)) + (text.empty() ? "" : "  " + Line(text)),
+                    FormatCount(l.baseline, kTerminalMinus),
                     FormatCount(l.candidate, kTerminalMinus),
                     FormatSignedCount(l.delta(), kTerminalMinus), share(l.delta())});
     }

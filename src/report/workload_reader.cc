@@ -10,6 +10,7 @@
 #include "report/json_fields.h"
 #include "report/report_reader.h"
 #include "report/timed_json.h"
+#include "util/text.h"
 
 namespace workgate {
 namespace {
@@ -175,10 +176,14 @@ bool ReadLines(const json& list, const std::string& where, std::vector<LineDelta
     if (!(f.String("file", &l.file) && f.Uint("line", &l.line) &&
           f.Int("baseline", 0, kMaxCost, &l.baseline) &&
           f.Int("candidate", 0, kMaxCost, &l.candidate) &&
-          f.Int("delta", -kMaxCost, kMaxCost, &delta) && f.Done())) {
+          f.Int("delta", -kMaxCost, kMaxCost, &delta) && f.StringOrNull("path", &l.path) &&
+          f.StringOrNull("text", &l.text) && f.StringOrNull("url", &l.url) && f.Done())) {
       return false;
     }
     if (l.line == 0) return f.Fail("line", "must be at least 1");
+    if (!l.url.empty() && !IsPlainHttpUrl(l.url)) {
+      return f.Fail("url", "is not an http(s) URL of plain characters");
+    }
     if (delta != l.delta()) return f.Fail("delta", "is not candidate - baseline");
     out->push_back(std::move(l));
   }

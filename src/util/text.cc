@@ -99,6 +99,16 @@ bool Utf8Decoder::Flush(char32_t* cp) {
   return cut;
 }
 
+bool IsPlainHttpUrl(std::string_view url) {
+  if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) return false;
+  static constexpr std::string_view kOthers = "-._~:/?#[]@!$&*+,;=%";
+  for (const char c : url) {
+    const bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && kOthers.find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
 std::string CutText(std::string_view text, size_t n) {
   size_t points = 0;
   for (size_t i = 0; i < text.size(); ++i) {

@@ -26,6 +26,11 @@ std::string ValidUtf8(std::string_view bytes);
 /// medium; a cut through an ill-formed sequence is the escaper's to replace.
 std::string CutText(std::string_view text, size_t n);
 
+/// Whether `url` is an http or https URL of plain characters only (RFC 3986's
+/// unreserved and reserved ones and '%', less quotes, parentheses and
+/// anything a Markdown link or an HTML attribute would take for its end).
+bool IsPlainHttpUrl(std::string_view url);
+
 /// A UTF-8 decoder that can be fed one byte at a time, with ValidUtf8's
 /// replacement rule; the state of a character split between two reads stays
 /// in the object.

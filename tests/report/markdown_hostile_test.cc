@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -14,10 +15,12 @@
 #include <set>
 
 #include "launch/launch.h"
+#include "report/explanation_text.h"
 #include "report/markdown_report.h"
 #include "report/sample_report.h"
 #include "test_requirements.h"
 #include "util/paths.h"
+#include "util/text.h"
 
 namespace workgate {
 namespace {
@@ -185,18 +188,22 @@ class MarkdownHostileTest : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.Describe() << r.err;
     return html;
   }
-  // Only the elements and attributes workgate writes itself.
+  // Only the elements and attributes workgate writes itself: the one link
+  // is the sample's link to a line (tests/report/sample_report.h).
   void ExpectOnlyOwnMarkup(const Html& html, const std::string& label) {
     static const std::set<std::string> allowed = {
-        "h3",   "p",      "table", "thead",   "tbody",   "tr", "th", "td",
+        "h3",   "p",      "table", "thead",   "tbody",   "tr", "th", "td", "a",
         "code", "strong", "em",    "details", "summary", "br", "ul", "li"};
     for (const auto& [name, count] : html.elements) {
       EXPECT_TRUE(allowed.count(name)) << label << ": rendered a <" << name << "> element";
     }
+    EXPECT_LE(html.elements.count("a") ? html.elements.at("a") : 0, 1) << label;
     for (const std::string& a : html.attributes) {
-      EXPECT_EQ(a.rfind("align=", 0), 0u) << label << ": rendered the attribute " << a;
+      EXPECT_TRUE(a.rfind("align=", 0) == 0 || a == kSampleLink)
+          << label << ": rendered the attribute " << a;
     }
   }
+  static constexpr char kSampleLink[] = "href=\"https://github.com/o/wgi/blob/f00d/wgi/vm.c#L212\"";
   std::string cmark_;
   TempDir dir_;
 };
@@ -240,6 +247,24 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     EXPECT_GE(CountNonOverlapping(TextOf(rendered), h.shown), quoted_whole ? 14u : 13u)
         << h.label << "\n"
         << md;
+  }
+}
+
+TEST_F(MarkdownHostileTest, ASourceLineStaysText) {
+  // A line's text comes from the checkout, which the pull request writes.
+  for (const Hostile& h : Battery()) {
+    CompareReport r = testing_report::CallgrindReport();
+    r.workloads[0].explanation->rows[0].lines[0].text = h.raw;
+    const std::string md = RenderMarkdown(r);
+    const Html html = ParseHtml(Render(md));
+    ExpectOnlyOwnMarkup(html, h.label);
+    EXPECT_EQ(html.elements.count("a") ? html.elements.at("a") : 0, 1) << h.label << "\n" << md;
+    // Shown whole where it is short enough not to be cut and fits one span.
+    if (h.one_span && CutText(h.raw, kLineTextChars) == h.raw) {
+      EXPECT_TRUE(std::count(html.code_texts.begin(), html.code_texts.end(), h.shown) >= 1)
+          << h.label << "\n"
+          << md;
+    }
   }
 }
 

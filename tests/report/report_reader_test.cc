@@ -71,6 +71,10 @@ TEST(ReportReaderTest, RefusesWhatNoWorkgateWrites) {
        [](json* j) {
          (*j)["workloads"][0]["explanation"]["rows"][0]["baseline"] = 9223372036854775807;
        }},
+      {"workloads[0].explanation.rows[0].lines[0].url is not an http(s) URL of plain characters",
+       [](json* j) {
+         (*j)["workloads"][0]["explanation"]["rows"][0]["lines"][0]["url"] = "javascript:alert(1)";
+       }},
       {"workloads[0].baseline.fingerprint.kernel is missing",
        [](json* j) { (*j)["workloads"][0]["baseline"]["fingerprint"].erase("kernel"); }},
       {"workloads[0].baseline.fingerprint.argv must be a list of strings",

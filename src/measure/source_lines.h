@@ -1,0 +1,75 @@
+#pragma once
+// The text of an explanation's source lines, and links to them (issue 29):
+// each listed line shown with what it says and, in the Markdown comment, a
+// link to it at the candidate's commit.
+//
+// The files come from the candidate's debug information, which is
+// untrusted: a build can name any path (/home/runner/.ssh/id_rsa,
+// .git/config with the checkout's token) and give its line a cost. So a
+// line's text is read only from a file that git tracks in the checkout,
+// reached without any symbolic link, regular, and at most kMaxSourceBytes:
+// what the project's own repository already shows to anyone who can read
+// the pull request. Anything else keeps its file:line and no text.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace workgate {
+
+/// Where the lines' texts are read from and linked to.
+struct SourceView {
+  /// The top level of the git work tree holding the candidate's sources;
+  /// empty: no texts, no links.
+  std::string root;
+  /// A line's address with "{path}" (its path in the checkout, encoded for
+  /// a URL) and "{line}" replaced; empty: no links.
+  std::string link;
+  /// Why there are no texts or no links, for --verbose and the docs; empty
+  /// when both are there.
+  std::string note;
+};
+
+/// Files larger than this are not read for a line's text.
+inline constexpr uint64_t kMaxSourceBytes = 16 * 1024 * 1024;
+/// A line's text is cut to this many bytes (at a UTF-8 boundary).
+inline constexpr size_t kMaxSourceTextBytes = 120;
+
+/// The view for `root_dir` (empty: $GITHUB_WORKSPACE, else $CI_PROJECT_DIR,
+/// else the current directory; its git top level is the root) and `link`
+/// (empty: GitHub's $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA,
+/// else GitLab's $CI_PROJECT_URL/-/blob/$CI_COMMIT_SHA, with "/{path}#L{line}";
+/// "none": no links). Never fails: what is missing is said in `note`.
+SourceView MakeSourceView(const std::string& root_dir, const std::string& link);
+
+/// Fills `path`, `text` and `url` of every listed line of `e` that `view`
+/// reaches.
+void AttachSourceLines(const SourceView& view, Explanation* e);
+
+/// `file` (a path a profile names) relative to `root`, lexically: an
+/// absolute path inside `root`, or a relative one that stays inside it;
+/// nullopt otherwise. No file is touched.
+std::optional<std::string> PathInCheckout(const std::string& root, const std::string& file);
+
+/// Those of `paths` (relative to the work tree at `root`) that git tracks
+/// there, asked of `git ls-files` through workgate's launcher, literally
+/// (no pathspec magic) and with the checkout's fsmonitor off. Empty when
+/// git cannot say.
+std::set<std::string> TrackedAmong(const std::string& root, const std::vector<std::string>& paths);
+
+/// The text of line `line` (from 1) of `root`/`relative`, trailing and
+/// leading white space removed and cut to kMaxSourceTextBytes; nullopt when
+/// the file cannot be read as the top comment requires or has no such line.
+std::optional<std::string> ReadSourceLine(const std::string& root, const std::string& relative,
+                                          uint64_t line);
+
+/// `link` with {path} (each byte outside RFC 3986's unreserved set and '/'
+/// percent-encoded) and {line} replaced; empty when the result is not an
+/// http(s) URL of plain characters (IsPlainHttpUrl).
+std::string LineLink(const std::string& link, const std::string& path, uint64_t line);
+
+}  // namespace workgate
