@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "explain/clone_names.h"
+#include "explain/inline_moves.h"
 #include "explain/line_diff.h"
 #include "explain/symbol_hints.h"
 #include "model/model.h"
@@ -164,6 +165,9 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
   rows.resize(n);
   const uint64_t whole = out.total_delta < 0 ? -static_cast<uint64_t>(out.total_delta)
                                              : static_cast<uint64_t>(out.total_delta);
+  const bool have_calls = !baseline.calls.empty() && !candidate.calls.empty();
+  const CallGraph base_graph = have_calls ? ShownCallGraph(baseline) : CallGraph{};
+  const CallGraph cand_graph = have_calls ? ShownCallGraph(candidate) : CallGraph{};
   for (size_t i = 0; i < rows.size() && i < kRowsWithLines; ++i) {
     // A row of under 1% of the delta is not where a reviewer looks.
     if (Magnitude(rows[i]) < whole / 100 || Magnitude(rows[i]) == 0) continue;
@@ -171,6 +175,7 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
     const std::map<SourceLine, uint64_t> base = RowLines(baseline, id);
     const std::map<SourceLine, uint64_t> cand = RowLines(candidate, id);
     rows[i].lines = DiffLines(&base, &cand, kLinesPerRow);
+    if (have_calls) rows[i].moves = FindInlineMoves(base_graph, cand_graph, rows[i], kMovesPerRow);
   }
   out.rows = std::move(rows);
   return out;

@@ -28,6 +28,9 @@ FunctionId ShownFunction(const FunctionId& id);
 /// lines each lists (FunctionDelta::lines).
 inline constexpr size_t kRowsWithLines = 3;
 inline constexpr int kLinesPerRow = 3;
+/// How many callers each of those rows names that it moved out of line
+/// from, or into (FunctionDelta::moves; explain/inline_moves.h).
+inline constexpr size_t kMovesPerRow = 3;
 
 /// The `top_n` functions whose self cost changed most, by absolute delta,
 /// matched across the two profiles by (name, object basename) as
@@ -39,8 +42,9 @@ inline constexpr int kLinesPerRow = 3;
 /// rows. The first kRowsWithLines rows (those of at least 1% of the
 /// whole delta) list the kLinesPerRow source lines
 /// whose cost changed most (DiffLines over the row's clones), where the
-/// profiles have line information. Sets `error` when a count does not fit
-/// in int64_t.
+/// profiles have line information, and the callers it moved out of line
+/// from or into (FindInlineMoves), where they have call edges. Sets `error`
+/// when a count does not fit in int64_t.
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n);
 
 /// DiffProfiles, and the objects whose code without a symbol needs symbols

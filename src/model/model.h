@@ -141,6 +141,23 @@ struct LineDelta {
   int64_t delta() const { return candidate - baseline; }
 };
 
+/// A call edge into an explanation's row that one build has and the other
+/// lacks: the compiler stopped or started inlining the row's function into
+/// `caller` (explain/inline_moves.h). The caller's inclusive cost (its own
+/// and its callees') says what the move really cost.
+struct CallerMove {
+  std::string caller;  // as FunctionDelta::function shows it
+  std::string object;
+  uint64_t baseline_calls = 0;
+  uint64_t candidate_calls = 0;
+  int64_t baseline_inclusive = 0;
+  int64_t candidate_inclusive = 0;
+  /// The row's function moved out of line from `caller` (called now,
+  /// inlined before); otherwise it moved into it.
+  bool out_of_line() const { return baseline_calls == 0; }
+  int64_t inclusive_delta() const { return candidate_inclusive - baseline_inclusive; }
+};
+
 /// Per-function explanation of a delta (issue: explain).
 struct FunctionDelta {
   std::string function;  // without clone suffixes (explain/clone_names.h)
@@ -155,6 +172,9 @@ struct FunctionDelta {
   /// rows of an explanation whose profiles have line information; empty
   /// otherwise.
   std::vector<LineDelta> lines = {};
+  /// The callers it moved out of line from, or into, for the first rows of
+  /// an explanation whose profiles have call edges; empty otherwise.
+  std::vector<CallerMove> moves = {};
   int64_t delta() const { return candidate - baseline; }
 };
 

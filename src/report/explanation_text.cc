@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/format.h"
 #include "util/text.h"
 
 namespace workgate {
@@ -73,6 +74,15 @@ std::string LinePlace(const LineDelta& l) {
 }
 
 std::string LineTextForTable(const LineDelta& l) { return CutText(l.text, kLineTextChars); }
+
+std::string MoveLead(const CallerMove& m) {
+  return m.out_of_line() ? "moved out of line from " : "moved inline into ";
+}
+
+std::string MoveTail(const CallerMove& m) {
+  return fmt::format(" (inclusive; {} \u2192 {} calls)", FormatCount(m.baseline_calls),
+                     FormatCount(m.candidate_calls));
+}
 
 std::string ProfileSourceSentence(const Explanation& e) {
   if (e.profiler.empty()) return "";

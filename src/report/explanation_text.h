@@ -48,6 +48,12 @@ std::string LinePlace(const LineDelta& l);
 inline constexpr size_t kLineTextChars = 60;
 std::string LineTextForTable(const LineDelta& l);
 
+/// The words around a move's caller (names are the medium's to escape):
+/// "moved out of line from " or "moved inline into ", and after the caller
+/// " (inclusive; 0 → 1,234 calls)".
+std::string MoveLead(const CallerMove& m);
+std::string MoveTail(const CallerMove& m);
+
 /// Where the profiles came from: "Profiles: vgcount, from the runs that
 /// counted." or "Profiles: callgrind, from a run of the baseline made for
 /// this explanation (the candidate's from the run that counted it)." or, with

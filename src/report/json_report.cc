@@ -62,13 +62,25 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
                        {"text", NullIfEmpty(l.text)},
                        {"url", NullIfEmpty(l.url)}});
     }
+    json moves = json::array();
+    for (const CallerMove& m : r.moves) {
+      moves.push_back({{"caller", m.caller},
+                       {"object", m.object},
+                       {"baseline_calls", m.baseline_calls},
+                       {"candidate_calls", m.candidate_calls},
+                       {"baseline_inclusive", m.baseline_inclusive},
+                       {"candidate_inclusive", m.candidate_inclusive},
+                       {"inclusive_delta", m.inclusive_delta()},
+                       {"out_of_line", m.out_of_line()}});
+    }
     rows.push_back({{"function", r.function},
                     {"object", r.object},
                     {"clones", r.clones},
                     {"baseline", r.baseline},
                     {"candidate", r.candidate},
                     {"delta", r.delta()},
-                    {"lines", lines}});
+                    {"lines", lines},
+                    {"moves", moves}});
   }
   json missing = json::array();
   for (const MissingSymbols& m : e->missing_symbols) {

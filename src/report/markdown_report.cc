@@ -172,6 +172,14 @@ std::string MarkdownExplanation(const WorkloadResult& w) {
                          FormatCount(l.candidate, kMarkdownMinus),
                          FormatSignedCount(l.delta(), kMarkdownMinus), share(l.delta()));
     }
+    for (const CallerMove& m : row.moves) {
+      out += fmt::format("| \u21b3 {}{}{}{} | {} | {} | {} | {} |\n", MoveLead(m), Cell(m.caller),
+                         m.object.empty() ? "" : " in " + Cell(m.object), MoveTail(m),
+                         FormatCount(m.baseline_inclusive, kMarkdownMinus),
+                         FormatCount(m.candidate_inclusive, kMarkdownMinus),
+                         FormatSignedCount(m.inclusive_delta(), kMarkdownMinus),
+                         share(m.inclusive_delta()));
+    }
   }
   out += fmt::format("| *listed rows* | | | {} | {} |\n", FormatSignedCount(listed, kMarkdownMinus),
                      share(listed));

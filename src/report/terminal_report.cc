@@ -131,6 +131,14 @@ std::string ExplanationBlock(const WorkloadResult& w) {
                     FormatCount(l.candidate, kTerminalMinus),
                     FormatSignedCount(l.delta(), kTerminalMinus), share(l.delta())});
     }
+    for (const CallerMove& m : row.moves) {
+      const std::string caller = m.object.empty() ? m.caller : m.caller + " in " + m.object;
+      table.AddRow({"  \u21b3 " + MoveLead(m) + Line(caller) + MoveTail(m),
+                    FormatCount(m.baseline_inclusive, kTerminalMinus),
+                    FormatCount(m.candidate_inclusive, kTerminalMinus),
+                    FormatSignedCount(m.inclusive_delta(), kTerminalMinus),
+                    share(m.inclusive_delta())});
+    }
   }
   table.AddRow({"(listed rows)", "", "", FormatSignedCount(listed, kTerminalMinus), share(listed)});
   if (listed != e.total_delta) {

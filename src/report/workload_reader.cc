@@ -190,6 +190,34 @@ bool ReadLines(const json& list, const std::string& where, std::vector<LineDelta
   return true;
 }
 
+// An explanation row's moves: each a caller, its calls and inclusive costs.
+bool ReadMoves(const json& list, const std::string& where, std::vector<CallerMove>* out,
+               std::string* err) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    JsonFields f(list[i], ItemPath(where, i), err);
+    CallerMove m;
+    int64_t delta = 0;
+    bool out_of_line = false;
+    if (!(f.String("caller", &m.caller) && f.String("object", &m.object) &&
+          f.Uint("baseline_calls", &m.baseline_calls) &&
+          f.Uint("candidate_calls", &m.candidate_calls) &&
+          f.Int("baseline_inclusive", 0, kMaxCost, &m.baseline_inclusive) &&
+          f.Int("candidate_inclusive", 0, kMaxCost, &m.candidate_inclusive) &&
+          f.Int("inclusive_delta", -kMaxCost, kMaxCost, &delta) &&
+          f.Bool("out_of_line", &out_of_line) && f.Done())) {
+      return false;
+    }
+    if (delta != m.inclusive_delta()) {
+      return f.Fail("inclusive_delta", "is not candidate_inclusive - baseline_inclusive");
+    }
+    if ((m.baseline_calls == 0) == (m.candidate_calls == 0) || out_of_line != m.out_of_line()) {
+      return f.Fail("out_of_line", "must say which side alone calls the function");
+    }
+    out->push_back(std::move(m));
+  }
+  return true;
+}
+
 bool ReadExplanation(const json* j, const std::string& where, std::optional<Explanation>* out,
                      std::string* err) {
   if (j == nullptr) return true;
@@ -220,9 +248,11 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
     JsonFields row(rows->at(i), ItemPath(f.Path("rows"), i), err);
     FunctionDelta d;
     const json* lines = row.Array("lines", kMaxListItems);
+    const json* moves = row.Array("moves", kMaxListItems);
     if (!(ReadCostRow(&row, "baseline", "candidate", &d) &&
           row.Strings("clones", kMaxListItems, &d.clones) && row.Done() &&
-          ReadLines(*lines, row.Path("lines"), &d.lines, err))) {
+          ReadLines(*lines, row.Path("lines"), &d.lines, err) &&
+          ReadMoves(*moves, row.Path("moves"), &d.moves, err))) {
       return false;
     }
     e.rows.push_back(std::move(d));

@@ -268,6 +268,23 @@ TEST_F(MarkdownHostileTest, ASourceLineStaysText) {
   }
 }
 
+TEST_F(MarkdownHostileTest, ACallerNameStaysText) {
+  // A caller's and its object's names come from the candidate's symbols.
+  for (const Hostile& h : Battery()) {
+    CompareReport r = testing_report::CallgrindReport();
+    CallerMove& m = r.workloads[0].explanation->rows[1].moves.at(0);
+    m.caller = m.object = h.raw;
+    const std::string md = RenderMarkdown(r);
+    const Html html = ParseHtml(Render(md));
+    ExpectOnlyOwnMarkup(html, h.label);
+    if (h.one_span) {
+      EXPECT_GE(std::count(html.code_texts.begin(), html.code_texts.end(), h.shown), 2)
+          << h.label << "\n"
+          << md;
+    }
+  }
+}
+
 TEST_F(MarkdownHostileTest, ProbeReasonIsPlainText) {
   // The backend's reason (now left to the JSON: the comment says why in
   // fixed words) and the Valgrind version, escaped as Markdown text; GFM

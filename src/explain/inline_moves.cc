@@ -1,0 +1,99 @@
+#include "explain/inline_moves.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "explain/explain.h"
+
+namespace workgate {
+
+namespace {
+
+constexpr uint64_t kInt64Max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+
+void AddSaturating(uint64_t* into, uint64_t more) {
+  if (__builtin_add_overflow(*into, more, into)) *into = UINT64_MAX;
+}
+
+int64_t Clamp(uint64_t v) { return static_cast<int64_t>(std::min(v, kInt64Max)); }
+
+uint64_t CallsOf(const CallGraph& g, const FunctionId& caller, const FunctionId& callee) {
+  const auto found = g.edges.find({caller, callee});
+  return found == g.edges.end() ? 0 : found->second.calls;
+}
+
+uint64_t SelfOf(const CallGraph& g, const FunctionId& f) {
+  const auto found = g.self.find(f);
+  return found == g.self.end() ? 0 : found->second;
+}
+
+}  // namespace
+
+CallGraph ShownCallGraph(const Profile& profile) {
+  CallGraph g;
+  for (const auto& [id, cost] : profile.self) AddSaturating(&g.self[ShownFunction(id)], cost);
+  for (const auto& [edge, cost] : profile.calls) {
+    CallCost& into = g.edges[{ShownFunction(edge.first), ShownFunction(edge.second)}];
+    AddSaturating(&into.calls, cost.calls);
+    AddSaturating(&into.inclusive, cost.inclusive);
+  }
+  return g;
+}
+
+int64_t InclusiveCost(const CallGraph& graph, const FunctionId& f) {
+  uint64_t total = SelfOf(graph, f);
+  // The edges from f are the ones keyed (f, *): a range of the map.
+  for (auto it = graph.edges.lower_bound({f, FunctionId{}});
+       it != graph.edges.end() && it->first.first == f; ++it) {
+    if (it->first.second != f) AddSaturating(&total, it->second.inclusive);
+  }
+  return Clamp(total);
+}
+
+std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGraph& candidate,
+                                        const FunctionDelta& row, size_t max) {
+  std::vector<CallerMove> moves;
+  if (row.delta() == 0 || max == 0) return moves;
+  const FunctionId f{row.function, row.object};
+  // Out of line: the candidate calls f from callers that did not call it;
+  // inlined: the other way round.
+  const bool rose = row.delta() > 0;
+  const CallGraph& calling = rose ? candidate : baseline;
+  const CallGraph& not_calling = rose ? baseline : candidate;
+  std::set<FunctionId> callers;
+  for (const auto& [edge, cost] : calling.edges) {
+    if (edge.second == f && edge.first != f && cost.calls > 0 &&
+        CallsOf(not_calling, edge.first, f) == 0) {
+      callers.insert(edge.first);
+    }
+  }
+  for (const FunctionId& c : callers) {
+    CallerMove m;
+    m.caller = c.name;
+    m.object = c.object;
+    m.baseline_calls = CallsOf(baseline, c, f);
+    m.candidate_calls = CallsOf(candidate, c, f);
+    m.baseline_inclusive = InclusiveCost(baseline, c);
+    m.candidate_inclusive = InclusiveCost(candidate, c);
+    moves.push_back(std::move(m));
+  }
+  // The caller whose own cost changed most is where the code came from (or
+  // went to); ties by name, so the order is the same on every run.
+  auto self_change = [&](const CallerMove& m) {
+    const FunctionId c{m.caller, m.object};
+    const uint64_t b = SelfOf(baseline, c), a = SelfOf(candidate, c);
+    return a > b ? a - b : b - a;
+  };
+  std::sort(moves.begin(), moves.end(), [&](const CallerMove& x, const CallerMove& y) {
+    const uint64_t cx = self_change(x), cy = self_change(y);
+    if (cx != cy) return cx > cy;
+    return std::tie(x.caller, x.object) < std::tie(y.caller, y.object);
+  });
+  if (moves.size() > max) moves.resize(max);
+  return moves;
+}
+
+}  // namespace workgate

@@ -1,0 +1,43 @@
+#pragma once
+// Why a function's self cost jumped: the compiler stopped (or started)
+// inlining it into a caller. Self cost alone then shows a row holding 168%
+// of a delta and another giving most of it back, with nothing beside them
+// to say why (issue 29: Lua's insertkey, given a second caller, was no
+// longer inlined into luaH_newkey). The call edges say it: a call from the
+// caller to the function that one build makes and the other does not, and
+// the caller's inclusive cost (its own and its callees') is what the move
+// really cost.
+
+#include <cstddef>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "explain/callgrind_profile.h"
+#include "model/model.h"
+
+namespace workgate {
+
+/// A profile's self costs and call edges with every function shown as its
+/// explanation row (ShownFunction: clones folded, code without a symbol
+/// summed per object).
+struct CallGraph {
+  std::map<FunctionId, uint64_t> self;
+  std::map<std::pair<FunctionId, FunctionId>, CallCost> edges;  // (caller, callee)
+};
+
+CallGraph ShownCallGraph(const Profile& profile);
+
+/// The inclusive cost of `f` in `graph`: its self cost and the inclusive
+/// cost of its calls to other functions (a call to itself is inside those
+/// already), saturated at INT64_MAX.
+int64_t InclusiveCost(const CallGraph& graph, const FunctionId& f);
+
+/// At most `max` callers that `row` moved out of line from (when its self
+/// cost rose: calls from the caller in the candidate, none in the baseline)
+/// or into (when it fell: the other way round), the caller whose self cost
+/// changed most first. Empty where the profiles have no call edges.
+std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGraph& candidate,
+                                        const FunctionDelta& row, size_t max);
+
+}  // namespace workgate
