@@ -55,7 +55,7 @@ struct CompareArgs {
   std::string save_baseline, baseline_results;
   ExplainMode explain = ExplainMode::kWorkAdded;
   int explain_top = 10;
-  std::string source_root, source_link;
+  std::string source_root, source_link, source_base;
   uint64_t seed = 20261129;
   std::vector<std::string> notes;
   std::optional<ShardSpec> shard;
@@ -160,7 +160,7 @@ void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemI
   plan->saving_baseline = !args.save_baseline.empty();
   plan->explain_top = args.explain_top;
   if (args.explain != ExplainMode::kNever) {
-    plan->sources = MakeSourceView(args.source_root, args.source_link);
+    plan->sources = SourceViewOf(args.source_root, args.source_link, args.source_base);
   }
   plan->seed = args.seed;
   plan->launch = args.launch.ToOptions();
@@ -346,7 +346,7 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("N")
       ->transform(InRange(kTopRange))
       ->capture_default_str();
-  AddSourceOptions(cmd, &args->source_root, &args->source_link);
+  AddSourceOptions(cmd, &args->source_root, &args->source_link, &args->source_base);
   cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap and sampled sign flips")
       ->type_name("N")
       ->transform(InRange(kSeedRange))

@@ -28,7 +28,7 @@ struct ExplainArgs {
   std::string baseline, candidate, suite, json_path;
   std::vector<std::string> workloads;
   int top = 10;
-  std::string source_root, source_link;
+  std::string source_root, source_link, source_base;
 };
 
 int RunExplain(const ExplainArgs& args) {
@@ -51,7 +51,7 @@ int RunExplain(const ExplainArgs& args) {
   plan.baseline_exe = args.baseline;
   plan.candidate_exe = args.candidate;
   plan.explain_top = args.top;
-  plan.sources = MakeSourceView(args.source_root, args.source_link);
+  plan.sources = SourceViewOf(args.source_root, args.source_link, args.source_base);
   plan.launch = args.launch.ToOptions();
   plan.launch.resolve_build = PinBuilds({args.baseline, args.candidate});
   Progress progress;
@@ -103,7 +103,7 @@ void AddExplainCommand(CLI::App& app, CommandRunner* run) {
       ->capture_default_str();
   cmd->add_option("--json", args->json_path, "Write the tables as JSON to FILE (-: stdout)")
       ->type_name("FILE");
-  AddSourceOptions(cmd, &args->source_root, &args->source_link);
+  AddSourceOptions(cmd, &args->source_root, &args->source_link, &args->source_base);
   cmd->footer(HelpFooter(
       {kExitPass, kExitUsage, kExitInvalid, kExitEnvironment},
       {"workgate explain --baseline base/wgi --candidate head/wgi --suite workloads/interp.toml "

@@ -11,6 +11,7 @@
 #include "model/backend.h"
 #include "report/report_output.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -83,7 +84,7 @@ CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,
       ->type_name("NAME");
 }
 
-void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link) {
+void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link, std::string* base) {
   cmd->add_option("--source-root", *root,
                   "The git checkout of the candidate's sources, whose tracked files give the "
                   "explained lines their text [default: $GITHUB_WORKSPACE, $CI_PROJECT_DIR or "
@@ -93,6 +94,19 @@ void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link) {
                   "A line's address, with {path} and {line} (none: no links) [default: the "
                   "commit's page on GitHub or GitLab, from their CI variables]")
       ->type_name("URL");
+  cmd->add_option("--source-base", *base,
+                  "The commit the baseline was built from, so that the baseline's lines are "
+                  "matched to where the candidate's source has them [default: by number]")
+      ->type_name("REV");
+}
+
+SourceView SourceViewOf(const std::string& root, const std::string& link, const std::string& base) {
+  SourceView view = MakeSourceView(root, link, base);
+  if (!base.empty() && view.base.empty()) {
+    fmt::print(stderr, "warning: --source-base: {}\n",
+               TerminalSafe(view.note, LineBreaks::kToSpace));
+  }
+  return view;
 }
 
 CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,

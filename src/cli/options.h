@@ -15,6 +15,7 @@
 
 #include "counter/factory.h"
 #include "measure/count_cache.h"
+#include "measure/source_lines.h"
 #include "report/report_paths.h"
 #include "stats/timed_stats.h"
 #include "workload/number_range.h"
@@ -49,9 +50,14 @@ CLI::Validator InRange(const NumberRange& range);
 CLI::Option* AddRepeatable(CLI::App* cmd, const std::string& name, std::vector<std::string>* into,
                            const std::string& type, const std::string& help);
 
-/// --source-root DIR and --source-link URL: where an explanation's listed
-/// lines get their text and links (measure/source_lines.h).
-void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link);
+/// --source-root DIR, --source-link URL and --source-base REV: where an
+/// explanation's listed lines get their text and links, and the commit the
+/// baseline was built from (measure/source_lines.h).
+void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link, std::string* base);
+
+/// The SourceView of those options, with a warning on stderr when a
+/// --source-base was given that is no commit of the checkout.
+SourceView SourceViewOf(const std::string& root, const std::string& link, const std::string& base);
 
 /// --name NAME: a workload's name, checked by CheckWorkloadName (a usage
 /// error otherwise); `*given` (may be null) says it was given.

@@ -131,7 +131,8 @@ FunctionId ShownFunction(const FunctionId& id) {
   return FunctionId{SplitCloneName(id.name).base, id.object};
 }
 
-Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n) {
+Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n,
+                         const BaselineLineMap* map) {
   Explanation out;
   if (baseline.total > kMaxCount || candidate.total > kMaxCount) {
     out.error = "a profile's total exceeds the int64 range of the explain table";
@@ -174,7 +175,7 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
     const FunctionId id{rows[i].function, rows[i].object};
     const std::map<SourceLine, uint64_t> base = RowLines(baseline, id);
     const std::map<SourceLine, uint64_t> cand = RowLines(candidate, id);
-    rows[i].lines = DiffLines(&base, &cand, kLinesPerRow);
+    rows[i].lines = DiffLines(&base, &cand, kLinesPerRow, map);
     if (have_calls) rows[i].moves = FindInlineMoves(base_graph, cand_graph, rows[i], kMovesPerRow);
   }
   out.rows = std::move(rows);
@@ -182,8 +183,8 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
 }
 
 Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, int top_n,
-                            const std::string& debug_root) {
-  Explanation out = DiffProfiles(baseline, candidate, top_n);
+                            const std::string& debug_root, const BaselineLineMap* map) {
+  Explanation out = DiffProfiles(baseline, candidate, top_n, map);
   if (out.error.empty()) out.missing_symbols = FindMissingSymbols(baseline, candidate, debug_root);
   return out;
 }
@@ -201,8 +202,8 @@ OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran) {
 
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
-                                    const OwnProgram& baseline_own,
-                                    const OwnProgram& candidate_own) {
+                                    const OwnProgram& baseline_own, const OwnProgram& candidate_own,
+                                    const BaselineLineMap* map) {
   Profile baseline;
   Profile candidate;
   std::string err;
@@ -218,7 +219,7 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
   }
   RenameOwnProgram(baseline_own, &baseline);
   RenameOwnProgram(candidate_own, &candidate);
-  return ExplainProfiles(baseline, candidate, top_n);
+  return ExplainProfiles(baseline, candidate, top_n, kDebugRoot, map);
 }
 
 }  // namespace workgate

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "explain/callgrind_profile.h"
+#include "explain/line_diff.h"
 #include "explain/symbol_hints.h"
 #include "model/model.h"
 
@@ -45,12 +46,16 @@ inline constexpr size_t kMovesPerRow = 3;
 /// profiles have line information, and the callers it moved out of line
 /// from or into (FindInlineMoves), where they have call edges. Sets `error`
 /// when a count does not fit in int64_t.
-Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n);
+/// With `map`, the baseline's lines are matched to the candidate's through
+/// it (DiffLines).
+Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n,
+                         const BaselineLineMap* map = nullptr);
 
 /// DiffProfiles, and the objects whose code without a symbol needs symbols
 /// to be explained (FindMissingSymbols, with `debug_root`).
 Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, int top_n,
-                            const std::string& debug_root = kDebugRoot);
+                            const std::string& debug_root = kDebugRoot,
+                            const BaselineLineMap* map = nullptr);
 
 /// The name a side's own program is shown by, so that two builds at
 /// different files (wgi-baseline, wgi-candidate) still match.
@@ -79,6 +84,7 @@ OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran = "");
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
                                     const OwnProgram& baseline_own = {},
-                                    const OwnProgram& candidate_own = {});
+                                    const OwnProgram& candidate_own = {},
+                                    const BaselineLineMap* map = nullptr);
 
 }  // namespace workgate

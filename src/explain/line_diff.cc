@@ -35,7 +35,8 @@ std::string SourceFileKey(const std::string& file, const std::vector<std::string
 }
 
 std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
-                                 const std::map<SourceLine, uint64_t>* candidate, int top_n) {
+                                 const std::map<SourceLine, uint64_t>* candidate, int top_n,
+                                 const BaselineLineMap* map) {
   if (top_n <= 0) return {};
   const std::map<SourceLine, uint64_t> none;
   const std::map<SourceLine, uint64_t>* sides[2] = {baseline ? baseline : &none,
@@ -43,16 +44,36 @@ std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
   // (file key, line) -> the row; the candidate's name of a file wins. A
   // side's keys are distinct (SourceFileKey against that side's files), so
   // each row gets at most one cost from each side.
+  // A baseline line the candidate changed keeps its own number, apart from
+  // the candidate's lines: the high bit marks its key.
+  constexpr uint64_t kBaselineOnly = uint64_t{1} << 63;
   std::map<std::pair<std::string, uint64_t>, LineDelta> rows;
+  std::vector<std::string> files[2];
   for (int s = 0; s < 2; ++s) {
     std::set<std::string> distinct;
     for (const auto& [where, cost] : *sides[s]) distinct.insert(where.file);
-    const std::vector<std::string> files(distinct.begin(), distinct.end());
+    files[s].assign(distinct.begin(), distinct.end());
+  }
+  // The candidate's file of each key, for the map.
+  std::map<std::string, std::string> candidate_file;
+  for (const std::string& f : files[1]) candidate_file[SourceFileKey(f, files[1])] = f;
+  for (int s : {1, 0}) {
     for (const auto& [where, cost] : *sides[s]) {
       if (where.line == 0) continue;
-      LineDelta& row = rows[{SourceFileKey(where.file, files), where.line}];
-      if (row.file.empty() || s == 1) row.file = where.file;
-      row.line = where.line;
+      const std::string key = SourceFileKey(where.file, files[s]);
+      uint64_t line = where.line;
+      bool baseline_only = false;
+      if (s == 0 && map != nullptr && where.line < kBaselineOnly) {
+        const auto found = candidate_file.find(key);
+        if (found != candidate_file.end()) {
+          line = (*map)(found->second, where.line);
+          baseline_only = line == 0;
+        }
+      }
+      LineDelta& row = rows[{key, baseline_only ? where.line | kBaselineOnly : line}];
+      if (row.file.empty()) row.file = where.file;
+      row.line = baseline_only ? where.line : line;
+      row.baseline_only = baseline_only;
       (s == 0 ? row.baseline : row.candidate) = Clamped(cost);
     }
   }

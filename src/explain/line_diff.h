@@ -6,6 +6,7 @@
 // caller must say (or align them through the sources).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,14 +24,24 @@ namespace workgate {
 /// the match.
 std::string SourceFileKey(const std::string& file, const std::vector<std::string>& files);
 
+/// Where a baseline line is in the candidate's source (the candidate's file
+/// as its profile names it, and the baseline's line number): its line there,
+/// 0 when the candidate changed or removed it. From the two builds' sources
+/// (measure/source_lines.h); without one, lines are matched by number.
+using BaselineLineMap = std::function<uint64_t(const std::string& candidate_file, uint64_t line)>;
+
 /// The `top_n` lines of one function whose self cost changed most, by
 /// absolute delta (ties by file, then line), matched by SourceFileKey and
 /// line number; lines whose cost did not change, and code without line
 /// information (line 0), are left out. `baseline`
 /// and `candidate` are the function's Profile::lines on each side, null
 /// for a side that did not run it. `top_n` <= 0 gives none. A line's cost
-/// above INT64_MAX (no real profile has one) is clamped to it.
+/// above INT64_MAX (no real profile has one) is clamped to it. With `map`,
+/// a baseline line of a file the candidate has too is matched to the line
+/// `map` gives; one the candidate changed is a row of its own, in the
+/// baseline's numbering (LineDelta::baseline_only).
 std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
-                                 const std::map<SourceLine, uint64_t>* candidate, int top_n);
+                                 const std::map<SourceLine, uint64_t>* candidate, int top_n,
+                                 const BaselineLineMap* map = nullptr);
 
 }  // namespace workgate

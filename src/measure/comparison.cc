@@ -151,8 +151,11 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
       explanation.rerun.push_back(name);
     }
     // The profiles name the files that ran: the builds' copies.
-    Explanation diffed =
-        ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, own[0], own[1]);
+    // Baseline lines matched to where the candidate's source has them,
+    // when the baseline's commit is known.
+    const BaselineLineMap align = LineAlignment(plan.sources);
+    Explanation diffed = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, own[0],
+                                                 own[1], align ? &align : nullptr);
     diffed.profiler = explanation.profiler;
     diffed.rerun = explanation.rerun;
     diffed.stored_baseline = stored != nullptr;

@@ -4,9 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
+#include <string_view>
 
 #include "launch/launch.h"
 #include "machine/proc_file.h"
@@ -31,7 +36,8 @@ std::string Env(const char* name) {
 // bounded, ended at the deadline), with no user or system configuration
 // and the checkout's fsmonitor and ownership check off, so that nothing in
 // the checkout's own configuration runs.
-LaunchResult Git(const std::string& dir, const std::vector<std::string>& args) {
+LaunchResult Git(const std::string& dir, const std::vector<std::string>& args,
+                 std::function<void(std::string_view)> on_line = nullptr) {
   LaunchSpec spec;
   const std::string path = Env("PATH").empty() ? "/usr/bin:/bin" : Env("PATH");
   spec.exec_path = SearchPath("git", path);
@@ -50,6 +56,9 @@ LaunchResult Git(const std::string& dir, const std::vector<std::string>& args) {
               {"GIT_OPTIONAL_LOCKS", "0"}};
   spec.no_aslr = false;
   spec.timeout_seconds = kGitSeconds;
+  // Each line as it comes, where the output could be longer than the
+  // launcher keeps.
+  spec.stdout_line = std::move(on_line);
   return Launch(spec);
 }
 
@@ -77,9 +86,36 @@ std::string ReplaceAll(std::string text, const std::string& name, const std::str
   return text;
 }
 
+// A line's text trimmed and cut to kMaxSourceTextBytes.
+std::string TrimmedText(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\f\v");
+  if (first == std::string::npos) return std::string();
+  const size_t last = text.find_last_not_of(" \t\r\f\v");
+  std::string trimmed = ValidUtf8(text.substr(first, last - first + 1));
+  if (trimmed.size() <= kMaxSourceTextBytes) return trimmed;
+  size_t cut = kMaxSourceTextBytes;
+  while (cut > 0 && (static_cast<unsigned char>(trimmed[cut]) & 0xC0) == 0x80) --cut;
+  return trimmed.substr(0, cut) + "\u2026";
+}
+
+// Line `line` of `relative` at the view's base commit: git's blob, never
+// the file system, so no link can lead anywhere.
+std::optional<std::string> BaseSourceLine(const SourceView& view, const std::string& relative,
+                                          uint64_t line) {
+  uint64_t at = 0;
+  std::optional<std::string> text;
+  const LaunchResult r =
+      Git(view.root, {"show", view.base + ":" + relative}, [&](std::string_view l) {
+        if (++at == line) text = TrimmedText(std::string(l.substr(0, 4 * kMaxSourceTextBytes)));
+      });
+  if (!r.ok()) return std::nullopt;
+  return text;
+}
+
 }  // namespace
 
-SourceView MakeSourceView(const std::string& root_dir, const std::string& link) {
+SourceView MakeSourceView(const std::string& root_dir, const std::string& link,
+                          const std::string& base) {
   SourceView view;
   std::string dir = root_dir;
   if (dir.empty()) dir = Env("GITHUB_WORKSPACE");
@@ -93,6 +129,18 @@ SourceView MakeSourceView(const std::string& root_dir, const std::string& link) 
     view.note = "no source texts: " + (why.empty() ? dir + " cannot be read" : why);
     return view;
   }
+  if (!base.empty()) {
+    // A revision never starts with "-": that would be an option.
+    const LaunchResult r =
+        base[0] == '-' ? LaunchResult{}
+                       : Git(view.root, {"rev-parse", "--verify", "--quiet", base + "^{commit}"});
+    if (r.ok()) {
+      view.base = probe_internal::Trim(r.out);
+    } else {
+      view.note =
+          "lines matched by number: the source base " + base + " is not a commit of " + view.root;
+    }
+  }
   if (link == "none") return view;
   view.link = link;
   if (view.link.empty() && !Env("GITHUB_SERVER_URL").empty() && !Env("GITHUB_REPOSITORY").empty() &&
@@ -103,8 +151,76 @@ SourceView MakeSourceView(const std::string& root_dir, const std::string& link) 
   if (view.link.empty() && !Env("CI_PROJECT_URL").empty() && !Env("CI_COMMIT_SHA").empty()) {
     view.link = Env("CI_PROJECT_URL") + "/-/blob/" + Env("CI_COMMIT_SHA") + "/{path}#L{line}";
   }
-  if (view.link.empty()) view.note = "no links to lines: the repository and commit are not known";
+  if (view.link.empty() && view.note.empty()) {
+    view.note = "no links to lines: the repository and commit are not known";
+  }
   return view;
+}
+
+std::vector<DiffHunk> ParseDiffHunks(const std::string& diff) {
+  std::vector<DiffHunk> hunks;
+  size_t at = 0;
+  while (at < diff.size()) {
+    size_t end = diff.find('\n', at);
+    if (end == std::string::npos) end = diff.size();
+    const std::string line = diff.substr(at, end - at);
+    at = end + 1;
+    unsigned long long a = 0, b = 1, c = 0, d = 1;
+    int used = 0;
+    // "@@ -a[,b] +c[,d] @@"
+    if (line.rfind("@@ -", 0) != 0) continue;
+    const char* p = line.c_str() + 4;
+    if (std::sscanf(p, "%llu%n", &a, &used) != 1) continue;
+    p += used;
+    if (*p == ',' && std::sscanf(p + 1, "%llu%n", &b, &used) == 1) p += 1 + used;
+    if (std::strncmp(p, " +", 2) != 0 || std::sscanf(p + 2, "%llu%n", &c, &used) != 1) continue;
+    p += 2 + used;
+    if (*p == ',' && std::sscanf(p + 1, "%llu%n", &d, &used) == 1) p += 1 + used;
+    if (std::strncmp(p, " @@", 3) != 0) continue;
+    hunks.push_back({a, b, c, d});
+  }
+  return hunks;
+}
+
+uint64_t LineAfter(const std::vector<DiffHunk>& hunks, uint64_t line) {
+  int64_t shift = 0;
+  for (const DiffHunk& h : hunks) {
+    if (h.old_count == 0) {
+      // new_count lines inserted after old line old_start.
+      if (line <= h.old_start) break;
+    } else {
+      if (line < h.old_start) break;
+      if (line < h.old_start + h.old_count) return 0;
+    }
+    shift += static_cast<int64_t>(h.new_count) - static_cast<int64_t>(h.old_count);
+  }
+  const int64_t moved = static_cast<int64_t>(line) + shift;
+  return moved > 0 ? static_cast<uint64_t>(moved) : 0;
+}
+
+BaselineLineMap LineAlignment(const SourceView& view) {
+  if (view.root.empty() || view.base.empty()) return {};
+  // Each file's hunks, asked of git once; nullopt: keep its numbers.
+  auto cache = std::make_shared<std::map<std::string, std::optional<std::vector<DiffHunk>>>>();
+  return [view, cache](const std::string& candidate_file, uint64_t line) -> uint64_t {
+    auto found = cache->find(candidate_file);
+    if (found == cache->end()) {
+      std::optional<std::vector<DiffHunk>> hunks;
+      const std::optional<std::string> rel = PathInCheckout(view.root, candidate_file);
+      if (rel && TrackedAmong(view.root, {*rel}).count(*rel)) {
+        std::string headers;
+        const LaunchResult r = Git(view.root,
+                                   {"diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames",
+                                    "--no-textconv", view.base, "--", *rel},
+                                   [&headers](std::string_view l) {
+                                     if (l.rfind("@@ -", 0) == 0) headers.append(l).append("\n");
+                                   });
+        if (r.ok()) hunks = ParseDiffHunks(headers);
+      }
+      found = cache->emplace(candidate_file, std::move(hunks)).first;
+    }
+    return found->second ? LineAfter(*found->second, line) : line;
+  };
 }
 
 std::optional<std::string> PathInCheckout(const std::string& root, const std::string& file) {
@@ -183,14 +299,7 @@ std::optional<std::string> ReadSourceLine(const std::string& root, const std::st
   close(fd);
   // A last line without a newline counts too.
   if (!found && !(at_line == line && n == 0 && !text.empty())) return std::nullopt;
-  size_t first = text.find_first_not_of(" \t\r\f\v");
-  if (first == std::string::npos) return std::string();
-  size_t last = text.find_last_not_of(" \t\r\f\v");
-  std::string trimmed = ValidUtf8(text.substr(first, last - first + 1));
-  if (trimmed.size() <= kMaxSourceTextBytes) return trimmed;
-  size_t cut = kMaxSourceTextBytes;
-  while (cut > 0 && (static_cast<unsigned char>(trimmed[cut]) & 0xC0) == 0x80) --cut;
-  return trimmed.substr(0, cut) + "\u2026";
+  return TrimmedText(text);
 }
 
 std::string LineLink(const std::string& link, const std::string& path, uint64_t line) {
@@ -230,6 +339,12 @@ void AttachSourceLines(const SourceView& view, Explanation* e) {
       const std::string& rel = relative_of[l.file];
       if (rel.empty() || !tracked.count(rel)) continue;
       l.path = rel;
+      if (l.baseline_only) {
+        // The baseline's line: its text from the baseline's commit, and no
+        // link (the link is to the candidate's).
+        l.text = view.base.empty() ? "" : BaseSourceLine(view, rel, l.line).value_or("");
+        continue;
+      }
       l.text = ReadSourceLine(view.root, rel, l.line).value_or("");
       l.url = LineLink(view.link, rel, l.line);
     }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "explain/line_diff.h"
 #include "model/model.h"
 
 namespace workgate {
@@ -29,6 +30,10 @@ struct SourceView {
   /// A line's address with "{path}" (its path in the checkout, encoded for
   /// a URL) and "{line}" replaced; empty: no links.
   std::string link;
+  /// The commit the baseline was built from (--source-base, resolved), so
+  /// that a baseline line is matched to where the candidate has it; empty:
+  /// lines are matched by number.
+  std::string base;
   /// Why there are no texts or no links, for --verbose and the docs; empty
   /// when both are there.
   std::string note;
@@ -44,7 +49,29 @@ inline constexpr size_t kMaxSourceTextBytes = 120;
 /// (empty: GitHub's $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA,
 /// else GitLab's $CI_PROJECT_URL/-/blob/$CI_COMMIT_SHA, with "/{path}#L{line}";
 /// "none": no links). Never fails: what is missing is said in `note`.
-SourceView MakeSourceView(const std::string& root_dir, const std::string& link);
+SourceView MakeSourceView(const std::string& root_dir, const std::string& link,
+                          const std::string& base = "");
+
+/// One hunk of `git diff -U0`: old lines [old_start, old_start + old_count)
+/// became new lines [new_start, new_start + new_count); a count of 0 is an
+/// insertion or deletion after old_start (or new_start).
+struct DiffHunk {
+  uint64_t old_start = 0, old_count = 0, new_start = 0, new_count = 0;
+};
+
+/// The hunks of a `git diff -U0` output, in order; lines that are not hunk
+/// headers are ignored.
+std::vector<DiffHunk> ParseDiffHunks(const std::string& diff);
+
+/// Where baseline line `line` is after `hunks`: its new number, or 0 when a
+/// hunk changed or removed it.
+uint64_t LineAfter(const std::vector<DiffHunk>& hunks, uint64_t line);
+
+/// The map from a baseline line to the candidate's, through `git diff -U0
+/// BASE -- PATH` in the checkout for each file the checkout tracks (the
+/// candidate's source against the baseline's commit); a file it cannot diff
+/// keeps its numbers. Empty when `view` has no base.
+BaselineLineMap LineAlignment(const SourceView& view);
 
 /// Fills `path`, `text` and `url` of every listed line of `e` that `view`
 /// reaches.

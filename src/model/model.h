@@ -138,6 +138,10 @@ struct LineDelta {
   std::string path = {};
   std::string text = {};
   std::string url = {};
+  /// A line of the baseline's source that the candidate changed or removed
+  /// (explain/line_diff.h): `line` is in the baseline's numbering, and the
+  /// candidate has no cost on it.
+  bool baseline_only = false;
   int64_t delta() const { return candidate - baseline; }
 };
 

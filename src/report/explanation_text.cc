@@ -69,8 +69,8 @@ const char kSymbolsAdvice[] =
 
 std::string LinePlace(const LineDelta& l) {
   const size_t slash = l.file.rfind('/');
-  return fmt::format("{}:{}", slash == std::string::npos ? l.file : l.file.substr(slash + 1),
-                     l.line);
+  return fmt::format("{}:{}{}", slash == std::string::npos ? l.file : l.file.substr(slash + 1),
+                     l.line, l.baseline_only ? " (baseline)" : "");
 }
 
 std::string LineTextForTable(const LineDelta& l) { return CutText(l.text, kLineTextChars); }

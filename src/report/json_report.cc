@@ -58,6 +58,7 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
                        {"baseline", l.baseline},
                        {"candidate", l.candidate},
                        {"delta", l.delta()},
+                       {"baseline_only", l.baseline_only},
                        {"path", NullIfEmpty(l.path)},
                        {"text", NullIfEmpty(l.text)},
                        {"url", NullIfEmpty(l.url)}});

@@ -176,7 +176,8 @@ bool ReadLines(const json& list, const std::string& where, std::vector<LineDelta
     if (!(f.String("file", &l.file) && f.Uint("line", &l.line) &&
           f.Int("baseline", 0, kMaxCost, &l.baseline) &&
           f.Int("candidate", 0, kMaxCost, &l.candidate) &&
-          f.Int("delta", -kMaxCost, kMaxCost, &delta) && f.StringOrNull("path", &l.path) &&
+          f.Int("delta", -kMaxCost, kMaxCost, &delta) &&
+          f.Bool("baseline_only", &l.baseline_only) && f.StringOrNull("path", &l.path) &&
           f.StringOrNull("text", &l.text) && f.StringOrNull("url", &l.url) && f.Done())) {
       return false;
     }

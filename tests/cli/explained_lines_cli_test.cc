@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/cli_fixture.h"
 #include "test_paths.h"
@@ -19,32 +20,43 @@ namespace {
 using testing::BuildPath;
 using testing::SourcePath;
 
-TEST_F(CountingCliTest, TheDemoNamesTheLinesOfVmRunThatTheCandidateChanged) {
-  const std::string root = SourcePath("");
-  const std::string in_git =
-      "git -C '" + root + "' rev-parse --is-inside-work-tree >/dev/null 2>&1";
-  WORKGATE_REQUIRE_TOOL(std::system(in_git.c_str()) == 0,
-                        "the source tree is not a git checkout, so no line has a text");
-  LaunchResult r = Run({"compare",
-                        "--backend",
-                        kExactBackend,
-                        "--baseline",
-                        BuildPath("workloads/wgi-baseline"),
-                        "--candidate",
-                        BuildPath("workloads/wgi-candidate"),
-                        "--suite",
-                        SourcePath("workloads/interp.toml"),
-                        "--timed",
-                        "0",
-                        "--no-store",
-                        "--source-root",
-                        root,
-                        "--source-link",
-                        "https://example.org/wgi/{path}#L{line}",
-                        "--json",
-                        "demo.json",
-                        "--markdown",
-                        "demo.md"});
+class ExplainedLinesCliTest : public CountingCliTest {
+ protected:
+  void SetUp() override {
+    CountingCliTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    // A line's text comes only from files git tracks: CI's source is a
+    // clone.
+    const std::string in_git =
+        "git -C '" + root_ + "' rev-parse --is-inside-work-tree >/dev/null 2>&1";
+    WORKGATE_REQUIRE_TOOL(std::system(in_git.c_str()) == 0,
+                          "the source tree is not a git checkout, so no line has a text");
+  }
+  // The demo's comparison from this checkout, with `extra` arguments.
+  LaunchResult RunDemo(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"compare",
+                                     "--backend",
+                                     kExactBackend,
+                                     "--baseline",
+                                     BuildPath("workloads/wgi-baseline"),
+                                     "--candidate",
+                                     BuildPath("workloads/wgi-candidate"),
+                                     "--suite",
+                                     SourcePath("workloads/interp.toml"),
+                                     "--timed",
+                                     "0",
+                                     "--no-store",
+                                     "--source-root",
+                                     root_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Run(args);
+  }
+  const std::string root_ = SourcePath("");
+};
+
+TEST_F(ExplainedLinesCliTest, TheDemoNamesTheLinesOfVmRunThatTheCandidateChanged) {
+  LaunchResult r = RunDemo({"--source-link", "https://example.org/wgi/{path}#L{line}", "--json",
+                            "demo.json", "--markdown", "demo.md"});
   ASSERT_EQ(r.exit_code, 1) << r.err;
   const nlohmann::json j = ReadJson("demo.json");
   ASSERT_EQ(j["workloads"].size(), 5u);
@@ -67,6 +79,23 @@ TEST_F(CountingCliTest, TheDemoNamesTheLinesOfVmRunThatTheCandidateChanged) {
   const std::string md = ReadFile(Path("demo.md")).value_or("");
   EXPECT_NE(md.find("](https://example.org/wgi/workloads/wgi/vm.c#L"), std::string::npos) << md;
   EXPECT_NE(md.find("`++g_op_counts[*ip];`"), std::string::npos) << md;
+}
+
+TEST_F(ExplainedLinesCliTest, ASourceBaseThatIsNoCommitIsSaidAndLinesMatchByNumber) {
+  for (const std::string base : {"HEAD", "no-such-revision"}) {
+    LaunchResult r =
+        RunDemo({"--workload", "interp/fib", "--source-base", base, "--json", "base.json"});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    const bool warned = r.err.find(
+                            "warning: --source-base: lines matched by number: the source "
+                            "base no-such-revision is not a commit of") != std::string::npos;
+    EXPECT_EQ(warned, base != "HEAD") << r.err;
+    // Both builds come from this checkout's vm.c: the same lines either way.
+    const nlohmann::json top = ReadJson("base.json")["workloads"][0]["explanation"]["rows"][0];
+    ASSERT_GE(top["lines"].size(), 1u) << top.dump();
+    EXPECT_EQ(top["lines"][0]["baseline_only"], false) << top.dump();
+    EXPECT_NE(top["lines"][0]["text"].get<std::string>().find("g_op_counts"), std::string::npos);
+  }
 }
 
 }  // namespace

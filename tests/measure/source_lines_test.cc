@@ -168,3 +168,74 @@ TEST_F(SourceLinesTest, TheViewComesFromTheCheckoutAndTheCiVariables) {
 
 }  // namespace
 }  // namespace workgate
+
+namespace workgate {
+namespace {
+
+TEST(SourceAlignment, HunksAndWhereALineGoes) {
+  const std::vector<DiffHunk> hunks = ParseDiffHunks(
+      "diff --git a/vm.c b/vm.c\n"
+      "@@ -0,0 +1,3 @@\n"  // three lines inserted at the top
+      "+a\n+b\n+c\n"
+      "@@ -5 +8 @@ int x;\n"  // line 5 changed
+      "-old\n+new\n"
+      "@@ -9,2 +12,0 @@\n"  // lines 9 and 10 removed
+      "@@ not a header\n");
+  ASSERT_EQ(hunks.size(), 3u);
+  EXPECT_EQ(hunks[1].old_start, 5u);
+  EXPECT_EQ(hunks[1].old_count, 1u);
+  EXPECT_EQ(hunks[2].new_count, 0u);
+  EXPECT_EQ(LineAfter(hunks, 1), 4u);
+  EXPECT_EQ(LineAfter(hunks, 4), 7u);
+  EXPECT_EQ(LineAfter(hunks, 5), 0u) << "changed";
+  EXPECT_EQ(LineAfter(hunks, 6), 9u);
+  EXPECT_EQ(LineAfter(hunks, 9), 0u) << "removed";
+  EXPECT_EQ(LineAfter(hunks, 10), 0u) << "removed";
+  EXPECT_EQ(LineAfter(hunks, 11), 12u);
+  EXPECT_EQ(LineAfter({}, 7), 7u);
+}
+
+TEST_F(SourceLinesTest, TheBaselinesLinesAreFoundWhereTheCandidateHasThem) {
+  // The baseline's commit, then the candidate's source in the work tree:
+  // two lines inserted at the top and the old line 2 changed.
+  std::ofstream(root_ + "/src/vm.c") << "a;\nb;\nc;\nd;\n";
+  Shell(root_, "git add src/vm.c && git -c user.name=t -c user.email=t@t commit -qm base");
+  std::ofstream(root_ + "/src/vm.c") << "new1;\nnew2;\na;\nB;\nc;\nd;\n";
+  SourceView view = MakeSourceView(root_, "none", "HEAD");
+  ASSERT_EQ(view.base.size(), 40u) << view.note;
+  const BaselineLineMap map = LineAlignment(view);
+  ASSERT_TRUE(map);
+  const std::string file = root_ + "/src/vm.c";
+  EXPECT_EQ(map(file, 1), 3u);
+  EXPECT_EQ(map(file, 2), 0u);
+  EXPECT_EQ(map(file, 4), 6u);
+  EXPECT_EQ(map(root_ + "/untracked.c", 4), 4u) << "a file git cannot diff keeps its numbers";
+  // The lines of a function whose code only moved: no change but the line
+  // that changed, shown in each side's numbering, the baseline's with its
+  // old text.
+  const std::map<SourceLine, uint64_t> base = {{{file, 1}, 10}, {{file, 2}, 20}, {{file, 4}, 40}};
+  const std::map<SourceLine, uint64_t> cand = {{{file, 3}, 10}, {{file, 4}, 25}, {{file, 6}, 40}};
+  Explanation e;
+  FunctionDelta row{"f", "prog", 70, 75};
+  row.lines = DiffLines(&base, &cand, 10, &map);
+  e.rows.push_back(row);
+  AttachSourceLines(view, &e);
+  const std::vector<LineDelta>& lines = e.rows[0].lines;
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].line, 4u);
+  EXPECT_FALSE(lines[0].baseline_only);
+  EXPECT_EQ(lines[0].text, "B;");
+  EXPECT_EQ(lines[1].line, 2u);
+  EXPECT_TRUE(lines[1].baseline_only);
+  EXPECT_EQ(lines[1].baseline, 20);
+  EXPECT_EQ(lines[1].candidate, 0);
+  EXPECT_EQ(lines[1].text, "b;");
+  EXPECT_EQ(lines[1].url, "");
+  // A base that is no commit: matched by number, and said.
+  const SourceView bad = MakeSourceView(root_, "none", "-no-such");
+  EXPECT_EQ(bad.base, "");
+  EXPECT_NE(bad.note.find("not a commit"), std::string::npos) << bad.note;
+}
+
+}  // namespace
+}  // namespace workgate
