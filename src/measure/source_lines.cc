@@ -91,11 +91,7 @@ std::string TrimmedText(const std::string& text) {
   const size_t first = text.find_first_not_of(" \t\r\f\v");
   if (first == std::string::npos) return std::string();
   const size_t last = text.find_last_not_of(" \t\r\f\v");
-  std::string trimmed = ValidUtf8(text.substr(first, last - first + 1));
-  if (trimmed.size() <= kMaxSourceTextBytes) return trimmed;
-  size_t cut = kMaxSourceTextBytes;
-  while (cut > 0 && (static_cast<unsigned char>(trimmed[cut]) & 0xC0) == 0x80) --cut;
-  return trimmed.substr(0, cut) + "\u2026";
+  return ShortenBytes(ValidUtf8(text.substr(first, last - first + 1)), kMaxSourceTextBytes);
 }
 
 // Line `line` of `relative` at the view's base commit: git's blob, never

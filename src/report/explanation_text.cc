@@ -6,18 +6,6 @@
 #include "util/text.h"
 
 namespace workgate {
-namespace {
-
-// `s` cut to at most `max` bytes without splitting a UTF-8 character, with
-// "…" when it was cut.
-std::string Shorten(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return s.substr(0, end) + "\u2026";
-}
-
-}  // namespace
 
 std::string CloneSummary(const FunctionDelta& row) {
   std::string out;
@@ -28,7 +16,7 @@ std::string CloneSummary(const FunctionDelta& row) {
     std::string part = name.rfind(row.function, 0) == 0 ? name.substr(row.function.size()) : name;
     // A demangled clone adds " [clone .cold]": the space is the separator's.
     if (!part.empty() && part[0] == ' ') part.erase(0, 1);
-    part = Shorten(part, kShownCloneNameBytes);
+    part = ShortenBytes(part, kShownCloneNameBytes);
     if (!out.empty() && shown_bytes + part.size() > kShownCloneBytes) {
       ++more;
       continue;

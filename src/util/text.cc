@@ -109,6 +109,18 @@ bool IsPlainHttpUrl(std::string_view url) {
   return true;
 }
 
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
+std::string ShortenBytes(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  return std::string(Utf8Prefix(text, max_bytes)) + "\u2026";
+}
+
 std::string CutText(std::string_view text, size_t n) {
   size_t points = 0;
   for (size_t i = 0; i < text.size(); ++i) {

@@ -20,6 +20,14 @@ namespace workgate {
 /// unchanged. Linear time.
 std::string ValidUtf8(std::string_view bytes);
 
+/// The longest prefix of UTF-8 `text` of at most `max_bytes` bytes that
+/// does not end inside a character.
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
+
+/// `text` itself when it has at most `max_bytes` bytes; else its Utf8Prefix
+/// followed by "…" (U+2026).
+std::string ShortenBytes(std::string_view text, size_t max_bytes);
+
 /// The first `n` code points of UTF-8 `text`, with "…" (U+2026) after them
 /// when it is longer; a byte that is no character's first counts as part of
 /// the one before. Cut before escaping, so never inside an escape of the

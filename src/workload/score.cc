@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "util/text.h"
+
 namespace workgate {
 
 namespace {
@@ -154,9 +156,7 @@ std::optional<double> ScoreValue(const std::string& score) {
 std::string ShortScore(const std::string& score) {
   if (score.size() <= 64) return score;
   // Cut at a character boundary: never inside a UTF-8 sequence.
-  size_t cut = 48;
-  while (cut > 0 && (static_cast<unsigned char>(score[cut]) & 0xC0) == 0x80) --cut;
-  return fmt::format("{}\u2026({} characters)", score.substr(0, cut), score.size());
+  return fmt::format("{}\u2026({} characters)", Utf8Prefix(score, 48), score.size());
 }
 
 }  // namespace workgate
