@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "explain/clone_names.h"
+#include "explain/cost_math.h"
 #include "explain/inline_moves.h"
 #include "explain/line_diff.h"
 #include "explain/symbol_hints.h"
@@ -20,9 +21,7 @@ namespace {
 
 // |delta| without overflow: both counts are at most INT64_MAX.
 uint64_t Magnitude(const FunctionDelta& row) {
-  return row.candidate >= row.baseline
-             ? static_cast<uint64_t>(row.candidate) - static_cast<uint64_t>(row.baseline)
-             : static_cast<uint64_t>(row.baseline) - static_cast<uint64_t>(row.candidate);
+  return Distance(static_cast<uint64_t>(row.baseline), static_cast<uint64_t>(row.candidate));
 }
 
 bool ByMagnitude(const FunctionDelta& a, const FunctionDelta& b) {
@@ -92,20 +91,17 @@ void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
   // A hostile profile may name an object "{exe}" too: its costs merge with
   // the own program's, as self costs do; a sum beyond 2^64-1 saturates (the
   // self costs' total already refuses such a profile for the table).
-  auto add = [](uint64_t* into, uint64_t more) {
-    if (__builtin_add_overflow(*into, more, into)) *into = UINT64_MAX;
-  };
   std::map<FunctionId, std::map<SourceLine, uint64_t>> lines;
   for (const auto& [id, costs] : profile->lines) {
     std::map<SourceLine, uint64_t>& into = lines[rename(id)];
-    for (const auto& [where, cost] : costs) add(&into[where], cost);
+    for (const auto& [where, cost] : costs) AddSaturating(&into[where], cost);
   }
   profile->lines = std::move(lines);
   std::map<CallEdge, CallCost> calls;
   for (const auto& [edge, cost] : profile->calls) {
     CallCost& into = calls[CallEdge{rename(edge.first), rename(edge.second)}];
-    add(&into.calls, cost.calls);
-    add(&into.inclusive, cost.inclusive);
+    AddSaturating(&into.calls, cost.calls);
+    AddSaturating(&into.inclusive, cost.inclusive);
   }
   profile->calls = std::move(calls);
   if (auto paths = profile->object_paths.extract(own.object)) {

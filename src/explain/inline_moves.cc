@@ -2,23 +2,15 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <set>
 #include <tuple>
 
+#include "explain/cost_math.h"
 #include "explain/explain.h"
 
 namespace workgate {
 
 namespace {
-
-constexpr uint64_t kInt64Max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-
-void AddSaturating(uint64_t* into, uint64_t more) {
-  if (__builtin_add_overflow(*into, more, into)) *into = UINT64_MAX;
-}
-
-int64_t Clamp(uint64_t v) { return static_cast<int64_t>(std::min(v, kInt64Max)); }
 
 uint64_t CallsOf(const CallGraph& g, const FunctionId& caller, const FunctionId& callee) {
   const auto found = g.edges.find({caller, callee});
@@ -50,7 +42,7 @@ int64_t InclusiveCost(const CallGraph& graph, const FunctionId& f) {
        it != graph.edges.end() && it->first.first == f; ++it) {
     if (it->first.second != f) AddSaturating(&total, it->second.inclusive);
   }
-  return Clamp(total);
+  return ClampToInt64(total);
 }
 
 std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGraph& candidate,
@@ -84,8 +76,7 @@ std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGra
   // went to); ties by name, so the order is the same on every run.
   auto self_change = [&](const CallerMove& m) {
     const FunctionId c{m.caller, m.object};
-    const uint64_t b = SelfOf(baseline, c), a = SelfOf(candidate, c);
-    return a > b ? a - b : b - a;
+    return Distance(SelfOf(baseline, c), SelfOf(candidate, c));
   };
   std::sort(moves.begin(), moves.end(), [&](const CallerMove& x, const CallerMove& y) {
     const uint64_t cx = self_change(x), cy = self_change(y);

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <limits>
 #include <set>
 #include <utility>
+
+#include "explain/cost_math.h"
 
 namespace workgate {
 namespace {
@@ -13,15 +14,8 @@ std::string FileName(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
 
-int64_t Clamped(uint64_t cost) {
-  return static_cast<int64_t>(
-      std::min<uint64_t>(cost, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
-}
-
 uint64_t Magnitude(const LineDelta& d) {
-  return d.candidate >= d.baseline
-             ? static_cast<uint64_t>(d.candidate) - static_cast<uint64_t>(d.baseline)
-             : static_cast<uint64_t>(d.baseline) - static_cast<uint64_t>(d.candidate);
+  return Distance(static_cast<uint64_t>(d.baseline), static_cast<uint64_t>(d.candidate));
 }
 
 }  // namespace
@@ -74,7 +68,7 @@ std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
       if (row.file.empty()) row.file = where.file;
       row.line = baseline_only ? where.line : line;
       row.baseline_only = baseline_only;
-      (s == 0 ? row.baseline : row.candidate) = Clamped(cost);
+      (s == 0 ? row.baseline : row.candidate) = ClampToInt64(cost);
     }
   }
   std::vector<LineDelta> changed;
