@@ -155,23 +155,10 @@ UInt vgc_lines_file_of(Addr addr) {
 VgcLineSlot* vgc_lines_new_slot(const Addr* addrs, const UInt* segment_of, UInt instructions,
                                 UInt segments, Addr exit_addr) {
   tl_assert(segments >= 1);
-  // Nothing to count where no instruction has a line: such instructions are
-  // line 0 of their context's file, what is left of its self cost once its
-  // lines are counted (vgcount_profile.c).
+  LineRun* runs = VG_(malloc)("vgcount.line_slot.runs",
+                              (instructions > 0 ? instructions : 1) * sizeof(LineRun));
+  UInt* segment_end = VG_(malloc)("vgcount.line_slot.ends", segments * sizeof(UInt));
   Bool any_line = False;
-  for (UInt i = 0; i < instructions && !any_line; i++) {
-    UInt file = 0, line = 0;
-    SourceOf(addrs[i], &file, &line, NO_FILE);
-    any_line = file != NO_FILE;
-  }
-  if (!any_line) return NULL;
-  VgcLineSlot* slot =
-      VG_(calloc)("vgcount.line_slot", 1,
-                  sizeof(VgcLineSlot) + (segments + 1) * sizeof(ULong) + sizeof(ExitLine));
-  slot->segments = segments;
-  slot->segment_end = VG_(malloc)("vgcount.line_slot.ends", segments * sizeof(UInt));
-  slot->runs = VG_(malloc)("vgcount.line_slot.runs",
-                           (instructions > 0 ? instructions : 1) * sizeof(LineRun));
   UInt used = 0;
   UInt next = 0;  // the first instruction not yet placed
   for (UInt s = 0; s < segments; s++) {
@@ -179,19 +166,33 @@ VgcLineSlot* vgc_lines_new_slot(const Addr* addrs, const UInt* segment_of, UInt 
     for (; next < instructions && segment_of[next] == s; next++) {
       UInt file = 0, line = 0;
       SourceOf(addrs[next], &file, &line, NO_FILE);
-      if (used > run_start && slot->runs[used - 1].file == file &&
-          slot->runs[used - 1].line == line) {
-        slot->runs[used - 1].count++;
+      any_line = any_line || file != NO_FILE;
+      if (used > run_start && runs[used - 1].file == file && runs[used - 1].line == line) {
+        runs[used - 1].count++;
       } else {
-        slot->runs[used].file = file;
-        slot->runs[used].line = line;
-        slot->runs[used].count = 1;
+        runs[used].file = file;
+        runs[used].line = line;
+        runs[used].count = 1;
         used++;
       }
     }
-    slot->segment_end[s] = used;
+    segment_end[s] = used;
   }
   tl_assert(next == instructions);
+  // Nothing to count where no instruction has a line: such instructions are
+  // line 0 of their context's file, what is left of its self cost once its
+  // lines are counted (vgcount_profile.c).
+  if (!any_line) {
+    VG_(free)(runs);
+    VG_(free)(segment_end);
+    return NULL;
+  }
+  VgcLineSlot* slot =
+      VG_(calloc)("vgcount.line_slot", 1,
+                  sizeof(VgcLineSlot) + (segments + 1) * sizeof(ULong) + sizeof(ExitLine));
+  slot->segments = segments;
+  slot->runs = runs;
+  slot->segment_end = segment_end;
   // callgrind looks the jump's line up without falling back to the
   // function's file.
   SourceOf(exit_addr, &ExitOf(slot)->file, &ExitOf(slot)->line, vgc_lines_unknown_file());
