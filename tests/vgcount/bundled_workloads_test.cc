@@ -142,7 +142,7 @@ TEST_P(BundledWorkloadTest, VgcountDeltaEqualsCallgrindsAndTotalsAgree) {
 // by line against callgrind's of the same run environment: equal but for the process's last
 // block, which callgrind never counts (tests/vgcount/profile_match.h), and
 // adding up to vgcount's count.
-TEST_P(BundledWorkloadTest, VgcountProfileEqualsCallgrindsByFunctionAndLine) {
+TEST_P(BundledWorkloadTest, VgcountProfileEqualsCallgrindsByFunctionLineAndCall) {
   for (const std::string& build : {GetParam().baseline, GetParam().candidate}) {
     int64_t ours = 0, theirs = 0;
     const Profile vgcount = Profiled(ValgrindCounter::Tool::kVgcount, build, &ours);
@@ -165,10 +165,19 @@ TEST_P(BundledWorkloadTest, VgcountProfileEqualsCallgrindsByFunctionAndLine) {
                     << gap.line.line << ": vgcount " << gap.vgcount << ", callgrind "
                     << gap.callgrind;
     }
+    // And call edge by call edge: counts and inclusive costs.
+    EXPECT_FALSE(vgcount.calls.empty()) << build;
+    for (const testing::CallGap& gap : testing::UnexplainedCallGaps(vgcount, callgrind, 1)) {
+      ADD_FAILURE() << build << ": " << gap.edge.first.name << " -> " << gap.edge.second.name
+                    << ": vgcount " << gap.vgcount.calls << " calls, " << gap.vgcount.inclusive
+                    << " inclusive; callgrind " << gap.callgrind.calls << ", "
+                    << gap.callgrind.inclusive;
+    }
     if (workload_->region) {
       // Inside a region neither tool sees the last block: equal everywhere.
       EXPECT_TRUE(testing::ProfileGaps(vgcount, callgrind).empty()) << build;
       EXPECT_TRUE(testing::LineGaps(vgcount, callgrind).empty()) << build;
+      EXPECT_TRUE(testing::CallGaps(vgcount, callgrind).empty()) << build;
     } else {
       // Outside one, exactly the last block's function differs.
       EXPECT_EQ(testing::ProfileGaps(vgcount, callgrind).size(), 1u) << build;

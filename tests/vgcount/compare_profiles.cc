@@ -3,8 +3,9 @@
 // ci/profile-exactness. Both are read by workgate's callgrind reader and
 // compared as tests/vgcount/profile_match.h does. Prints the totals, the
 // number of functions and every function whose figures differ, then every
-// source line whose figures differ beyond the last blocks, and exits 0
-// when the only differences, by function and by line, are each thread's
+// source line and every call edge whose figures differ beyond the last
+// blocks, and exits 0 when the only differences, by function, by line and
+// by call edge, are each thread's
 // last block (THREADS, default
 // 1, given as --threads N before the files), 1 when others remain, 2 on a
 // file it cannot read.
@@ -68,5 +69,20 @@ int main(int argc, char** argv) {
   }
   std::printf("lines: vgcount %zu, callgrind %zu; %zu differ, %zu of them beyond the last block\n",
               lines[0], lines[1], line_gaps.size(), unexplained_lines.size());
-  return unexplained.empty() && unexplained_lines.empty() ? 0 : 1;
+  const auto call_gaps = testing::CallGaps(profiles[0], profiles[1]);
+  const auto unexplained_calls = testing::UnexplainedCallGaps(profiles[0], profiles[1], threads);
+  for (const auto& gap : unexplained_calls) {
+    std::printf("  %s (%s) -> %s (%s): vgcount %llu calls, %llu inclusive; callgrind %llu, %llu\n",
+                gap.edge.first.name.c_str(), gap.edge.first.object.c_str(),
+                gap.edge.second.name.c_str(), gap.edge.second.object.c_str(),
+                static_cast<unsigned long long>(gap.vgcount.calls),
+                static_cast<unsigned long long>(gap.vgcount.inclusive),
+                static_cast<unsigned long long>(gap.callgrind.calls),
+                static_cast<unsigned long long>(gap.callgrind.inclusive));
+  }
+  std::printf(
+      "call edges: vgcount %zu, callgrind %zu; %zu differ, %zu of them beyond the last block\n",
+      profiles[0].calls.size(), profiles[1].calls.size(), call_gaps.size(),
+      unexplained_calls.size());
+  return unexplained.empty() && unexplained_lines.empty() && unexplained_calls.empty() ? 0 : 1;
 }

@@ -42,6 +42,7 @@ const fs::path kLib = kBuild / "valgrind-lib";
 const fs::path kKnownLoop = kBuild / "probes" / "known_loop";
 const fs::path kThreadProbe = kBuild / "probes" / "vgcount_thread_probe";
 const fs::path kFiniAfterCall = kBuild / "tests" / "fini_after_call";
+const fs::path kCallEdges = kBuild / "tests" / "call_edges";
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -283,6 +284,57 @@ TEST_F(VgcountTest, ThreadedTotalAgreesWithCallgrind) {
   EXPECT_LE(std::llabs(ours - theirs), 1000) << ours << " vs " << theirs;
 }
 
+// Fails the test for each call edge whose count or inclusive cost differs
+// in `gaps`.
+void ReportCallGaps(const std::vector<testing::CallGap>& gaps) {
+  for (const testing::CallGap& gap : gaps) {
+    ADD_FAILURE() << gap.edge.first.name << " (" << gap.edge.first.object << ") -> "
+                  << gap.edge.second.name << " (" << gap.edge.second.object << "): vgcount "
+                  << gap.vgcount.calls << " calls, " << gap.vgcount.inclusive
+                  << " inclusive; callgrind " << gap.callgrind.calls << ", "
+                  << gap.callgrind.inclusive;
+  }
+}
+
+TEST_F(VgcountTest, CallEdgesAndInclusiveCostsEqualCallgrinds) {
+  WORKGATE_ASSERT_BUILT(kCallEdges);
+  const std::string command = Quote(kCallEdges.string()) + " 100";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  const auto calls = [&](const char* caller, const char* callee) {
+    const CallEdge edge{{caller, "call_edges"}, {callee, "call_edges"}};
+    return vgcount.calls.count(edge) ? vgcount.calls.at(edge) : CallCost{};
+  };
+  // Direct and through a pointer; the jump in tail position is a call from
+  // tail. GCC turns one of fib's two recursive calls into a loop, so how
+  // often fib calls itself is the compiler's (callgrind's figure, below).
+  EXPECT_EQ(calls("main", "leaf").calls, 200u);
+  EXPECT_EQ(calls("main", "tail").calls, 100u);
+  EXPECT_EQ(calls("tail", "leaf").calls, 100u);
+  EXPECT_EQ(calls("main", "fib").calls, 1u);
+  EXPECT_GE(calls("fib", "fib").calls, 986u);
+  // A call's inclusive cost is the callee's self cost and its calls'.
+  const uint64_t tail_self = vgcount.self.at({"tail", "call_edges"});
+  EXPECT_EQ(calls("main", "tail").inclusive, tail_self + calls("tail", "leaf").inclusive);
+  EXPECT_EQ(calls("main", "fib").inclusive, vgcount.self.at({"fib", "call_edges"}));
+  // The C library calls back into the program: qsort's comparator.
+  uint64_t comparisons = 0;
+  for (const auto& [edge, cost] : vgcount.calls) {
+    if (edge.second == FunctionId{"by_value", "call_edges"}) {
+      EXPECT_EQ(edge.first.object, "libc.so.6") << edge.first.name;
+      comparisons += cost.calls;
+    }
+  }
+  EXPECT_GE(comparisons, 99u);
+  // Every edge of the run, the C library's and the loader's too, as
+  // callgrind has it.
+  EXPECT_GE(vgcount.calls.size(), 100u);
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+}
+
 TEST_F(VgcountTest, AProfileIsWrittenOnlyWhenAskedForAndAddsUpToTheCount) {
   const std::string command = Quote(kKnownLoop.string()) + " 100000";
   Vgcount(command);
@@ -318,6 +370,7 @@ TEST_F(VgcountTest, AProfileIsWrittenOnlyWhenAskedForAndAddsUpToTheCount) {
   EXPECT_NE(busiest.file.find("two_instruction_loop.h"), std::string::npos) << busiest.file;
   EXPECT_GE(busiest_cost, 200000u);
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
 }
 
 TEST_F(VgcountTest, ProfileChargesCodeRightAfterACallAsTheWayInSays) {
@@ -342,6 +395,7 @@ TEST_F(VgcountTest, ProfileChargesCodeRightAfterACallAsTheWayInSays) {
                   << gap.vgcount << ", callgrind " << gap.callgrind;
   }
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
 }
 
 TEST_F(VgcountTest, ProfileOfRegionsInFourThreadsEqualsCallgrinds) {
@@ -357,6 +411,8 @@ TEST_F(VgcountTest, ProfileOfRegionsInFourThreadsEqualsCallgrinds) {
   // The regions toggle collection inside their blocks: the request's block
   // goes to the new state line by line as it does by function.
   ReportLineGaps(testing::LineGaps(vgcount, callgrind));
+  // The calls made inside the regions, with the cost collected in them.
+  ReportCallGaps(testing::CallGaps(vgcount, callgrind));
 }
 
 TEST_F(VgcountTest, ProfileOfASignalInsideARegionEqualsCallgrinds) {
@@ -367,6 +423,7 @@ TEST_F(VgcountTest, ProfileOfASignalInsideARegionEqualsCallgrinds) {
   EXPECT_GE(total, 2 * 200000);
   EXPECT_TRUE(testing::ProfileGaps(vgcount, callgrind).empty());
   ReportLineGaps(testing::LineGaps(vgcount, callgrind));
+  ReportCallGaps(testing::CallGaps(vgcount, callgrind));
 }
 
 TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
@@ -390,6 +447,9 @@ TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
   EXPECT_GE(vgcount.self.at({"loop_handler", "vgcount_thread_probe"}), 3u * 2 * 100000);
   // Lines differ only where those two functions do, and add up to it.
   ReportLineGaps(testing::LineGapsBeyondFunctionGaps(vgcount, callgrind));
+  // A handler is called by no one: its calls are its own, as callgrind has
+  // them.
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
  * records where they went (per-function and per-line self cost) in the same
  * run.
  *
- * The tool is six parts:
+ * The tool is seven parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
  *                         and, when profiling, hands the instructions counted
@@ -17,6 +17,8 @@
  *                         the profile written in callgrind's format;
  *   vgcount_lines.c       per-block execution and side-exit counters, turned
  *                         into self cost per source line;
+ *   vgcount_calls.c       the call stack callgrind keeps, for call edges and
+ *                         their inclusive cost;
  *   vgcount_pin.c         time and entropy pinned inside the counter (TSC,
  *                         RDRAND, time and getrandom system calls, the
  *                         random devices), and what the run met unpinned;
@@ -41,7 +43,13 @@
  *   VGC_SHADOW_DEPTH    the number of entries pushed on it;
  *   VGC_SHADOW_SKIP_TO  the counter a PLT stub's instructions go to: the
  *                       skipped counter of the line slot of the block that
- *                       last called or jumped into the PLT (vgcount_lines.c).
+ *                       last called or jumped into the PLT (vgcount_lines.c);
+ *   VGC_SHADOW_PUSHED_FOR  the target of the last call or return, whose
+ *                       block the call stack has seen to (0 once a block
+ *                       where a function starts ran);
+ *   VGC_SHADOW_SITE     the VgcCallInfo of the direct jump to where a
+ *                       function starts that was taken since the last such
+ *                       start, or 0 (vgcount_calls.c).
  */
 #ifndef WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
 #define WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
@@ -68,6 +76,8 @@
 #define VGC_SHADOW_STACK 48
 #define VGC_SHADOW_DEPTH 56
 #define VGC_SHADOW_SKIP_TO 64
+#define VGC_SHADOW_PUSHED_FOR 72
+#define VGC_SHADOW_SITE 80
 
 /// Entries of a thread's return stack (vgcount_instrument.c): a power of 2,
 /// each VGC_RETURN_ENTRY_BYTES long.
@@ -91,6 +101,8 @@ typedef struct VgcFunction {
   // was met at), for its instructions without line information
   // (vgcount_lines.c); set when profiling.
   UInt file;
+  Bool has_calls;    // the profile writer's mark: it makes calls
+  Bool pop_on_jump;  // ld.so's lazy binding resolver (vgcount_calls.c)
 } VgcFunction;
 
 /// Reads and writes one word of thread `tid`'s shadow state.
@@ -210,6 +222,80 @@ const HChar* vgc_lines_file_name(UInt file);
 /// "???", callgrind's name for code without line information.
 UInt vgc_lines_file_count(void);
 UInt vgc_lines_unknown_file(void);
+
+/// The order of two positions in a profile: by file name, then line.
+Int vgc_lines_position_order(UInt file_a, UInt line_a, UInt file_b, UInt line_b);
+/// The file and line of the instruction at `addr`, or "???" and 0.
+void vgc_lines_source_of(Addr addr, UInt* file, UInt* line);
+
+/// A call's position, made when its block is translated and kept for the
+/// run (vgcount_calls.c): the calling instruction's file and line (callgrind
+/// puts a call on the line of its block's last instruction), where a call
+/// returns (0 for a jump taken for a call), and whether it is a side exit.
+typedef struct VgcCallInfo {
+  UInt file, line;
+  Addr ret_addr;
+  Bool side_exit;
+  // The last call made here (vgcount_calls.c): most call sites call one
+  // function from one context, which then costs no hash lookup.
+  HWord cached_target;
+  struct VgcCallTarget* cached_callee;
+  struct VgcCallSite* cached_site;
+} VgcCallInfo;
+
+/// Turns call recording on; call in post_clo_init when profiling.
+void vgc_calls_init(void);
+Bool vgc_calls_enabled(void);
+/// The position of the block's last instruction `last_insn`; `ret_addr` as
+/// above.
+VgcCallInfo* vgc_calls_info(Addr last_insn, Addr ret_addr);
+/// The position every call made from a side exit shares.
+VgcCallInfo* vgc_calls_side_exit_info(void);
+
+/// Helpers generated code calls: `raw` is the thread's counter after the
+/// calling block (for an entry jump, before the entered block), `sp` the
+/// stack pointer the callee (or the code returned to) starts with,
+/// `context` the thread's context function.
+void vgc_calls_on_call(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context);
+void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFunction* context,
+                             VgcCallInfo* at);
+void vgc_calls_on_plt_jump(VgcCallInfo* at, ULong raw, HWord target, HWord sp,
+                           VgcFunction* context);
+/// Returns `target`, the thread's new PUSHED_FOR word: the block returned
+/// to is not entered by a jump, whether the return matched a call or was
+/// taken for one.
+HWord vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context);
+
+/// Pops every call of thread `tid` at its collected figure `collected` (its
+/// end, or the end of the run).
+void vgc_calls_thread_done(ThreadId tid, ULong collected);
+/// Thread `tid` enters a signal handler, and leaves it (at its sigreturn,
+/// with the handler's collected figure).
+void vgc_calls_signal_enter(ThreadId tid);
+void vgc_calls_signal_leave(ThreadId tid, ULong collected);
+/// CALLGRIND_ZERO_STATS and fork: every edge starts from zero, and the
+/// calls in progress from each thread's present figure.
+void vgc_calls_restart(void);
+/// A forked child: only `keep` goes on.
+void vgc_calls_forget_other_threads(ThreadId keep);
+
+/// Every call edge at one call position, newest first.
+typedef struct VgcCallSite VgcCallSite;
+typedef struct {
+  VgcFunction* caller;
+  VgcFunction* callee;
+  UInt file, line;  // the call's position in the caller
+  ULong calls;
+  ULong inclusive;  // 0 for an edge not written (a side exit's)
+} VgcCallSiteCost;
+VgcCallSite* vgc_call_sites(void);
+VgcCallSite* vgc_call_site_next(const VgcCallSite* site);
+void vgc_call_site_get(const VgcCallSite* site, VgcCallSiteCost* out);
+
+/// Thread `tid`'s collected instructions at raw figure `raw` (those it ran
+/// while collecting), and at its counter's present figure.
+ULong vgc_account_collected(ThreadId tid, ULong raw);
+ULong vgc_account_collected_now(ThreadId tid);
 
 /// Where an output goes: a file named by its option, or, when workgate
 /// gave a channel, messages on it (vgcount_channel.c).

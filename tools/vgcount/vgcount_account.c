@@ -54,6 +54,11 @@ typedef struct {
   Bool collect[VGC_MAX_SIGNAL_DEPTH + 1];
   Int depth;     // signal handlers entered and not yet returned from
   Bool tracked;  // its shadow `seen` holds a figure of its own counter
+  // For the collected figure of the call edges (vgc_account_collected):
+  // the instructions run while not collecting, up to `off_since`, the raw
+  // figure where collection last went off.
+  ULong uncollected;
+  ULong off_since;
 } ThreadCollect;
 
 static ThreadCollect* threads = NULL;  // VG_N_THREADS entries, by ThreadId
@@ -66,6 +71,8 @@ static void ResetThread(ThreadId tid) {
   threads[tid].collect[0] = collect_atstart;
   threads[tid].depth = 0;
   threads[tid].tracked = False;
+  threads[tid].uncollected = 0;
+  threads[tid].off_since = 0;
 }
 
 static ULong Raw(ThreadId tid) { return vgc_shadow_get(tid, VGC_SHADOW_RAW); }
@@ -74,6 +81,25 @@ static Bool* CollectSlot(ThreadId tid) {
   ThreadCollect* t = &threads[tid];
   Int level = t->depth < VGC_MAX_SIGNAL_DEPTH ? t->depth : VGC_MAX_SIGNAL_DEPTH;
   return &t->collect[level];
+}
+
+ULong vgc_account_collected(ThreadId tid, ULong raw) {
+  const ThreadCollect* t = &threads[tid];
+  ULong off = t->uncollected;
+  if (!*CollectSlot(tid) && raw > t->off_since) off += raw - t->off_since;
+  return raw > off ? raw - off : 0;
+}
+
+ULong vgc_account_collected_now(ThreadId tid) { return vgc_account_collected(tid, Raw(tid)); }
+
+// Sets thread `tid`'s collect state to `on` from raw figure `boundary` on,
+// keeping the figures vgc_account_collected reads.
+static void SetCollect(ThreadId tid, Bool on, ULong boundary) {
+  ThreadCollect* t = &threads[tid];
+  Bool* slot = CollectSlot(tid);
+  if (*slot && !on) t->off_since = boundary;
+  if (!*slot && on && boundary > t->off_since) t->uncollected += boundary - t->off_since;
+  *slot = on;
 }
 
 // Makes the thread's shadow slot word say its present collect state, for
@@ -109,6 +135,8 @@ static void Track(ThreadId tid) {
     vgc_shadow_set(tid, VGC_SHADOW_CONTEXT, (ULong)(HWord)start);
     vgc_shadow_set(tid, VGC_SHADOW_CONTEXT_OBJECT, start->object_id);
   }
+  t->uncollected = 0;
+  t->off_since = Raw(tid);
   ApplySlot(tid);
   t->tracked = True;
 }
@@ -151,7 +179,10 @@ static void OnThreadCreate(ThreadId parent, ThreadId child) {
 }
 
 static void OnThreadExit(ThreadId tid) {
-  if (threads[tid].tracked) CloseInterval(tid);
+  if (threads[tid].tracked) {
+    CloseInterval(tid);
+    vgc_calls_thread_done(tid, vgc_account_collected_now(tid));
+  }
   ResetThread(tid);
 }
 
@@ -160,8 +191,11 @@ static void OnPreDeliverSignal(ThreadId tid, Int signal_number, Bool alt_stack) 
   (void)alt_stack;
   vgc_pin_note_unpinned(kVgcSignals, 1);
   CloseInterval(tid);
+  vgc_calls_signal_enter(tid);
+  const Bool was = *CollectSlot(tid);
   threads[tid].depth++;
-  *CollectSlot(tid) = collect_atstart;
+  *CollectSlot(tid) = was;
+  SetCollect(tid, collect_atstart, Raw(tid));
   ApplySlot(tid);
 }
 
@@ -176,7 +210,10 @@ static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt ar
 #if defined(__NR_sigreturn)
   is_sigreturn = is_sigreturn || syscall_number == __NR_sigreturn;
 #endif
-  if (is_sigreturn) CloseInterval(tid);
+  if (is_sigreturn) {
+    CloseInterval(tid);
+    vgc_calls_signal_leave(tid, vgc_account_collected_now(tid));
+  }
 }
 
 static void OnPostSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count,
@@ -192,7 +229,13 @@ static void OnPostDeliverSignal(ThreadId tid, Int signal_number) {
   // the handler's work was handed over at the sigreturn.
   vgc_shadow_set(tid, VGC_SHADOW_SEEN, Raw(tid));
   threads[tid].tracked = True;
-  if (threads[tid].depth > 0) threads[tid].depth--;
+  if (threads[tid].depth > 0) {
+    const Bool handler = *CollectSlot(tid);
+    threads[tid].depth--;
+    const Bool resumed = *CollectSlot(tid);
+    *CollectSlot(tid) = handler;
+    SetCollect(tid, resumed, Raw(tid));
+  }
   ApplySlot(tid);
 }
 
@@ -206,8 +249,12 @@ static void OnForkChild(ThreadId tid) {
   }
   vgc_shadow_set(tid, VGC_SHADOW_SEEN, Raw(tid));
   threads[tid].tracked = True;
+  threads[tid].uncollected = 0;
+  threads[tid].off_since = Raw(tid);
   vgc_functions_zero();
   vgc_lines_zero(0);
+  vgc_calls_forget_other_threads(tid);
+  vgc_calls_restart();
   vgc_pin_forget_counts();
   threads_seen = 1;
 }
@@ -232,9 +279,9 @@ void vgc_account_track_events(void) {
 
 void vgc_account_toggle_collect(ThreadId tid) {
   // The request's own block goes with the new state (see the top comment).
-  CloseIntervalAt(tid, Raw(tid) - vgc_clreq_block_instructions);
-  Bool* slot = CollectSlot(tid);
-  *slot = !*slot;
+  const ULong boundary = Raw(tid) - vgc_clreq_block_instructions;
+  CloseIntervalAt(tid, boundary);
+  SetCollect(tid, !*CollectSlot(tid), boundary);
   ApplySlot(tid);
   vgc_lines_request_block_to(LineKey(tid));
 }
@@ -257,6 +304,7 @@ void vgc_account_zero(ThreadId tid) {
   CloseIntervalAt(tid, Raw(tid) - vgc_clreq_block_instructions);
   vgc_functions_zero();
   vgc_lines_zero(LineKey(tid));
+  vgc_calls_restart();
   // Other threads' work so far goes too, though their intervals are open.
   LiveThreads();
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
@@ -270,7 +318,10 @@ ULong vgc_account_finish(void) {
   // Threads that ended were closed as they exited; close any still alive.
   LiveThreads();
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
-    if (threads[t].tracked && live[t]) CloseInterval(t);
+    if (threads[t].tracked && live[t]) {
+      CloseInterval(t);
+      vgc_calls_thread_done(t, vgc_account_collected_now(t));
+    }
   }
   ULong total = 0;
   for (const VgcFunction* f = vgc_functions(); f != NULL; f = f->next) total += f->ir[0];

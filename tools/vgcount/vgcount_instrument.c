@@ -184,11 +184,13 @@ typedef enum {
 
 // Whether a block at `addr` is a context block and of which function (see
 // the top comment).
-static ContextKind ContextOf(Addr addr, VgcFunction** own) {
+static ContextKind ContextOf(Addr addr, VgcFunction** own, Bool* entry) {
   Bool is_entry = False, is_plt = False;
   *own = vgc_function_of(addr, &is_entry, &is_plt);
   const Bool first = !first_block_made;
   first_block_made = True;
+  // The process's first block is reached from no block: no call.
+  *entry = is_entry && !is_plt && !first;
   if (is_plt) return kNoContext;
   if (is_entry || first) return kContext;
   const HChar* name = NULL;
@@ -553,6 +555,92 @@ static void CountBlockLines(IRSB* sb, Int shadow, VgcLineSlot* slot) {
   AddToHostCounter(sb, SlotCounter(slot, 0), IRExpr_Const(IRConst_U64(1)));
 }
 
+// Call edges (vgcount_calls.c). A host pointer as a 64-bit IR constant.
+static IRExpr* Pointer(const void* p) { return IRExpr_Const(IRConst_U64((ULong)(HWord)p)); }
+
+// Whether a function starts at `addr`.
+static Bool IsEntry(Addr addr) {
+  const HChar* name = NULL;
+  return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), addr, &name);
+}
+
+// Whether `target` is a constant where a function starts: a direct jump
+// taken for a call, whose position the jumping block leaves in SITE. An
+// indirect jump leaves none: an interpreter's dispatch would pay a store at
+// every instruction it runs for the rare indirect tail call, which is then
+// charged to line 0 of its caller.
+static Bool JumpsToEntry(const IRExpr* target) {
+  if (target->tag != Iex_Const) return False;
+  const IRConst* c = target->Iex.Const.con;
+  return c->tag == Ico_U64 && IsEntry((Addr)c->Ico.U64);
+}
+
+// At a block where a function starts: unless a call just pushed it, the
+// jump that reached it is taken for a call. Before the block hands over, so
+// the context is still the caller.
+// With `from_other_object`, for code in no object Valgrind knows: only when
+// the jump came from another object (the context's, as HandOverIfCalled
+// takes it).
+static void EntryJump(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own, Addr addr,
+                      const VexGuestLayout* layout, Bool from_other_object) {
+  IRTemp pushed = Get(sb, shadow + VGC_SHADOW_PUSHED_FOR);
+  IRTemp differs = newIRTemp(sb->tyenv, Ity_I1);
+  IRTemp other = Binop(sb, Iop_Xor64, IRExpr_RdTmp(pushed), IRExpr_Const(IRConst_U64(addr)));
+  if (from_other_object) {
+    IRTemp object = Get(sb, shadow + VGC_SHADOW_CONTEXT_OBJECT);
+    IRTemp other_object =
+        Binop(sb, Iop_Xor64, IRExpr_RdTmp(object), IRExpr_Const(IRConst_U64(own->object_id)));
+    // Both nonzero: (other != 0) & (other_object != 0).
+    IRTemp a = newIRTemp(sb->tyenv, Ity_I1), b = newIRTemp(sb->tyenv, Ity_I1);
+    addStmtToIRSB(sb, IRStmt_WrTmp(a, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(other),
+                                                   IRExpr_Const(IRConst_U64(0)))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(b, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(other_object),
+                                                   IRExpr_Const(IRConst_U64(0)))));
+    addStmtToIRSB(sb,
+                  IRStmt_WrTmp(differs, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(a), IRExpr_RdTmp(b))));
+  } else {
+    addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(other),
+                                                         IRExpr_Const(IRConst_U64(0)))));
+  }
+  IRDirty* d = unsafeIRDirty_0_N(
+      0, "vgcount_calls_on_entry_jump", VG_(fnptr_to_fnentry)(&vgc_calls_on_entry_jump),
+      mkIRExprVec_5(Pointer(own), IRExpr_RdTmp(raw), IRExpr_RdTmp(Get(sb, layout->offset_SP)),
+                    IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_CONTEXT)),
+                    IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SITE))));
+  d->guard = IRExpr_RdTmp(differs);
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_Const(IRConst_U64(0))));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SITE, IRExpr_Const(IRConst_U64(0))));
+}
+
+// A call-stack helper `fn` named `name` of (at, raw, target, sp, context),
+// under `guard` (NULL: always), returning into `result` when that is valid.
+static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, const VgcCallInfo* at,
+                       IRExpr* raw, IRExpr* target, const VexGuestLayout* layout, IRExpr* guard,
+                       IRTemp result) {
+  IRExpr** args = mkIRExprVec_5(Pointer(at), raw, target, IRExpr_RdTmp(Get(sb, layout->offset_SP)),
+                                IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_CONTEXT)));
+  IRDirty* d = result == IRTemp_INVALID
+                   ? unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), args)
+                   : unsafeIRDirty_1_N(result, 0, name, VG_(fnptr_to_fnentry)(fn), args);
+  if (guard != NULL) d->guard = guard;
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+// The position of `sb`'s last instruction, made the first time it is asked.
+static VgcCallInfo* BlockCallInfo(const IRSB* sb, VgcCallInfo** made) {
+  if (*made == NULL) {
+    Addr last = 0;
+    for (Int i = 0; i < sb->stmts_used; i++) {
+      const IRStmt* st = sb->stmts[i];
+      if (st != NULL && st->tag == Ist_IMark)
+        last = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
+    }
+    *made = vgc_calls_info(last, 0);
+  }
+  return *made;
+}
+
 IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* layout,
                      const VexGuestExtents* extents, const VexArchInfo* arch_info,
                      IRType guest_word_type, IRType host_word_type) {
@@ -566,8 +654,11 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   const Int shadow = layout->total_sizeB;
   const Int counter_offset = shadow + VGC_SHADOW_RAW;
   const Bool profiling = vgc_profile_enabled();
-  Addr last_insn_end = 0;      // where the block's last instruction ends
-  Bool block_unnamed = False;  // profiling: the block is code without a symbol
+  Addr last_insn_end = 0;  // where the block's last instruction ends
+  Addr last_insn = 0;      // where it starts
+  const Bool calls = profiling && vgc_calls_enabled();
+  VgcCallInfo* block_info = NULL;  // the block's last instruction's position, once needed
+  Bool block_unnamed = False;      // profiling: the block is code without a symbol
   const HChar* name = NULL;
   IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);
   VgcLineSlot* lines = NULL;  // profiling: the block's line counters
@@ -603,7 +694,13 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         addStmtToIRSB(sb_out, IRStmt_WrTmp(base, IRExpr_Get(counter_offset, Ity_I64)));
         if (profiling) {
           VgcFunction* own = NULL;
-          ContextKind kind = ContextOf((Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta), &own);
+          Bool entry = False;
+          const Addr start = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
+          ContextKind kind = ContextOf(start, &own, &entry);
+          if (calls && entry) EntryJump(sb_out, shadow, base, own, start, layout, False);
+          if (calls && !entry && (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall)) {
+            EntryJump(sb_out, shadow, base, own, start, layout, True);
+          }
           // Both ways in: a return that matches its entry gives back the
           // caller's context, which is then the block's own object's, so
           // the second keeps it; a call, or a jump from another object,
@@ -630,6 +727,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         }
       }
       total++;
+      last_insn = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
       last_insn_end = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.len);
     } else if (st->tag == Ist_Exit && total > stored_total) {
       // An exit before the first IMark (a preamble check) leaves nothing
@@ -641,6 +739,23 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     }
     if (st->tag == Ist_Exit && profiling && !plt_block && ExitIntoPlt(st->Ist.Exit.dst)) {
       SetSkipTo(sb_out, shadow, lines);
+      if (calls && st->Ist.Exit.jk == Ijk_Boring) {
+        // Callgrind charges the call out of the stub to the block's end.
+        IRTemp raw = Binop(sb_out, Iop_Add64, IRExpr_RdTmp(base), IRExpr_Const(IRConst_U64(total)));
+        CallHelper(sb_out, shadow, "vgcount_calls_on_plt_jump", &vgc_calls_on_plt_jump,
+                   BlockCallInfo(sb_in, &block_info), IRExpr_RdTmp(raw),
+                   IRExpr_Const(IRConst_U64(st->Ist.Exit.dst->Ico.U64)), layout,
+                   deepCopyIRExpr(st->Ist.Exit.guard), IRTemp_INVALID);
+      }
+    } else if (st->tag == Ist_Exit && calls && !plt_block && st->Ist.Exit.jk == Ijk_Boring &&
+               st->Ist.Exit.dst->tag == Ico_U64 && IsEntry((Addr)st->Ist.Exit.dst->Ico.U64)) {
+      // Only when taken: SITE is cleared by the next function start only.
+      IRTemp site = Get(sb_out, shadow + VGC_SHADOW_SITE);
+      IRTemp value = newIRTemp(sb_out->tyenv, Ity_I64);
+      addStmtToIRSB(sb_out, IRStmt_WrTmp(value, IRExpr_ITE(deepCopyIRExpr(st->Ist.Exit.guard),
+                                                           Pointer(vgc_calls_side_exit_info()),
+                                                           IRExpr_RdTmp(site))));
+      addStmtToIRSB(sb_out, IRStmt_Put(shadow + VGC_SHADOW_SITE, IRExpr_RdTmp(value)));
     }
     if (st->tag == Ist_Exit && lines != NULL && counted_exit[i] != 0) {
       IRTemp taken = newIRTemp(sb_out->tyenv, Ity_I64);
@@ -661,6 +776,30 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       (sb_in->jumpkind == Ijk_Call ||
        (sb_in->next->tag == Iex_Const && ExitIntoPlt(sb_in->next->Iex.Const.con)))) {
     SetSkipTo(sb_out, shadow, lines);
+  }
+  if (calls && !plt_block) {
+    IRExpr* raw_after = IRExpr_RdTmp(Get(sb_out, counter_offset));
+    if (sb_in->jumpkind == Ijk_Call) {
+      CallHelper(sb_out, shadow, "vgcount_calls_on_call", &vgc_calls_on_call,
+                 vgc_calls_info(last_insn, last_insn_end), raw_after, deepCopyIRExpr(sb_in->next),
+                 layout, NULL, IRTemp_INVALID);
+      addStmtToIRSB(sb_out,
+                    IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, deepCopyIRExpr(sb_in->next)));
+    } else if (sb_in->jumpkind == Ijk_Ret) {
+      IRTemp pushed = newIRTemp(sb_out->tyenv, Ity_I64);
+      CallHelper(sb_out, shadow, "vgcount_calls_on_return", &vgc_calls_on_return,
+                 vgc_calls_info(last_insn, 0), raw_after, deepCopyIRExpr(sb_in->next), layout, NULL,
+                 pushed);
+      addStmtToIRSB(sb_out, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(pushed)));
+    } else if (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag == Iex_Const &&
+               ExitIntoPlt(sb_in->next->Iex.Const.con)) {
+      CallHelper(sb_out, shadow, "vgcount_calls_on_plt_jump", &vgc_calls_on_plt_jump,
+                 BlockCallInfo(sb_in, &block_info), raw_after, deepCopyIRExpr(sb_in->next), layout,
+                 NULL, IRTemp_INVALID);
+    } else if (sb_in->jumpkind == Ijk_Boring && JumpsToEntry(sb_in->next)) {
+      addStmtToIRSB(
+          sb_out, IRStmt_Put(shadow + VGC_SHADOW_SITE, Pointer(BlockCallInfo(sb_in, &block_info))));
+    }
   }
   if (profiling && sb_in->jumpkind == Ijk_Call) {
     if (block_unnamed) PushReturn(sb_out, shadow, layout);

@@ -146,6 +146,10 @@ static void SourceOf(Addr addr, UInt* file, UInt* line, UInt no_file) {
   *line = number;
 }
 
+void vgc_lines_source_of(Addr addr, UInt* file, UInt* line) {
+  SourceOf(addr, file, line, vgc_lines_unknown_file());
+}
+
 UInt vgc_lines_file_of(Addr addr) {
   UInt file = 0, line = 0;
   SourceOf(addr, &file, &line, vgc_lines_unknown_file());
@@ -288,17 +292,21 @@ void vgc_lines_zero(ULong request_block_key) {
   }
 }
 
+Int vgc_lines_position_order(UInt file_a, UInt line_a, UInt file_b, UInt line_b) {
+  if (file_a != file_b) {
+    const Int order = VG_(strcmp)(vgc_lines_file_name(file_a), vgc_lines_file_name(file_b));
+    if (order != 0) return order;
+    return file_a < file_b ? -1 : 1;
+  }
+  if (line_a != line_b) return line_a < line_b ? -1 : 1;
+  return 0;
+}
+
 static Int ByFunctionFileLine(const void* a, const void* b) {
   const VgcLineCost* x = a;
   const VgcLineCost* y = b;
   if (x->function->id != y->function->id) return x->function->id < y->function->id ? -1 : 1;
-  if (x->file != y->file) {
-    const Int order = VG_(strcmp)(vgc_lines_file_name(x->file), vgc_lines_file_name(y->file));
-    if (order != 0) return order;
-    return x->file < y->file ? -1 : 1;
-  }
-  if (x->line != y->line) return x->line < y->line ? -1 : 1;
-  return 0;
+  return vgc_lines_position_order(x->file, x->line, y->file, y->line);
 }
 
 // Functions by the address of their collected counter.

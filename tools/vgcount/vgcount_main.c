@@ -160,7 +160,10 @@ static void PostCommandLineInit(void) {
   if (clo_channel_fd >= 0 && !vgc_channel_open(clo_channel_fd)) {
     VG_(fmsg_bad_option)("--vgcount-channel-fd", "vgcount cannot use the channel it was given\n");
   }
-  if (clo_profile_file != NULL) vgc_profile_enable();
+  if (clo_profile_file != NULL) {
+    vgc_profile_enable();
+    vgc_calls_init();
+  }
   vgc_pin_set_enabled(clo_pin);
   vgc_account_init(clo_collect_atstart);
 }

@@ -45,8 +45,8 @@ static VgHashTable* table = NULL;
 // Without profiling, every instruction goes here; with it, a thread's
 // instructions before its first context block (none in practice: a
 // program's first block is its loader's entry).
-static VgcFunction start_function = {NULL, 0,    {0, 0}, "???", 0, "(before the first function)",
-                                     0,    NULL, 0};
+static VgcFunction start_function = {NULL, 0,    {0, 0}, "???", 0,    "(before the first function)",
+                                     0,    NULL, 0,      False, False};
 static VgcFunction* functions = &start_function;  // newest first
 static UInt function_count = 0;
 
@@ -179,6 +179,9 @@ VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
   f->name = VG_(strdup)("vgcount.function.name", name);
   f->id = ++function_count;
   f->file = enabled ? vgc_lines_file_of(addr) : 0;
+  f->has_calls = False;
+  // callgrind's name test (callgrind/fn.c).
+  f->pop_on_jump = VG_(strncmp)(name, "_dl_runtime_resolve", 19) == 0;
   f->next = functions;
   functions = f;
   VG_(HT_add_node)(table, f);
@@ -221,18 +224,57 @@ static void PutNumberLine(Output* out, const HChar* key, ULong value) {
   PutRaw(out, line);
 }
 
-// Writes "KEY(N) NAME\n" for file `file`, with the name only the first time
-// (callgrind's name compression).
-static void PutFile(Output* out, const HChar* key, UInt file, Bool* written) {
-  HChar id[32];
-  VG_(snprintf)(id, sizeof(id), "%s(%u)", key, file + 1);
+// Writes "KEY(N)", and " NAME" the first time number N is written
+// (callgrind's name compression; `written` is indexed by N).
+static void PutNumbered(Output* out, const HChar* key, ULong number, const HChar* name,
+                        Bool* written) {
+  HChar id[48];
+  VG_(snprintf)(id, sizeof(id), "%s(%llu)", key, number);
   PutRaw(out, id);
-  if (!written[file]) {
-    written[file] = True;
+  if (!written[number]) {
+    written[number] = True;
     PutChar(out, ' ');
-    PutName(out, vgc_lines_file_name(file));
+    PutName(out, name);
   }
   PutChar(out, '\n');
+}
+
+// A source file (numbered from 1 in the file), an object, a function.
+static void PutFile(Output* out, const HChar* key, UInt file, Bool* written) {
+  PutNumbered(out, key, (ULong)file + 1, vgc_lines_file_name(file), written);
+}
+static void PutObject(Output* out, const HChar* key, const VgcFunction* f, Bool* written) {
+  PutNumbered(out, key, f->object_id, f->object, written);
+}
+static void PutFunction(Output* out, const HChar* key, const VgcFunction* f, Bool* written) {
+  PutNumbered(out, key, f->id, f->name, written);
+}
+
+static Int ByCallerPositionCallee(const void* a, const void* b) {
+  const VgcCallSiteCost* x = a;
+  const VgcCallSiteCost* y = b;
+  if (x->caller->id != y->caller->id) return x->caller->id < y->caller->id ? -1 : 1;
+  const Int order = vgc_lines_position_order(x->file, x->line, y->file, y->line);
+  if (order != 0) return order;
+  if (x->callee->id != y->callee->id) return x->callee->id < y->callee->id ? -1 : 1;
+  return 0;
+}
+
+// Every call edge with a cost (callgrind writes none without), sorted, in a
+// block the caller frees; NULL when there is none.
+static VgcCallSiteCost* CollectCalls(UInt* count) {
+  *count = 0;
+  if (!vgc_calls_enabled()) return NULL;
+  UInt n = 0;
+  for (VgcCallSite* s = vgc_call_sites(); s != NULL; s = vgc_call_site_next(s)) n++;
+  if (n == 0) return NULL;
+  VgcCallSiteCost* out = VG_(malloc)("vgcount.call_list", n * sizeof(VgcCallSiteCost));
+  for (VgcCallSite* s = vgc_call_sites(); s != NULL; s = vgc_call_site_next(s)) {
+    vgc_call_site_get(s, &out[*count]);
+    if (out[*count].inclusive > 0) (*count)++;
+  }
+  VG_(ssort)(out, *count, sizeof(VgcCallSiteCost), ByCallerPositionCallee);
+  return out;
 }
 
 static Int ById(const void* a, const void* b) {
@@ -256,18 +298,29 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   PutNumberLine(out, "summary: ", total);
   PutChar(out, '\n');
 
-  // The functions with a collected cost, by id, and their lines, which
-  // vgc_lines_collect sorts by function id too.
+  // The call edges with a cost, by caller id (then by position and callee),
+  // walked beside the functions as their lines are.
+  UInt site_count = 0;
+  VgcCallSiteCost* calls = CollectCalls(&site_count);
+  Bool* fn_written = VG_(calloc)("vgcount.functions_written", function_count + 1, sizeof(Bool));
+
+  // The functions with a collected cost or a call, by id, and their lines,
+  // which vgc_lines_collect sorts by function id too.
   UInt line_count = 0;
   VgcLineCost* lines = vgc_lines_collect(&line_count);
-  Bool* file_written = VG_(calloc)("vgcount.files_written", vgc_lines_file_count(), sizeof(Bool));
-  UInt function_count = 0;
-  for (VgcFunction* f = functions; f != NULL; f = f->next) function_count += f->ir[0] != 0;
+  Bool* file_written =
+      VG_(calloc)("vgcount.files_written", vgc_lines_file_count() + 1, sizeof(Bool));
+  for (UInt k = 0; k < site_count; k++) calls[k].caller->has_calls = True;
+  UInt written_count = 0;
+  for (VgcFunction* f = functions; f != NULL; f = f->next) {
+    written_count += f->ir[0] != 0 || f->has_calls;
+  }
   VgcFunction** ordered = VG_(malloc)(
-      "vgcount.ordered", (function_count > 0 ? function_count : 1) * sizeof(VgcFunction*));
+      "vgcount.ordered", (written_count > 0 ? written_count : 1) * sizeof(VgcFunction*));
   UInt n = 0;
   for (VgcFunction* f = functions; f != NULL; f = f->next) {
-    if (f->ir[0] != 0) ordered[n++] = f;
+    if (f->ir[0] != 0 || f->has_calls) ordered[n++] = f;
+    f->has_calls = False;
   }
   VG_(ssort)(ordered, n, sizeof(VgcFunction*), ById);
 
@@ -275,18 +328,10 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   // first time (callgrind's name compression).
   Bool* object_written = VG_(calloc)(
       "vgcount.objects_written", objects != NULL ? vgc_names_count(objects) + 1 : 1, sizeof(Bool));
-  HChar id[32];
-  UInt next_line = 0;
+  UInt next_line = 0, next_call = 0;
   for (UInt i = 0; i < n; i++) {
     VgcFunction* f = ordered[i];
-    VG_(snprintf)(id, sizeof(id), "ob=(%lu)", f->object_id);
-    PutRaw(out, id);
-    if (!object_written[f->object_id]) {
-      object_written[f->object_id] = True;
-      PutChar(out, ' ');
-      PutName(out, f->object);
-    }
-    PutChar(out, '\n');
+    PutObject(out, "ob=", f, object_written);
     while (next_line < line_count && lines[next_line].function->id < f->id) next_line++;
     UInt end = next_line;
     while (end < line_count && lines[end].function == f) end++;
@@ -294,10 +339,7 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
     // follow fi= switches, as callgrind writes inlined code.
     UInt file = f->file;
     PutFile(out, "fl=", file, file_written);
-    VG_(snprintf)(id, sizeof(id), "fn=(%u) ", f->id);
-    PutRaw(out, id);
-    PutName(out, f->name);
-    PutChar(out, '\n');
+    PutFunction(out, "fn=", f, fn_written);
     ULong listed = 0;
     for (UInt k = next_line; k < end; k++) listed += lines[k].cost;
     // Lines that add up to more than the function's self cost (never seen:
@@ -323,7 +365,29 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
     }
     while (end < line_count && lines[end].function == f) end++;
     next_line = end;
+    // Its calls, each on the line of its call: "calls=COUNT TARGET" then
+    // the position and the inclusive cost (callgrind's target position is
+    // the callee's first line; vgcount gives 0, no line).
+    while (next_call < site_count && calls[next_call].caller->id < f->id) next_call++;
+    for (; next_call < site_count && calls[next_call].caller == f; next_call++) {
+      const VgcCallSiteCost* c = &calls[next_call];
+      if (c->file != file) {
+        file = c->file;
+        PutFile(out, file == f->file ? "fe=" : "fi=", file, file_written);
+      }
+      if (c->callee->object_id != f->object_id) PutObject(out, "cob=", c->callee, object_written);
+      PutFile(out, "cfi=", c->callee->file, file_written);
+      PutFunction(out, "cfn=", c->callee, fn_written);
+      HChar count[64];
+      VG_(snprintf)(count, sizeof(count), "calls=%llu 0\n", c->calls);
+      PutRaw(out, count);
+      HChar cost[64];
+      VG_(snprintf)(cost, sizeof(cost), "%u %llu\n", c->line, c->inclusive);
+      PutRaw(out, cost);
+    }
   }
+  VG_(free)(fn_written);
+  if (calls != NULL) VG_(free)(calls);
   VG_(free)(object_written);
   VG_(free)(ordered);
   VG_(free)(file_written);
