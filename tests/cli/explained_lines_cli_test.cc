@@ -98,5 +98,43 @@ TEST_F(ExplainedLinesCliTest, ASourceBaseThatIsNoCommitIsSaidAndLinesMatchByNumb
   }
 }
 
+// The Lua case of issue 29 under the backend the gate counts with: a
+// candidate that stops inlining a helper (tests/explain/testdata/
+// inline_move.c). The counting run's profile has the call edges, so the
+// helper's row names the caller it moved out of, in the JSON and the comment.
+TEST_F(CountingCliTest, TheCountingRunNamesTheCallerAHelperMovedOutOfLineFrom) {
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
+  const std::string source = testing::SourcePath("tests/explain/testdata/inline_move.c");
+  for (const std::string side : {"base", "cand"}) {
+    const std::string cc = "mkdir -p '" + Path(side) + "' && cc -O2 -g " +
+                           (side == "cand" ? "-DCANDIDATE " : "") + "-o '" + Path(side) +
+                           "/prog' '" + source + "'";
+    ASSERT_EQ(std::system(cc.c_str()), 0) << cc;
+  }
+  LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", Path("base/prog"),
+                        "--candidate", Path("cand/prog"), "--timed", "0", "--no-store", "--explain",
+                        "always", "--json", "r.json", "--markdown", "r.md", "--", "20000"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json j = ReadJson("r.json");
+  const nlohmann::json& rows = j["workloads"][0]["explanation"]["rows"];
+  const nlohmann::json* helper = nullptr;
+  for (const nlohmann::json& row : rows) {
+    if (row["function"] == "insert_key") helper = &row;
+  }
+  ASSERT_NE(helper, nullptr) << rows.dump();
+  EXPECT_EQ((*helper)["baseline"], 0) << helper->dump();
+  ASSERT_EQ((*helper)["moves"].size(), 1u) << helper->dump();
+  const nlohmann::json& move = (*helper)["moves"][0];
+  EXPECT_EQ(move["caller"], "new_key") << move.dump();
+  EXPECT_EQ(move["out_of_line"], true);
+  EXPECT_EQ(move["candidate_calls"], 20000) << move.dump();
+  EXPECT_EQ(move["baseline_calls"], 0) << move.dump();
+  // The move costs a call and a return a key: far less than the helper.
+  EXPECT_GT(move["inclusive_delta"].get<int64_t>(), 0);
+  EXPECT_LT(move["inclusive_delta"].get<int64_t>(), (*helper)["delta"].get<int64_t>() / 4);
+  const std::string md = ReadFile(Path("r.md")).value_or("");
+  EXPECT_NE(md.find("moved out of line from `new_key`"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace workgate
