@@ -32,8 +32,22 @@
 #                         whatever the verdict (a shard, whose join decides)
 #   WG_MERGE              merge: lines, each a report or a directory whose
 #                         report.json files (at any depth) are the parts
+#   WG_FLAMEGRAPH         true (default) or false: compare writes the explained
+#                         workloads' flame graph, WG_OUT/flamegraph.html
+#   WG_FLAMEGRAPH_LINK    where WG_OUT is kept, which the comment links beside
+#                         the flame graph; default on GitHub the run's page
+#                         (its artifacts), from GITHUB_SERVER_URL,
+#                         GITHUB_REPOSITORY and GITHUB_RUN_ID
+#   WG_SOURCE_BASE        the commit the baseline was built from (compare
+#                         --source-base, which matches the baseline's lines
+#                         to the candidate's); none for none; default
+#                         WORKGATE_MERGE_BASE, else GitLab's
+#                         CI_MERGE_REQUEST_DIFF_BASE_SHA, else the merge base
+#                         of the pull request's base (GITHUB_EVENT_PATH) and
+#                         HEAD; passed only where the checkout has the commit
 #   WG_OUT                the report directory (default workgate-report):
-#                         report.json, report.md, probe.json, pr-number, and
+#                         report.json, report.md, probe.json, pr-number,
+#                         flamegraph.html (where a workload was explained), and
 #                         for the commit status the comment workflow sets:
 #                         exit-code (workgate's, 0-5; a set-up or build
 #                         failure is 2 or 5) and verdict-line (the report's
@@ -121,7 +135,8 @@ command -v "$wg" >/dev/null || die 5 "workgate not found (WORKGATE='$wg')"
 command -v jq >/dev/null || die 5 "jq not found: the gate reads the JSON report with it"
 json="$out/report.json"
 md="$out/report.md"
-rm -f "$json" "$md"
+flamegraph="$out/flamegraph.html"
+rm -f "$json" "$md" "$flamegraph"
 output report-dir "$out"
 
 # The pull request this run gates, for the workflow that posts the comment
@@ -166,6 +181,31 @@ else
   if [[ -n "${WG_SHARD:-}" ]]; then
     require_option compare --shard "the shard input"
     args+=(--shard "$WG_SHARD")
+  fi
+  # The explained workloads' flame graph, uploaded with the reports, and
+  # where the comment finds it. A workgate without the option gates as before.
+  if [[ "${WG_FLAMEGRAPH:-true}" == true ]] && has_option compare --flamegraph; then
+    args+=(--flamegraph "$flamegraph")
+    link="${WG_FLAMEGRAPH_LINK:-}"
+    if [[ -z "$link" && -n "${GITHUB_SERVER_URL:-}" && -n "${GITHUB_REPOSITORY:-}" && -n "${GITHUB_RUN_ID:-}" ]]; then
+      link="$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID"
+    fi
+    if [[ "$link" =~ ^https?://[A-Za-z0-9._:/#-]+$ ]]; then args+=(--flamegraph-link "$link"); fi
+  fi
+  # The commit the baseline was built from, so that the explained lines of
+  # the baseline are matched to where the candidate's source has them.
+  source_base="${WG_SOURCE_BASE:-${WORKGATE_MERGE_BASE:-${CI_MERGE_REQUEST_DIFF_BASE_SHA:-}}}"
+  if [[ -z "$source_base" && -n "${GITHUB_EVENT_PATH:-}" && -f "$GITHUB_EVENT_PATH" ]]; then
+    pr_base=$(jq -r '.pull_request.base.sha // empty' "$GITHUB_EVENT_PATH")
+    if [[ "$pr_base" =~ ^[0-9a-f]{40}$ ]]; then
+      source_base=$(git merge-base "$pr_base" HEAD 2>/dev/null || true)
+    fi
+  fi
+  # A revision never starts with "-" (git would take it for an option).
+  if [[ -n "$source_base" && "$source_base" != none && "$source_base" != -* ]] &&
+    git rev-parse --verify --quiet "$source_base^{commit}" >/dev/null 2>&1 &&
+    has_option compare --source-base; then
+    args+=(--source-base "$source_base")
   fi
   lines WG_ARGS
   args+=("${_lines[@]}")

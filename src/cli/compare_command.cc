@@ -159,6 +159,7 @@ void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemI
   plan->explain = args.explain;
   plan->saving_baseline = !args.save_baseline.empty();
   plan->explain_top = args.explain_top;
+  plan->flame_graph = !args.reports.flamegraph_path.empty();
   if (args.explain != ExplainMode::kNever) {
     plan->sources = SourceViewOf(args.source_root, args.source_link, args.source_base);
   }
@@ -347,6 +348,7 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->transform(InRange(kTopRange))
       ->capture_default_str();
   AddSourceOptions(cmd, &args->source_root, &args->source_link, &args->source_base);
+  args->reports.RegisterFlameGraph(cmd);
   cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap and sampled sign flips")
       ->type_name("N")
       ->transform(InRange(kSeedRange))

@@ -29,14 +29,17 @@ struct ExplainArgs {
   std::vector<std::string> workloads;
   int top = 10;
   std::string source_root, source_link, source_base;
+  std::string flamegraph_path;
 };
 
 int RunExplain(const ExplainArgs& args) {
-  FILE* out = TextStream({{"--json", &args.json_path}});
+  FILE* out = TextStream({{"--json", &args.json_path}, {"--flamegraph", &args.flamegraph_path}});
+  const std::vector<ReportPath> reports = {{"--json", args.json_path},
+                                           {"--flamegraph", args.flamegraph_path}};
   CheckReportPaths(
-      {{"--json", args.json_path}},
+      reports,
       {{"--baseline", args.baseline}, {"--candidate", args.candidate}, {"--suite", args.suite}});
-  RemoveStaleReports({{"--json", args.json_path}});
+  RemoveStaleReports(reports);
   const Suite suite = LoadSuiteSelecting(args.suite, args.workloads);
   std::string err;
   for (const auto& exe : {args.baseline, args.candidate}) {
@@ -51,6 +54,7 @@ int RunExplain(const ExplainArgs& args) {
   plan.baseline_exe = args.baseline;
   plan.candidate_exe = args.candidate;
   plan.explain_top = args.top;
+  plan.flame_graph = !args.flamegraph_path.empty();
   plan.sources = SourceViewOf(args.source_root, args.source_link, args.source_base);
   plan.launch = args.launch.ToOptions();
   plan.launch.resolve_build = PinBuilds({args.baseline, args.candidate});
@@ -80,6 +84,7 @@ int RunExplain(const ExplainArgs& args) {
                                                 "the explanations' JSON", &err)) {
     throw EnvironmentError(err);
   }
+  if (!args.flamegraph_path.empty()) PublishFlameGraph(args.flamegraph_path, explained, false);
   return code;
 }
 
@@ -104,6 +109,7 @@ void AddExplainCommand(CLI::App& app, CommandRunner* run) {
   cmd->add_option("--json", args->json_path, "Write the tables as JSON to FILE (-: stdout)")
       ->type_name("FILE");
   AddSourceOptions(cmd, &args->source_root, &args->source_link, &args->source_base);
+  AddFlameGraphOptions(cmd, &args->flamegraph_path, nullptr);
   cmd->footer(HelpFooter(
       {kExitPass, kExitUsage, kExitInvalid, kExitEnvironment},
       {"workgate explain --baseline base/wgi --candidate head/wgi --suite workloads/interp.toml "

@@ -100,6 +100,27 @@ void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link, std::
       ->type_name("REV");
 }
 
+void AddFlameGraphOptions(CLI::App* cmd, std::string* path, std::string* link) {
+  cmd->add_option("--flamegraph", *path,
+                  "Write the explained workloads' differential flame graph, an HTML page, to "
+                  "FILE (-: stdout)")
+      ->type_name("FILE");
+  if (link == nullptr) return;
+  cmd->add_option_function<std::string>(
+         "--flamegraph-link",
+         [link](const std::string& v) {
+           if (!IsPlainHttpUrl(v)) {
+             throw CLI::ValidationError(
+                 "--flamegraph-link",
+                 "not a plain http(s) URL: " + TerminalSafe(v, LineBreaks::kToSpace));
+           }
+           *link = v;
+         },
+         "Where the flame graph page will be kept (a CI run's artifacts), for the Markdown "
+         "comment to link")
+      ->type_name("URL");
+}
+
 SourceView SourceViewOf(const std::string& root, const std::string& link, const std::string& base) {
   SourceView view = MakeSourceView(root, link, base);
   if (!base.empty() && view.base.empty()) {

@@ -16,6 +16,7 @@
 #include "counter/factory.h"
 #include "measure/count_cache.h"
 #include "measure/source_lines.h"
+#include "model/model.h"
 #include "report/report_paths.h"
 #include "stats/timed_stats.h"
 #include "workload/number_range.h"
@@ -58,6 +59,19 @@ void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link, std::
 /// The SourceView of those options, with a warning on stderr when a
 /// --source-base was given that is no commit of the checkout.
 SourceView SourceViewOf(const std::string& root, const std::string& link, const std::string& base);
+
+/// --flamegraph FILE: the explained workloads' differential flame graph
+/// (report/flame_graph_html.h); with a `link` (compare's), --flamegraph-link
+/// URL too: where the page will be kept, which the Markdown comment links
+/// (a plain http(s) URL, IsPlainHttpUrl; a usage error otherwise).
+void AddFlameGraphOptions(CLI::App* cmd, std::string* path, std::string* link);
+
+/// Writes the flame graph page of `workloads` to `path` and returns true; or,
+/// where none of them has a flame graph, writes nothing, says why in one line
+/// on stderr and returns false (`explain_never`: --explain never explained
+/// none). Throws EnvironmentError when the page cannot be written.
+bool PublishFlameGraph(const std::string& path, const std::vector<WorkloadResult>& workloads,
+                       bool explain_never);
 
 /// --name NAME: a workload's name, checked by CheckWorkloadName (a usage
 /// error otherwise); `*given` (may be null) says it was given.
@@ -174,20 +188,29 @@ struct CompareReport;
 /// FILE, --github, --color WHEN.
 struct ReportArgs {
   std::string json_path, markdown_path;
+  /// --flamegraph and --flamegraph-link, where the command registers them
+  /// (RegisterFlameGraph: compare, not merge, which has no profiles).
+  std::string flamegraph_path, flamegraph_link;
   bool github = false;
   ColorArg color;
 
   void Register(CLI::App* cmd);
-  /// The terminal report's stream (TextStream of --json and --markdown).
+  void RegisterFlameGraph(CLI::App* cmd);
+  /// The terminal report's stream (TextStream of --json, --markdown and
+  /// --flamegraph).
   FILE* Text() const;
   /// Before any work: no report path, nor `more` (--save-baseline), may name
   /// one of `inputs` (the builds, the suite, a stored baseline) or another
   /// report's file; each must be writable (report/report_paths.h); and
-  /// reports an earlier run left at --json and --markdown are removed.
+  /// reports an earlier run left at --json, --markdown and --flamegraph are
+  /// removed.
   void Prepare(const std::vector<ReportPath>& more, const std::vector<InputPath>& inputs) const;
-  /// Prints the terminal report and writes the JSON, the Markdown and the
-  /// step summary. Throws Error(kExitEnvironment) when one cannot be written.
-  void Publish(const CompareReport& report) const;
+  /// Writes the flame graph page (PublishFlameGraph), and gives the report
+  /// its link where it was written and --flamegraph-link says where it is
+  /// kept; then prints the terminal report and writes the JSON, the Markdown
+  /// and the step summary. Throws Error(kExitEnvironment) when one cannot be
+  /// written.
+  void Publish(CompareReport report) const;
 };
 
 /// Where the text goes, given the report paths of a command (FILE, or "-"

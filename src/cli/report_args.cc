@@ -4,8 +4,11 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <filesystem>
+
 #include "cli/options.h"
 #include "model/model.h"
+#include "report/flame_graph_html.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
 #include "report/report_output.h"
@@ -24,13 +27,19 @@ void ReportArgs::Register(CLI::App* cmd) {
   color.Register(cmd);
 }
 
+void ReportArgs::RegisterFlameGraph(CLI::App* cmd) {
+  AddFlameGraphOptions(cmd, &flamegraph_path, &flamegraph_link);
+}
+
 FILE* ReportArgs::Text() const {
-  return TextStream({{"--json", &json_path}, {"--markdown", &markdown_path}});
+  return TextStream(
+      {{"--json", &json_path}, {"--markdown", &markdown_path}, {"--flamegraph", &flamegraph_path}});
 }
 
 void ReportArgs::Prepare(const std::vector<ReportPath>& more,
                          const std::vector<InputPath>& inputs) const {
-  const std::vector<ReportPath> replaced = {{"--json", json_path}, {"--markdown", markdown_path}};
+  const std::vector<ReportPath> replaced = {
+      {"--json", json_path}, {"--markdown", markdown_path}, {"--flamegraph", flamegraph_path}};
   std::vector<ReportPath> reports = replaced;
   reports.insert(reports.end(), more.begin(), more.end());
   const char* summary = getenv("GITHUB_STEP_SUMMARY");
@@ -39,7 +48,27 @@ void ReportArgs::Prepare(const std::vector<ReportPath>& more,
   RemoveStaleReports(replaced);
 }
 
-void ReportArgs::Publish(const CompareReport& report) const {
+bool PublishFlameGraph(const std::string& path, const std::vector<WorkloadResult>& workloads,
+                       bool explain_never) {
+  const std::string none =
+      explain_never ? "no workload was explained (--explain never)" : NoFlameGraphReason(workloads);
+  if (!none.empty()) {
+    fmt::print(stderr, "--flamegraph: no flame graph written: {}\n", none);
+    return false;
+  }
+  std::string err;
+  if (!WriteFlameGraphHtml(path, workloads, &err)) throw EnvironmentError(err);
+  return true;
+}
+
+void ReportArgs::Publish(CompareReport report) const {
+  if (!flamegraph_path.empty() &&
+      PublishFlameGraph(flamegraph_path, report.workloads,
+                        report.settings.explain == ExplainModeName(ExplainMode::kNever)) &&
+      !flamegraph_link.empty() && !IsStandardOutput(flamegraph_path)) {
+    report.flame_graph_file = std::filesystem::path(flamegraph_path).filename().string();
+    report.flame_graph_link = flamegraph_link;
+  }
   // With --json - or --markdown -, that report has standard output and the
   // table goes to standard error.
   FILE* text = Text();

@@ -10,6 +10,7 @@
 
 #include "explain/clone_names.h"
 #include "explain/cost_math.h"
+#include "explain/flame_graph.h"
 #include "explain/inline_moves.h"
 #include "explain/line_diff.h"
 #include "explain/symbol_hints.h"
@@ -199,7 +200,7 @@ OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran) {
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
                                     const OwnProgram& baseline_own, const OwnProgram& candidate_own,
-                                    const BaselineLineMap* map) {
+                                    const BaselineLineMap* map, bool flame_graph) {
   Profile baseline;
   Profile candidate;
   std::string err;
@@ -215,7 +216,9 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
   }
   RenameOwnProgram(baseline_own, &baseline);
   RenameOwnProgram(candidate_own, &candidate);
-  return ExplainProfiles(baseline, candidate, top_n, kDebugRoot, map);
+  Explanation out = ExplainProfiles(baseline, candidate, top_n, kDebugRoot, map);
+  if (flame_graph && out.error.empty()) out.flame_graph = BuildFlameGraph(baseline, candidate);
+  return out;
 }
 
 }  // namespace workgate

@@ -80,11 +80,12 @@ OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran = "");
 /// renamed kOwnProgram, so that two builds at different files still match,
 /// and the path of the file that ran is given back as the build's.
 /// A file that fails to load gives an Explanation whose `error` says which
-/// side and why.
+/// side and why. With `flame_graph`, the explanation carries the two
+/// profiles' flame graph too (explain/flame_graph.h).
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
                                     const OwnProgram& baseline_own = {},
                                     const OwnProgram& candidate_own = {},
-                                    const BaselineLineMap* map = nullptr);
+                                    const BaselineLineMap* map = nullptr, bool flame_graph = false);
 
 }  // namespace workgate

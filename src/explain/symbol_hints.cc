@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "explain/cost_math.h"
 #include "explain/explain.h"
 #include "identity/elf_symbols.h"
 #include "model/model.h"
@@ -29,8 +30,6 @@ std::map<std::string, uint64_t> UnnamedCost(const Profile& profile) {
 bool Notable(uint64_t magnitude, uint64_t total_magnitude) {
   return magnitude != 0 && magnitude >= total_magnitude / 10 + (total_magnitude % 10 != 0);
 }
-
-uint64_t Distance(uint64_t a, uint64_t b) { return a >= b ? a - b : b - a; }
 
 // Paths a candidate cannot turn into a device, a pseudo-file with effects on
 // read, or something other than the path it shows.

@@ -43,6 +43,8 @@ struct ComparisonPlan {
   double max_work_added_percent = 1.0;
   ExplainMode explain = ExplainMode::kWorkAdded;  // --explain
   int explain_top = 10;
+  /// --flamegraph: each explanation carries its profiles' flame graph.
+  bool flame_graph = false;
   uint64_t seed = 1;  // of the timed context's bootstrap and sampled sign flips
   LaunchOptions launch;
   /// The machine's part of every fingerprint (CPU model, kernel); the

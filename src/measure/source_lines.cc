@@ -139,13 +139,19 @@ SourceView MakeSourceView(const std::string& root_dir, const std::string& link,
   }
   if (link == "none") return view;
   view.link = link;
+  // The texts come from the checkout, so the links go to its commit: the
+  // candidate's. The CI's own commit is not always that: a pull request's
+  // workflow that checks out the head has GITHUB_SHA the merge commit.
+  const LaunchResult head = Git(view.root, {"rev-parse", "--verify", "--quiet", "HEAD^{commit}"});
+  const std::string checkout = head.ok() ? probe_internal::Trim(head.out) : "";
+  auto commit = [&checkout](const char* ci) { return checkout.empty() ? Env(ci) : checkout; };
   if (view.link.empty() && !Env("GITHUB_SERVER_URL").empty() && !Env("GITHUB_REPOSITORY").empty() &&
-      !Env("GITHUB_SHA").empty()) {
+      !commit("GITHUB_SHA").empty()) {
     view.link = Env("GITHUB_SERVER_URL") + "/" + Env("GITHUB_REPOSITORY") + "/blob/" +
-                Env("GITHUB_SHA") + "/{path}#L{line}";
+                commit("GITHUB_SHA") + "/{path}#L{line}";
   }
-  if (view.link.empty() && !Env("CI_PROJECT_URL").empty() && !Env("CI_COMMIT_SHA").empty()) {
-    view.link = Env("CI_PROJECT_URL") + "/-/blob/" + Env("CI_COMMIT_SHA") + "/{path}#L{line}";
+  if (view.link.empty() && !Env("CI_PROJECT_URL").empty() && !commit("CI_COMMIT_SHA").empty()) {
+    view.link = Env("CI_PROJECT_URL") + "/-/blob/" + commit("CI_COMMIT_SHA") + "/{path}#L{line}";
   }
   if (view.link.empty() && view.note.empty()) {
     view.note = "no links to lines: the repository and commit are not known";

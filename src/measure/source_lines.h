@@ -46,8 +46,9 @@ inline constexpr size_t kMaxSourceTextBytes = 120;
 
 /// The view for `root_dir` (empty: $GITHUB_WORKSPACE, else $CI_PROJECT_DIR,
 /// else the current directory; its git top level is the root) and `link`
-/// (empty: GitHub's $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA,
-/// else GitLab's $CI_PROJECT_URL/-/blob/$CI_COMMIT_SHA, with "/{path}#L{line}";
+/// (empty: GitHub's $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/COMMIT,
+/// else GitLab's $CI_PROJECT_URL/-/blob/COMMIT, with "/{path}#L{line}",
+/// COMMIT being the checkout's HEAD, else $GITHUB_SHA or $CI_COMMIT_SHA;
 /// "none": no links). Never fails: what is missing is said in `note`.
 SourceView MakeSourceView(const std::string& root_dir, const std::string& link,
                           const std::string& base = "");

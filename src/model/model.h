@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/flame_graph.h"
 #include "model/schema_versions.h"
 #include "util/exit_codes.h"
 
@@ -227,6 +228,9 @@ struct Explanation {
   /// The baseline's profile is the one a stored baseline keeps
   /// (--baseline-results; decision/baseline_file.h), not a run of this one.
   bool stored_baseline = false;
+  /// The two profiles' differential flame graph, made only when asked for
+  /// (--flamegraph); in no report but its page.
+  std::optional<FlameGraph> flame_graph = {};
 };
 
 /// Fewest pairs for which a comparison gets an interval and a test.
@@ -485,6 +489,11 @@ struct CompareReport {
   /// --record REF: the commit or label the candidate's results were
   /// recorded under; "" when they were not.
   std::string recorded_as;
+  /// --flamegraph FILE with --flamegraph-link URL, once the page is written:
+  /// its file name and where it is kept (a CI run's artifacts), which the
+  /// Markdown comment links; both empty otherwise. In no other report.
+  std::string flame_graph_file;
+  std::string flame_graph_link;
   RunSettings settings;
   std::optional<ShardInfo> shard;   // with --shard only
   std::optional<MergeInfo> merged;  // written by `workgate merge` only

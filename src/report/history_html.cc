@@ -4,6 +4,7 @@
 
 #include "report/history_chart.h"
 #include "report/history_view.h"
+#include "report/html_page.h"
 #include "report/markdown_text.h"
 #include "report/report_output.h"
 
@@ -12,17 +13,10 @@ namespace {
 
 constexpr Minus kHtmlMinus = Minus::kUnicode;
 
-// Only inline styles may apply; no script, image, font, frame or request of
-// any kind (default-src 'none').
-constexpr const char* kPolicy = "default-src 'none'; style-src 'unsafe-inline'";
-
+// The history's own style, after the pages' base style (report/html_page.h).
 constexpr const char* kStyle = R"css(
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-       color: #1d232a; background: #fff; margin: 24px; max-width: 860px; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 17px; margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+body { max-width: 860px; }
 section.series { border-top: 1px solid #d5dbe1; padding: 16px 0 20px; }
-p { margin: 2px 0; }
 p.subtitle, p.window, p.noise, p.lead { color: #57606a; }
 p.verdict { font-weight: 600; }
 p.verdict.added { color: #cf222e; }
@@ -52,7 +46,6 @@ table.points td.subject { white-space: normal; font-family: system-ui, sans-seri
 table.points tr.added td.step, table.points tr.added td.mark { color: #cf222e; }
 table.points tr.removed td.step, table.points tr.removed td.mark { color: #1a7f37; }
 table.points tr.break td.mark { color: #6e7781; }
-footer { color: #8c959f; font-size: 12px; margin-top: 16px; }
 )css";
 
 // The CSS class of each column of HistoryTableHeader().
@@ -103,18 +96,16 @@ std::string Section(const WorkloadHistory& h) {
 std::string RenderHistoryHtml(const std::vector<WorkloadHistory>& series) {
   size_t drifting = 0;
   for (const WorkloadHistory& h : series) drifting += h.drift ? 1 : 0;
-  std::string out = fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>workgate history</title>\n<style>{}</style>\n</head>\n<body>\n"
-      "<h1>workgate history</h1>\n<p class=\"lead\">{} series, {} drifting. Drift is a "
-      "change beyond the margin, between two commits, with no step between them beyond it. "
-      "Work added is red, work removed green.</p>\n",
-      kPolicy, kStyle, series.size(), drifting);
+  std::string out =
+      HtmlPageStart("workgate history", kStyle) +
+      fmt::format(
+          "<h1>workgate history</h1>\n<p class=\"lead\">{} series, {} drifting. Drift is a "
+          "change beyond the margin, between two commits, with no step between them beyond it. "
+          "Work added is red, work removed green.</p>\n",
+          series.size(), drifting);
   for (const WorkloadHistory& h : series) out += Section(h);
   if (series.empty()) out += "<p>no recorded history</p>\n";
-  return out + "<footer>workgate history</footer>\n</body>\n</html>\n";
+  return out + HtmlPageEnd("workgate history");
 }
 
 bool WriteHistoryHtml(const std::string& path, const std::vector<WorkloadHistory>& series,

@@ -274,6 +274,15 @@ std::string AdHocCommand(const CompareReport& r) {
                      MarkdownCode("{exe}", SpanIn::kParagraph));
 }
 
+// The flame graph page, where the CI keeps it (--flamegraph-link).
+std::string FlameGraphLink(const CompareReport& r) {
+  if (r.flame_graph_file.empty() || !IsPlainHttpUrl(r.flame_graph_link)) return "";
+  return fmt::format(
+      "\nDifferential flame graph of the explained workloads: {}, [with the reports of this "
+      "run]({}).\n",
+      MarkdownCode(r.flame_graph_file, SpanIn::kParagraph), r.flame_graph_link);
+}
+
 }  // namespace
 
 std::string RenderMarkdown(const CompareReport& r) {
@@ -283,6 +292,7 @@ std::string RenderMarkdown(const CompareReport& r) {
   for (const WorkloadResult& w : r.workloads) {
     if (w.explanation) out += "\n" + MarkdownExplanation(w);
   }
+  out += FlameGraphLink(r);
   out += "\n" + BackendParagraph(r);
   const std::vector<std::string> store = StoreSentences(r);
   if (!store.empty()) {

@@ -5,7 +5,7 @@
 list: {"exit": N, "verdict": V, "stored_status": S, "reports": true}),
 writes the --json and --markdown reports the entry describes, and exits with
 its code. `--help` lists the options named in $FAKE_WG_FEATURES (note,
-shard, merge). Every call's argv is appended to $FAKE_WG_LOG as JSON. The
+shard, merge, flamegraph, source-base). Every call's argv is appended to $FAKE_WG_LOG as JSON. The
 tests that claim the real workgate's behaviour run the real binary.
 """
 
@@ -28,7 +28,7 @@ if argv == ["--help"]:
     sys.exit(0)
 if len(argv) == 2 and argv[1] == "--help":
     print("Options:\n  --json FILE\n  --baseline-results FILE")
-    for f in ("note", "shard"):
+    for f in ("note", "shard", "flamegraph", "source-base"):
         if f in features:
             print(f"  --{f} TEXT")
     sys.exit(0)

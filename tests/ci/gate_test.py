@@ -109,6 +109,65 @@ class FakeWorkgateTest(ScriptTest):
         self.assertEqual(call[call.index("--max-work-added") + 1], "0.5")
         self.assertFalse(os.path.exists(self.path("pwned")))
 
+    def test_the_flame_graph_is_written_with_the_reports_and_linked(self):
+        features = "note,shard,merge,flamegraph"
+        github = {"GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "o/r",
+                  "GITHUB_RUN_ID": "42"}
+        self.gate([{"exit": 0}], features=features, **github)
+        (call,) = self.calls()
+        self.assertEqual(call[call.index("--flamegraph") + 1], self.path("report", "flamegraph.html"))
+        self.assertEqual(call[call.index("--flamegraph-link") + 1],
+                         "https://github.example/o/r/actions/runs/42")
+        os.remove(self.path("calls.jsonl"))
+        self.gate([{"exit": 0}], features=features, WG_FLAMEGRAPH_LINK="https://ci.example/j/1#a")
+        (call,) = self.calls()
+        self.assertEqual(call[call.index("--flamegraph-link") + 1], "https://ci.example/j/1#a")
+        # Turned off, or a workgate without the option: none.
+        for env, feats in (({"WG_FLAMEGRAPH": "false", **github}, features), (github, "note")):
+            os.remove(self.path("calls.jsonl"))
+            r = self.gate([{"exit": 0}], features=feats, **env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            (call,) = self.calls()
+            self.assertNotIn("--flamegraph", call)
+            self.assertNotIn("--flamegraph-link", call)
+
+    def git(self, *args):
+        subprocess.run(["git", "-C", self.tmp, "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       check=True, capture_output=True)
+
+    def test_the_source_base_is_the_baselines_commit_where_the_checkout_has_it(self):
+        self.git("init", "-q")
+        self.git("commit", "-q", "--allow-empty", "-m", "base")
+        base = subprocess.run(["git", "-C", self.tmp, "rev-parse", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        self.git("commit", "-q", "--allow-empty", "-m", "head")
+        with open(self.path("event.json"), "w") as f:
+            json.dump({"pull_request": {"number": 3, "base": {"sha": base}}}, f)
+        features = "note,shard,merge,source-base"
+        cases = (({"GITHUB_EVENT_PATH": self.path("event.json")}, base),
+                 ({"WORKGATE_MERGE_BASE": base}, base),
+                 ({"CI_MERGE_REQUEST_DIFF_BASE_SHA": base}, base),
+                 ({"WG_SOURCE_BASE": "HEAD~1"}, "HEAD~1"),
+                 ({"WG_SOURCE_BASE": "none", "WORKGATE_MERGE_BASE": base}, None),
+                 ({"WORKGATE_MERGE_BASE": "f" * 40}, None),  # not in the checkout
+                 ({"WG_SOURCE_BASE": "--output=x"}, None))
+        for env, expected in cases:
+            with self.subTest(env=env):
+                if os.path.exists(self.path("calls.jsonl")):
+                    os.remove(self.path("calls.jsonl"))
+                r = self.gate([{"exit": 0}], features=features, **env)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                (call,) = self.calls()
+                if expected is None:
+                    self.assertNotIn("--source-base", call)
+                else:
+                    self.assertEqual(call[call.index("--source-base") + 1], expected)
+        # A workgate without the option gates without it.
+        os.remove(self.path("calls.jsonl"))
+        self.gate([{"exit": 0}], WORKGATE_MERGE_BASE=base)
+        (call,) = self.calls()
+        self.assertNotIn("--source-base", call)
+
     def test_stored_baseline_used(self):
         open(self.path("stored.json"), "w").close()
         r = self.gate([{"exit": 0, "stored_status": "used"}], WG_BASELINE_RESULTS="stored.json",

@@ -24,6 +24,19 @@ void Shell(const std::string& dir, const std::string& command) {
   ASSERT_EQ(std::system(line.c_str()), 0) << command;
 }
 
+// MakeSourceView(root, "") under GitHub Actions' variables, GITHUB_SHA
+// 0123abc.
+SourceView GithubView(const std::string& root) {
+  setenv("GITHUB_SERVER_URL", "https://github.com", 1);
+  setenv("GITHUB_REPOSITORY", "o/r", 1);
+  setenv("GITHUB_SHA", "0123abc", 1);
+  SourceView view = MakeSourceView(root, "");
+  unsetenv("GITHUB_SERVER_URL");
+  unsetenv("GITHUB_REPOSITORY");
+  unsetenv("GITHUB_SHA");
+  return view;
+}
+
 class SourceLinesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -150,13 +163,7 @@ TEST_F(SourceLinesTest, TheViewComesFromTheCheckoutAndTheCiVariables) {
   EXPECT_EQ(outside.root, "");
   EXPECT_NE(outside.note.find("not in a git work tree"), std::string::npos) << outside.note;
 
-  setenv("GITHUB_SERVER_URL", "https://github.com", 1);
-  setenv("GITHUB_REPOSITORY", "o/r", 1);
-  setenv("GITHUB_SHA", "0123abc", 1);
-  const SourceView github = MakeSourceView(root_, "");
-  unsetenv("GITHUB_SERVER_URL");
-  unsetenv("GITHUB_REPOSITORY");
-  unsetenv("GITHUB_SHA");
+  const SourceView github = GithubView(root_);
   EXPECT_EQ(github.link, "https://github.com/o/r/blob/0123abc/{path}#L{line}");
   setenv("CI_PROJECT_URL", "https://gitlab.com/o/r", 1);
   setenv("CI_COMMIT_SHA", "0123abc", 1);
@@ -164,6 +171,18 @@ TEST_F(SourceLinesTest, TheViewComesFromTheCheckoutAndTheCiVariables) {
   unsetenv("CI_PROJECT_URL");
   unsetenv("CI_COMMIT_SHA");
   EXPECT_EQ(gitlab.link, "https://gitlab.com/o/r/-/blob/0123abc/{path}#L{line}");
+}
+
+TEST_F(SourceLinesTest, LinksGoToTheCheckoutsCommitWhereItHasOne) {
+  // A workflow that checks out a pull request's head: GITHUB_SHA is the
+  // merge commit, and the candidate's source is the checkout's HEAD.
+  Shell(root_, "git -c user.name=t -c user.email=t@t commit -qm head");
+  Shell(root_, "git rev-parse HEAD | tee ../head");
+  std::string sha;
+  std::ifstream(dir_.path() + "/head") >> sha;
+  ASSERT_EQ(sha.size(), 40u);
+  const SourceView github = GithubView(root_);
+  EXPECT_EQ(github.link, "https://github.com/o/r/blob/" + sha + "/{path}#L{line}");
 }
 
 }  // namespace

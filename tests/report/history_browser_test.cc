@@ -3,7 +3,7 @@
 // whose DOM must hold one point per recorded commit in each chart and no
 // element a record smuggled in, and whose screenshot must be a real picture.
 // Chromium runs through workgate's launcher, which bounds its time and
-// leaves none of its processes behind.
+// leaves none of its processes behind (report/headless_chromium.h).
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 
 #include "decision/history.h"
 #include "launch/launch.h"
+#include "report/headless_chromium.h"
 #include "report/history_html.h"
 #include "report/history_sample.h"
 #include "test_paths.h"
@@ -41,27 +42,8 @@ class HistoryBrowserTest : public ::testing::Test {
 
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
 
-  // Chromium on the page with `args`, its profile in a fresh directory that
-  // is removed afterwards; at most 120 s.
   LaunchResult Chromium(const std::vector<std::string>& args) {
-    TempDir profile("workgate-chromium");
-    LaunchSpec spec;
-    spec.argv = {chromium_,
-                 "--headless",
-                 "--no-sandbox",
-                 "--disable-gpu",
-                 "--no-first-run",
-                 "--disable-background-networking",
-                 "--disable-component-update",
-                 "--disable-sync",
-                 "--user-data-dir=" + profile.path()};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.argv.push_back("file://" + Path("history.html"));
-    spec.env = MinimalEnvironment(dir_.path());
-    spec.cwd = dir_.path();
-    spec.timeout_seconds = 120;
-    spec.no_aslr = false;  // nothing here is counted
-    return Launch(spec);
+    return testing::HeadlessChromium(chromium_, Path("history.html"), dir_.path(), args);
   }
 
   std::string chromium_;
