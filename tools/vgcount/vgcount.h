@@ -24,7 +24,7 @@
  *                         random devices), and what the run met unpinned;
  *   vgcount_main.c        tool registration, options, the report file.
  *
- * Per thread, vgcount keeps eight words in the first shadow guest state
+ * Per thread, vgcount keeps twelve words in the first shadow guest state
  * (the area beside the guest registers that Valgrind reserves for tools; on
  * Linux the core only zeroes it, copies it to a new thread and saves and
  * restores it around a signal handler):
@@ -49,7 +49,8 @@
  *                       where a function starts ran);
  *   VGC_SHADOW_SITE     the VgcCallInfo of the direct jump to where a
  *                       function starts that was taken since the last such
- *                       start, or 0 (vgcount_calls.c).
+ *                       start, or 0 (vgcount_calls.c);
+ *   VGC_SHADOW_CALLS    the thread's VgcCallStack.
  */
 #ifndef WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
 #define WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
@@ -78,6 +79,7 @@
 #define VGC_SHADOW_SKIP_TO 64
 #define VGC_SHADOW_PUSHED_FOR 72
 #define VGC_SHADOW_SITE 80
+#define VGC_SHADOW_CALLS 88
 
 /// Entries of a thread's return stack (vgcount_instrument.c): a power of 2,
 /// each VGC_RETURN_ENTRY_BYTES long.
@@ -240,7 +242,8 @@ typedef struct VgcCallInfo {
   // function from one context, which then costs no hash lookup.
   HWord cached_target;
   struct VgcCallTarget* cached_callee;
-  struct VgcCallSite* cached_site;
+  struct VgcCallSite* cached_site;  // never NULL
+  HWord site_target;                // the call target cached_site is for, or 0
 } VgcCallInfo;
 
 /// Turns call recording on; call in post_clo_init when profiling.
@@ -261,10 +264,10 @@ void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFuncti
                              VgcCallInfo* at);
 void vgc_calls_on_plt_jump(VgcCallInfo* at, ULong raw, HWord target, HWord sp,
                            VgcFunction* context);
-/// Returns `target`, the thread's new PUSHED_FOR word: the block returned
-/// to is not entered by a jump, whether the return matched a call or was
-/// taken for one.
-HWord vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context);
+/// The block returned to is no function entered by a jump, whether the
+/// return matched a call or was taken for one: generated code sets the
+/// thread's PUSHED_FOR word to `target`.
+void vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context);
 
 /// Pops every call of thread `tid` at its collected figure `collected` (its
 /// end, or the end of the run).
@@ -279,8 +282,68 @@ void vgc_calls_restart(void);
 /// A forked child: only `keep` goes on.
 void vgc_calls_forget_other_threads(ThreadId keep);
 
-/// Every call edge at one call position, newest first.
-typedef struct VgcCallSite VgcCallSite;
+/// Every call edge at one call position, newest first: its calls, and their
+/// inclusive cost.
+typedef struct VgcCallSite {
+  struct VgcCallSite* chain;  // VgHashNode's layout
+  UWord key;
+  VgcFunction* caller;
+  VgcFunction* callee;
+  UInt file, line;  // the call's position in the caller
+  Bool hidden;      // made from a side exit: not written (vgcount_calls.c)
+  ULong calls;
+  ULong inclusive;
+  struct VgcCallSite* next;
+} VgcCallSite;
+
+/// One entry of a thread's call stack. `site` is NULL for a call into
+/// skipped code (a PLT stub).
+typedef struct {
+  VgcCallSite* site;
+  ULong enter;  // the thread's collected figure at the call
+  Addr sp;
+  Addr ret_addr;  // 0 for a jump taken for a call
+  // The stack's `from_skipped` when it was pushed, given back on pop.
+  VgcCallInfo* saved_from_skipped;
+} VgcCallEntry;
+
+/// Entries below a call stack's first, for generated code to read.
+#define VGC_CALL_SENTINELS 3
+
+/// Nested signal handlers whose bottoms are kept; deeper ones share the
+/// innermost's.
+#define VGC_MAX_CALL_SIGNAL_DEPTH 32
+
+/// A thread's call stack. Generated code pushes and pops the common calls
+/// itself (vgcount_instrument.c), through the first seven fields; the rest is
+/// vgcount_calls.c's, which moves the limits so that generated code leaves
+/// it every case it does not handle.
+typedef struct {
+  VgcCallEntry* top;         // the top entry; base - 1 when none
+  VgcCallEntry* push_limit;  // generated code pushes only while top < push_limit
+  VgcCallEntry* pop_floor;   // and pops only entries above pop_floor
+  ULong offset;              // the thread's collected figure is raw - offset while it collects
+  // Set while the thread runs skipped code that a call from `from_skipped`
+  // entered: the next call it makes is charged to that call's position.
+  VgcCallInfo* from_skipped;
+  // What push_limit and pop_floor are while only helpers may change the
+  // stack; generated code that enters skipped code sets them.
+  VgcCallEntry* closed_push_limit;
+  VgcCallEntry* closed_pop_floor;
+  VgcCallEntry* base;  // entry 0; VGC_CALL_SENTINELS entries lie below it
+  UInt capacity;
+  // Signal handlers the thread is in: the depth each started at (calls
+  // below it are the interrupted code's), and whether the handler's first
+  // block is still to come (it is reached by no call or jump).
+  UInt signal_bottom[VGC_MAX_CALL_SIGNAL_DEPTH];
+  UInt signals;
+  Bool handler_starts;
+} VgcCallStack;
+
+/// Thread `tid`'s stack (0 when calls are not recorded), for its CALLS word,
+/// and the figure its collected count is raw less while it collects.
+HWord vgc_calls_stack_of(ThreadId tid);
+void vgc_calls_set_offset(ThreadId tid, ULong uncollected);
 typedef struct {
   VgcFunction* caller;
   VgcFunction* callee;

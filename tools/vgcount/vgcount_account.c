@@ -100,6 +100,7 @@ static void SetCollect(ThreadId tid, Bool on, ULong boundary) {
   if (*slot && !on) t->off_since = boundary;
   if (!*slot && on && boundary > t->off_since) t->uncollected += boundary - t->off_since;
   *slot = on;
+  vgc_calls_set_offset(tid, t->uncollected);
 }
 
 // Makes the thread's shadow slot word say its present collect state, for
@@ -137,6 +138,8 @@ static void Track(ThreadId tid) {
   }
   t->uncollected = 0;
   t->off_since = Raw(tid);
+  vgc_shadow_set(tid, VGC_SHADOW_CALLS, vgc_calls_stack_of(tid));
+  vgc_calls_set_offset(tid, 0);
   ApplySlot(tid);
   t->tracked = True;
 }
@@ -251,6 +254,7 @@ static void OnForkChild(ThreadId tid) {
   threads[tid].tracked = True;
   threads[tid].uncollected = 0;
   threads[tid].off_since = Raw(tid);
+  vgc_calls_set_offset(tid, 0);
   vgc_functions_zero();
   vgc_lines_zero(0);
   vgc_calls_forget_other_threads(tid);

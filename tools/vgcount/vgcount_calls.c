@@ -51,57 +51,80 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
 
-// Nested signal handlers whose bottoms are kept; deeper ones share the
-// innermost's.
-#define VGC_MAX_CALL_SIGNAL_DEPTH 32
-
-struct VgcCallSite {
-  struct VgcCallSite* chain;  // VgHashNode's layout
-  UWord key;
-  VgcFunction* caller;
-  VgcFunction* callee;
-  UInt file, line;  // the call's position in the caller
-  Bool hidden;      // made from a side exit: not written (see the top)
-  ULong calls;
-  ULong inclusive;
-  struct VgcCallSite* next;  // every site, newest first
-};
-
-// One entry of a thread's call stack. `site` is NULL for a call into
-// skipped code (a PLT stub).
-typedef struct {
-  VgcCallSite* site;
-  ULong enter;  // the thread's collected figure at the call
-  Addr sp;
-  Addr ret_addr;  // 0 for a jump taken for a call
-  // The thread's `from_skipped` when it was pushed, given back on pop.
-  VgcCallInfo* saved_from_skipped;
-} CallEntry;
-
-typedef struct {
-  CallEntry* entries;
-  UInt depth, capacity;
-  // Set while the thread runs skipped code that a call from `from_skipped`
-  // entered: the next call it makes is charged to that call's position.
-  VgcCallInfo* from_skipped;
-  // Signal handlers the thread is in: the depth each started at (calls
-  // below it are the interrupted code's), and whether the handler's first
-  // block is still to come (it is reached by no call or jump).
-  UInt bottom[VGC_MAX_CALL_SIGNAL_DEPTH];
-  UInt signals;
-  Bool handler_starts;
-} CallStack;
-
 static VgHashTable* sites = NULL;
 static VgcCallSite* site_list = NULL;
-static CallStack* stacks = NULL;  // VG_N_THREADS, by ThreadId
+static VgcCallStack* stacks = NULL;  // VG_N_THREADS, by ThreadId
 
-// The position of calls made from side exits (never written).
-static VgcCallInfo side_exit_info = {0, 0, 0, True, 0, NULL, NULL};
+// The position of calls made from side exits (never written), and a site
+// no call matches, which every position caches until its first call.
+static VgcCallInfo side_exit_info = {0, 0, 0, True, 0, NULL, NULL, 0};
+static VgcCallSite no_site;
 
 void vgc_calls_init(void) {
   sites = VG_(HT_construct)("vgcount.call_sites");
-  stacks = VG_(calloc)("vgcount.call_stacks", VG_N_THREADS, sizeof(CallStack));
+  stacks = VG_(calloc)("vgcount.call_stacks", VG_N_THREADS, sizeof(VgcCallStack));
+  side_exit_info.cached_site = &no_site;
+}
+
+// The depth below which the present signal handler's returns do not pop.
+static UInt Bottom(const VgcCallStack* s) {
+  if (s->signals == 0) return 0;
+  return s->signal_bottom[(s->signals < VGC_MAX_CALL_SIGNAL_DEPTH ? s->signals
+                                                                  : VGC_MAX_CALL_SIGNAL_DEPTH) -
+                          1];
+}
+
+// The entry below the lowest that a return may pop: the present signal
+// handler's first call's caller's.
+static VgcCallEntry* Floor(const VgcCallStack* s) { return s->base + Bottom(s) - 1; }
+
+// Sets the limits of what generated code does itself: nothing while the
+// thread runs skipped code (the next call is charged elsewhere, and a pop
+// may give `from_skipped` back) or a signal handler's first block is to
+// come, and no push that needs more room.
+static void Sync(VgcCallStack* s) {
+  s->closed_push_limit = s->base - 1;
+  s->closed_pop_floor = s->base + s->capacity;
+  const Bool helpers_only = s->from_skipped != NULL || s->handler_starts;
+  s->push_limit = helpers_only ? s->closed_push_limit : s->base + s->capacity - 1;
+  s->pop_floor = helpers_only ? s->closed_pop_floor : Floor(s);
+}
+
+static UInt Depth(const VgcCallStack* s) { return (UInt)(s->top - s->base + 1); }
+
+// Gives thread `tid`'s stack room for at least `capacity` entries, with
+// sentinel entries below the first (their stack pointer above any, so
+// generated code that looks up to two entries below the top, itself one
+// below the first when the stack is empty, reads no memory it does not own
+// and never pops them).
+static void Reserve(VgcCallStack* s, UInt capacity) {
+  if (s->base != NULL && capacity <= s->capacity) return;
+  const UInt depth = s->base != NULL ? Depth(s) : 0;
+  UInt grown = s->capacity * 2 + 64;
+  if (grown < capacity) grown = capacity;
+  VgcCallEntry* block =
+      VG_(realloc)("vgcount.call_stack", s->base != NULL ? s->base - VGC_CALL_SENTINELS : NULL,
+                   (grown + VGC_CALL_SENTINELS) * sizeof(VgcCallEntry));
+  for (Int i = 0; i < VGC_CALL_SENTINELS; i++) {
+    block[i].site = NULL;
+    block[i].sp = ~(Addr)0;
+    block[i].saved_from_skipped = NULL;
+    block[i].enter = 0;
+  }
+  s->base = block + VGC_CALL_SENTINELS;
+  s->capacity = grown;
+  s->top = s->base + depth - 1;
+  Sync(s);
+}
+
+HWord vgc_calls_stack_of(ThreadId tid) {
+  if (stacks == NULL) return 0;
+  Reserve(&stacks[tid], 1);
+  return (HWord)&stacks[tid];
+}
+
+void vgc_calls_set_offset(ThreadId tid, ULong uncollected) {
+  if (stacks != NULL) stacks[tid].offset = uncollected;
 }
 
 Bool vgc_calls_enabled(void) { return stacks != NULL; }
@@ -115,7 +138,8 @@ VgcCallInfo* vgc_calls_info(Addr last_insn, Addr ret_addr) {
   info->side_exit = False;
   info->cached_target = 0;
   info->cached_callee = NULL;
-  info->cached_site = NULL;
+  info->cached_site = &no_site;
+  info->site_target = 0;
   return info;
 }
 
@@ -149,32 +173,29 @@ static VgcCallSite* LookUpSite(VgcFunction* caller, VgcFunction* callee, const V
 
 static VgcCallSite* SiteOf(VgcFunction* caller, VgcFunction* callee, VgcCallInfo* at) {
   VgcCallSite* cached = at->cached_site;
-  if (cached != NULL && cached->caller == caller && cached->callee == callee) return cached;
+  if (cached->caller == caller && cached->callee == callee) return cached;
   at->cached_site = LookUpSite(caller, callee, at);
+  at->site_target = 0;  // known only to vgc_calls_on_call
   return at->cached_site;
 }
 
-static CallStack* StackOf(ThreadId tid) { return &stacks[tid]; }
-
-// The depth below which the present signal handler's returns do not pop.
-static UInt Bottom(const CallStack* s) {
-  if (s->signals == 0) return 0;
-  return s
-      ->bottom[(s->signals < VGC_MAX_CALL_SIGNAL_DEPTH ? s->signals : VGC_MAX_CALL_SIGNAL_DEPTH) -
-               1];
+static VgcCallStack* StackOf(ThreadId tid) {
+  Reserve(&stacks[tid], 1);
+  return &stacks[tid];
 }
 
-static void Pop(CallStack* s, ULong collected) {
-  CallEntry* e = &s->entries[--s->depth];
+static void Pop(VgcCallStack* s, ULong collected) {
+  VgcCallEntry* e = s->top--;
   if (e->site != NULL && collected > e->enter) e->site->inclusive += collected - e->enter;
   s->from_skipped = e->saved_from_skipped;
+  Sync(s);
 }
 
 // Pops the frames the stack pointer `sp` has left, and at least `min_pops`
 // more at the same stack pointer (callgrind's unwind_call_stack).
-static void Unwind(CallStack* s, Addr sp, Int min_pops, ULong collected) {
-  while (s->depth > Bottom(s)) {
-    const CallEntry* top = &s->entries[s->depth - 1];
+static void Unwind(VgcCallStack* s, Addr sp, Int min_pops, ULong collected) {
+  while (s->top > Floor(s)) {
+    const VgcCallEntry* top = s->top;
     if (!(top->sp < sp || (top->sp == sp && min_pops > 0))) break;
     min_pops--;
     Pop(s, collected);
@@ -183,13 +204,10 @@ static void Unwind(CallStack* s, Addr sp, Int min_pops, ULong collected) {
 
 // Pushes a call from `caller` at `at` to `callee` (callgrind's
 // push_call_stack); `ret_addr` is 0 for a jump taken for a call.
-static void Push(CallStack* s, VgcFunction* caller, VgcFunction* callee, Bool callee_skipped,
+static void Push(VgcCallStack* s, VgcFunction* caller, VgcFunction* callee, Bool callee_skipped,
                  VgcCallInfo* at, Addr sp, Addr ret_addr, ULong collected) {
-  if (s->depth == s->capacity) {
-    s->capacity = s->capacity * 2 + 64;
-    s->entries = VG_(realloc)("vgcount.call_stack", s->entries, s->capacity * sizeof(CallEntry));
-  }
-  CallEntry* e = &s->entries[s->depth++];
+  Reserve(s, Depth(s) + 1);
+  VgcCallEntry* e = ++s->top;
   e->enter = collected;
   e->sp = sp;
   e->ret_addr = ret_addr;
@@ -197,6 +215,7 @@ static void Push(CallStack* s, VgcFunction* caller, VgcFunction* callee, Bool ca
   if (callee_skipped) {
     e->site = NULL;
     if (s->from_skipped == NULL) s->from_skipped = at;
+    Sync(s);
     return;
   }
   // A call out of skipped code is the call into it, seen from its caller.
@@ -204,6 +223,7 @@ static void Push(CallStack* s, VgcFunction* caller, VgcFunction* callee, Bool ca
   e->site = SiteOf(caller, callee, at);
   e->site->calls++;
   s->from_skipped = NULL;
+  Sync(s);
 }
 
 // A jump taken for a call (callgrind's call emulation), from `context` at
@@ -212,25 +232,26 @@ static void Push(CallStack* s, VgcFunction* caller, VgcFunction* callee, Bool ca
 // binding resolver (_dl_runtime_resolve*, callgrind's pop_on_jump) first
 // ends the resolver's call, and the function it resolved is called from
 // where the resolver was.
-static void JumpCall(CallStack* s, VgcFunction* context, VgcFunction* callee, Bool callee_skipped,
-                     VgcCallInfo* at, Addr sp, ULong collected) {
+static void JumpCall(VgcCallStack* s, VgcFunction* context, VgcFunction* callee,
+                     Bool callee_skipped, VgcCallInfo* at, Addr sp, ULong collected) {
   VgcCallInfo resolver_site;
-  if (context->pop_on_jump && s->depth > 0 && s->entries[s->depth - 1].site != NULL) {
-    const VgcCallSite* popped = s->entries[s->depth - 1].site;
+  if (context->pop_on_jump && s->top > Floor(s) && s->top->site != NULL) {
+    const VgcCallSite* popped = s->top->site;
     resolver_site.file = popped->file;
     resolver_site.line = popped->line;
     resolver_site.ret_addr = 0;
     resolver_site.side_exit = popped->hidden;
     resolver_site.cached_target = 0;
     resolver_site.cached_callee = NULL;
-    resolver_site.cached_site = NULL;
+    resolver_site.cached_site = &no_site;
+    resolver_site.site_target = 0;
     at = &resolver_site;
     context = popped->caller;
-    sp = s->entries[s->depth - 1].sp;
+    sp = s->top->sp;
     Pop(s, collected);
   }
   Unwind(s, sp, 0, collected);
-  if (s->depth > 0) sp = s->entries[s->depth - 1].sp;
+  if (s->top >= s->base) sp = s->top->sp;
   Push(s, context, callee, callee_skipped, at, sp, 0, collected);
 }
 
@@ -269,27 +290,32 @@ static Target* CachedTargetOf(VgcCallInfo* at, Addr target) {
 
 void vgc_calls_on_call(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context) {
   const ThreadId tid = VG_(get_running_tid)();
-  CallStack* s = StackOf(tid);
+  VgcCallStack* s = StackOf(tid);
   const ULong collected = vgc_account_collected(tid, raw);
   Unwind(s, (Addr)sp, 0, collected);
   Target* t = CachedTargetOf(at, (Addr)target);
+  const Bool own_position = s->from_skipped == NULL && !t->plt;
   Push(s, context, t->function, t->plt, at, (Addr)sp, at->ret_addr, collected);
+  // The cached site is this target's: generated code may push the next
+  // call from the same context here itself.
+  if (own_position) at->site_target = target;
 }
 
 void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFunction* context,
                              VgcCallInfo* at) {
   const ThreadId tid = VG_(get_running_tid)();
-  CallStack* s = StackOf(tid);
+  VgcCallStack* s = StackOf(tid);
   const ULong collected = vgc_account_collected(tid, raw);
   // A signal handler's first block: the signal called it, not the code it
   // interrupted (callgrind starts a handler with no block before it).
   if (s->handler_starts) {
     s->handler_starts = False;
+    Sync(s);
     return;
   }
   // A jump reached from no block that left its position (falling into a
   // function from the one before it): the call is charged to line 0.
-  static VgcCallInfo unknown = {0, 0, 0, False, 0, NULL, NULL};
+  static VgcCallInfo unknown = {0, 0, 0, False, 0, NULL, &no_site, 0};
   if (at == NULL) at = &unknown;
   JumpCall(s, context, callee, False, at, (Addr)sp, collected);
 }
@@ -297,32 +323,31 @@ void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFuncti
 void vgc_calls_on_plt_jump(VgcCallInfo* at, ULong raw, HWord target, HWord sp,
                            VgcFunction* context) {
   const ThreadId tid = VG_(get_running_tid)();
-  CallStack* s = StackOf(tid);
+  VgcCallStack* s = StackOf(tid);
   const ULong collected = vgc_account_collected(tid, raw);
   Target* t = CachedTargetOf(at, (Addr)target);
   JumpCall(s, context, t->function, t->plt, at, (Addr)sp, collected);
 }
 
-HWord vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp,
-                          VgcFunction* context) {
+void vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context) {
   const ThreadId tid = VG_(get_running_tid)();
-  CallStack* s = StackOf(tid);
+  VgcCallStack* s = StackOf(tid);
   const ULong collected = vgc_account_collected(tid, raw);
   // Callgrind's underflow (a return with nothing to pop, or a signal
   // handler's return to the code that delivers it): no edge.
-  if (s->depth == Bottom(s)) return target;
+  if (s->top == Floor(s)) return;
   // A real return leaves the frame of the top entry, or keeps its stack
   // pointer and goes back to where one of the entries with that stack
   // pointer was called from (callgrind's rule, for machines whose calls
   // leave the stack pointer alone).
   Int pops = 1;
-  Int k = (Int)s->depth - 1;
-  if ((Addr)sp < s->entries[k].sp) {
+  const VgcCallEntry* k = s->top;
+  if ((Addr)sp < k->sp) {
     pops = 0;
-  } else if (s->entries[k].sp == (Addr)sp) {
+  } else if (k->sp == (Addr)sp) {
     for (;;) {
-      if (s->entries[k].ret_addr == (Addr)target) break;
-      if (k > 0 && s->entries[k - 1].sp == (Addr)sp) {
+      if (k->ret_addr == (Addr)target) break;
+      if (k > s->base && k[-1].sp == (Addr)sp) {
         k--;
         pops++;
         continue;
@@ -333,39 +358,41 @@ HWord vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp,
   }
   if (pops > 0) {
     Unwind(s, (Addr)sp, pops, collected);
-    return target;
+    return;
   }
   // A return that matches no call is a jump taken for a call.
   Target* t = CachedTargetOf(at, (Addr)target);
   JumpCall(s, context, t->function, t->plt, at, (Addr)sp, collected);
-  return target;
 }
 
 void vgc_calls_signal_enter(ThreadId tid) {
   if (stacks == NULL) return;
-  CallStack* s = StackOf(tid);
-  if (s->signals < VGC_MAX_CALL_SIGNAL_DEPTH) s->bottom[s->signals] = s->depth;
+  VgcCallStack* s = StackOf(tid);
+  if (s->signals < VGC_MAX_CALL_SIGNAL_DEPTH) s->signal_bottom[s->signals] = Depth(s);
   s->signals++;
   s->handler_starts = True;
+  Sync(s);
 }
 
 void vgc_calls_signal_leave(ThreadId tid, ULong collected) {
   if (stacks == NULL) return;
-  CallStack* s = StackOf(tid);
+  VgcCallStack* s = StackOf(tid);
   if (s->signals == 0) return;
   // The handler's calls still open end with it (callgrind's post_signal).
-  while (s->depth > Bottom(s)) Pop(s, collected);
+  while (s->top > Floor(s)) Pop(s, collected);
   s->signals--;
   s->handler_starts = False;
+  Sync(s);
 }
 
 void vgc_calls_thread_done(ThreadId tid, ULong collected) {
   if (stacks == NULL) return;
-  CallStack* s = StackOf(tid);
-  while (s->depth > 0) Pop(s, collected);
-  s->from_skipped = NULL;
+  VgcCallStack* s = StackOf(tid);
   s->signals = 0;
+  while (s->top > Floor(s)) Pop(s, collected);
+  s->from_skipped = NULL;
   s->handler_starts = False;
+  Sync(s);
 }
 
 void vgc_calls_restart(void) {
@@ -375,21 +402,22 @@ void vgc_calls_restart(void) {
     site->inclusive = 0;
   }
   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
-    CallStack* s = StackOf(t);
-    if (s->depth == 0) continue;
+    VgcCallStack* s = &stacks[t];
+    if (s->base == NULL || s->top < s->base) continue;
     const ULong now = vgc_account_collected_now(t);
-    for (UInt i = 0; i < s->depth; i++) s->entries[i].enter = now;
+    for (VgcCallEntry* e = s->base; e <= s->top; e++) e->enter = now;
   }
 }
 
 void vgc_calls_forget_other_threads(ThreadId keep) {
   if (stacks == NULL) return;
   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
-    if (t != keep) {
-      stacks[t].depth = 0;
+    if (t != keep && stacks[t].base != NULL) {
       stacks[t].from_skipped = NULL;
       stacks[t].signals = 0;
       stacks[t].handler_starts = False;
+      stacks[t].top = stacks[t].base - 1;
+      Sync(&stacks[t]);
     }
   }
 }

@@ -614,17 +614,261 @@ static void EntryJump(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own, Addr a
 }
 
 // A call-stack helper `fn` named `name` of (at, raw, target, sp, context),
-// under `guard` (NULL: always), returning into `result` when that is valid.
+// under `guard` (NULL: always).
 static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, const VgcCallInfo* at,
-                       IRExpr* raw, IRExpr* target, const VexGuestLayout* layout, IRExpr* guard,
-                       IRTemp result) {
+                       IRExpr* raw, IRExpr* target, const VexGuestLayout* layout, IRExpr* guard) {
   IRExpr** args = mkIRExprVec_5(Pointer(at), raw, target, IRExpr_RdTmp(Get(sb, layout->offset_SP)),
                                 IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_CONTEXT)));
-  IRDirty* d = result == IRTemp_INVALID
-                   ? unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), args)
-                   : unsafeIRDirty_1_N(result, 0, name, VG_(fnptr_to_fnentry)(fn), args);
+  IRDirty* d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), args);
   if (guard != NULL) d->guard = guard;
   addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+// Appends `temp = LOAD:I64(address)`.
+static IRTemp Load(IRSB* sb, IRExpr* address) {
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, address)));
+  return t;
+}
+
+// The address `base + offset`, `base` a temp.
+static IRExpr* At(IRSB* sb, IRTemp base, Long offset) {
+  return IRExpr_RdTmp(
+      Binop(sb, Iop_Add64, IRExpr_RdTmp(base), IRExpr_Const(IRConst_U64((ULong)offset))));
+}
+
+// Appends `temp = a op b` for a comparison (an I1).
+static IRTemp Test(IRSB* sb, IROp op, IRExpr* a, IRExpr* b) {
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(op, a, b)));
+  return t;
+}
+
+// The conjunction of `n` tests.
+static IRTemp All(IRSB* sb, const IRTemp* tests, Int n) {
+  IRTemp all = tests[0];
+  for (Int i = 1; i < n; i++) {
+    IRTemp both = newIRTemp(sb->tyenv, Ity_I1);
+    addStmtToIRSB(
+        sb, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(all), IRExpr_RdTmp(tests[i]))));
+    all = both;
+  }
+  return all;
+}
+
+// Appends `temp = !test`.
+static IRTemp Not(IRSB* sb, IRTemp test) {
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(test))));
+  return t;
+}
+
+// Appends `*address += amount` when `guard` holds (else to a scratch word),
+// `address` a temp.
+static void AddIf(IRSB* sb, IRTemp guard, IRTemp address, IRExpr* amount) {
+  IRTemp where = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(where, IRExpr_ITE(IRExpr_RdTmp(guard), IRExpr_RdTmp(address),
+                                                   HostAddress(&scratch_counter, Ity_I64))));
+  IRTemp before = Load(sb, IRExpr_RdTmp(where));
+  IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), amount);
+  addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(where), IRExpr_RdTmp(after)));
+}
+
+// Appends `*address = value` when `guard` holds.
+static void StoreIf(IRSB* sb, IRTemp guard, IRExpr* address, IRExpr* value) {
+  addStmtToIRSB(sb, IRStmt_StoreG(VGC_HOST_ENDNESS, address, value, IRExpr_RdTmp(guard)));
+}
+
+static IRExpr* U64(ULong value) { return IRExpr_Const(IRConst_U64(value)); }
+
+// The collect state's SLOT word while the thread collects.
+#define VGC_COLLECTING_SLOT ((ULong)offsetof(VgcFunction, ir))
+
+// At the end of a block that calls `next`, or jumps to where a function
+// starts (`callee`, a tail call callgrind takes for a call): the common
+// case is pushed here, inline (vgcount_calls.c's Push, when nothing else
+// happens there): the thread collects, runs no skipped code, has room on its
+// stack and no frame to unwind, and the position's cached edge is this
+// context's to this target. A jump's call takes the stack pointer of the
+// frame it jumps from (there must be one). Anything else calls
+// vgc_calls_on_call or vgc_calls_on_entry_jump, which cache the edge.
+// A call into a PLT stub (`into_plt`) pushes an entry without an edge and
+// leaves the thread in skipped code. `may_inline` is False for a jump out
+// of ld.so's resolver (which ends the resolver's call first).
+static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IRExpr* next,
+                     const VexGuestLayout* layout, Bool may_inline, VgcFunction* jump_callee,
+                     Bool into_plt) {
+  IRTemp raw = newIRTemp(sb->tyenv, Ity_I64), target = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(raw, raw_expr));
+  addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
+  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
+  IRTemp fast = IRTemp_INVALID;
+  if (may_inline) {
+    IRTemp cs = Get(sb, shadow + VGC_SHADOW_CALLS);
+    IRTemp top = Load(sb, At(sb, cs, offsetof(VgcCallStack, top)));
+    IRTemp limit = Load(sb, At(sb, cs, offsetof(VgcCallStack, push_limit)));
+    IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
+    IRTemp top_sp = Load(sb, At(sb, top, offsetof(VgcCallEntry, sp)));
+    IRTemp site = Load(sb, HostAddress(&at->cached_site, Ity_I64));
+    IRTemp site_caller = Load(sb, At(sb, site, offsetof(VgcCallSite, caller)));
+    IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
+    IRTemp caller_test =
+        into_plt ? Test(sb, Iop_CmpNE64, IRExpr_RdTmp(context), U64(0))
+                 : Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_caller), IRExpr_RdTmp(context));
+    // Whose call the cached edge is: a direct call's always this target's
+    // (only calls made here cache into this position); an indirect one's is
+    // checked; a jump's is the callee's.
+    IRTemp callee_test;
+    if (into_plt) {
+      // No edge: the call the stub jumps on to is charged here.
+      callee_test = Test(sb, Iop_CmpNE64, IRExpr_RdTmp(top), U64(0));
+    } else if (jump_callee != NULL) {
+      IRTemp site_callee = Load(sb, At(sb, site, offsetof(VgcCallSite, callee)));
+      callee_test = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_callee), Pointer(jump_callee));
+    } else if (next->tag != Iex_Const) {
+      IRTemp site_target = Load(sb, HostAddress(&at->site_target, Ity_I64));
+      callee_test = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_target), IRExpr_RdTmp(target));
+    } else {
+      callee_test = Test(sb, Iop_CmpNE64, IRExpr_RdTmp(site), U64(0));
+    }
+    const IRTemp tests[] = {
+        Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(top), IRExpr_RdTmp(limit)),
+        Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(top_sp)),
+        Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(slot), U64(VGC_COLLECTING_SLOT)),
+        caller_test,
+        callee_test,
+        // A jump's frame below: not the sentinel.
+        jump_callee != NULL ? Test(sb, Iop_CmpNE64, IRExpr_RdTmp(top_sp), U64(~0ULL)) : callee_test,
+    };
+    fast = All(sb, tests, sizeof(tests) / sizeof(tests[0]));
+    IRTemp entry = Binop(sb, Iop_Add64, IRExpr_RdTmp(top), U64(sizeof(VgcCallEntry)));
+    IRTemp enter = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(offset));
+    const struct {
+      Long offset;
+      IRExpr* value;
+    } fields[] = {
+        {offsetof(VgcCallEntry, site), into_plt ? U64(0) : IRExpr_RdTmp(site)},
+        {offsetof(VgcCallEntry, enter), IRExpr_RdTmp(enter)},
+        {offsetof(VgcCallEntry, sp), IRExpr_RdTmp(jump_callee != NULL ? top_sp : sp)},
+        {offsetof(VgcCallEntry, ret_addr), U64(jump_callee != NULL ? 0 : at->ret_addr)},
+        {offsetof(VgcCallEntry, saved_from_skipped), U64(0)},
+    };
+    for (UInt i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+      StoreIf(sb, fast, At(sb, entry, fields[i].offset), fields[i].value);
+    }
+    StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, top)), IRExpr_RdTmp(entry));
+    if (into_plt) {
+      // The thread now runs skipped code entered from here: only helpers
+      // change its stack until the stub's jump is pushed.
+      StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, from_skipped)), Pointer(at));
+      const struct {
+        Long from, to;
+      } closed[] = {
+          {offsetof(VgcCallStack, closed_push_limit), offsetof(VgcCallStack, push_limit)},
+          {offsetof(VgcCallStack, closed_pop_floor), offsetof(VgcCallStack, pop_floor)},
+      };
+      for (Int i = 0; i < 2; i++) {
+        IRTemp value = Load(sb, At(sb, cs, closed[i].from));
+        StoreIf(sb, fast, At(sb, cs, closed[i].to), IRExpr_RdTmp(value));
+      }
+    } else {
+      IRTemp calls = Binop(sb, Iop_Add64, IRExpr_RdTmp(site), U64(offsetof(VgcCallSite, calls)));
+      AddIf(sb, fast, calls, U64(1));
+    }
+  }
+  IRDirty* d =
+      jump_callee != NULL
+          ? unsafeIRDirty_0_N(0, "vgcount_calls_on_entry_jump",
+                              VG_(fnptr_to_fnentry)(&vgc_calls_on_entry_jump),
+                              mkIRExprVec_5(Pointer(jump_callee), IRExpr_RdTmp(raw),
+                                            IRExpr_RdTmp(sp), IRExpr_RdTmp(context), Pointer(at)))
+          : unsafeIRDirty_0_N(0, "vgcount_calls_on_call", VG_(fnptr_to_fnentry)(&vgc_calls_on_call),
+                              mkIRExprVec_5(Pointer(at), IRExpr_RdTmp(raw), IRExpr_RdTmp(target),
+                                            IRExpr_RdTmp(sp), IRExpr_RdTmp(context)));
+  if (fast != IRTemp_INVALID) d->guard = IRExpr_RdTmp(Not(sb, fast));
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(target)));
+}
+
+// At the end of a block that returns to `next`: the common return of a
+// collecting thread, inline: it leaves the top frame, and the one below too
+// when the top's call was a jump from that one's callee (a tail call, or a
+// PLT stub's jump to the function it stands for), but not the frame below
+// those. Anything else in vgc_calls_on_return.
+static void PopReturn(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IRExpr* next,
+                      const VexGuestLayout* layout) {
+  IRTemp raw = newIRTemp(sb->tyenv, Ity_I64), target = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(raw, raw_expr));
+  addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
+  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
+  IRTemp cs = Get(sb, shadow + VGC_SHADOW_CALLS);
+  IRTemp top = Load(sb, At(sb, cs, offsetof(VgcCallStack, top)));
+  IRTemp floor = Load(sb, At(sb, cs, offsetof(VgcCallStack, pop_floor)));
+  IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
+  IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
+  IRTemp collected = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(offset));
+  const Long entry = sizeof(VgcCallEntry);
+  // The three entries from the top down (two sentinels lie below the first).
+  IRTemp sps[3], sites[2], saved[2], enters[2];
+  for (Int k = 0; k < 3; k++) {
+    sps[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, sp) - k * entry));
+    if (k == 2) break;
+    sites[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, site) - k * entry));
+    saved[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, saved_from_skipped) - k * entry));
+    enters[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, enter) - k * entry));
+  }
+  // One pop: above the floor, the top's frame left, the next one's not.
+  // Two: the next one's left too, it is above the floor, the third's not.
+  IRTemp below = Binop(sb, Iop_Sub64, IRExpr_RdTmp(top), U64(entry));
+  IRTemp left_next = Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(sps[1]), IRExpr_RdTmp(sp));
+  // The top has an edge (a call into a PLT stub, which has none, returns
+  // from the function the stub jumped to, one more frame up). The thread
+  // runs no skipped code after the pops: the last popped entry was not
+  // pushed while it did.
+  const IRTemp common[] = {
+      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(floor), IRExpr_RdTmp(top)),
+      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(sps[0]), IRExpr_RdTmp(sp)),
+      Test(sb, Iop_CmpNE64, IRExpr_RdTmp(sites[0]), U64(0)),
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(slot), U64(VGC_COLLECTING_SLOT)),
+  };
+  IRTemp one = All(sb, common, sizeof(common) / sizeof(common[0]));
+  const IRTemp for_one[] = {one, Not(sb, left_next),
+                            Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(saved[0]), U64(0))};
+  IRTemp fast_one = All(sb, for_one, 3);
+  const IRTemp for_two[] = {
+      one,
+      left_next,
+      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(floor), IRExpr_RdTmp(below)),
+      Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(sps[2])),
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(saved[1]), U64(0)),
+  };
+  IRTemp fast_two = All(sb, for_two, sizeof(for_two) / sizeof(for_two[0]));
+  IRTemp fast = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(fast, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(fast_one),
+                                                    IRExpr_RdTmp(fast_two))));
+  const IRTemp second_has_edge[] = {fast_two,
+                                    Test(sb, Iop_CmpNE64, IRExpr_RdTmp(sites[1]), U64(0))};
+  const IRTemp adds[2] = {fast, All(sb, second_has_edge, 2)};
+  for (Int k = 0; k < 2; k++) {
+    IRTemp inclusive = Binop(sb, Iop_Sub64, IRExpr_RdTmp(collected), IRExpr_RdTmp(enters[k]));
+    IRTemp total =
+        Binop(sb, Iop_Add64, IRExpr_RdTmp(sites[k]), U64(offsetof(VgcCallSite, inclusive)));
+    AddIf(sb, adds[k], total, IRExpr_RdTmp(inclusive));
+  }
+  IRTemp new_top = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb,
+                IRStmt_WrTmp(new_top, IRExpr_ITE(IRExpr_RdTmp(fast_two), At(sb, top, -2 * entry),
+                                                 IRExpr_RdTmp(below))));
+  StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, top)), IRExpr_RdTmp(new_top));
+  IRDirty* d =
+      unsafeIRDirty_0_N(0, "vgcount_calls_on_return", VG_(fnptr_to_fnentry)(&vgc_calls_on_return),
+                        mkIRExprVec_5(Pointer(at), IRExpr_RdTmp(raw), IRExpr_RdTmp(target),
+                                      IRExpr_RdTmp(sp), IRExpr_RdTmp(context)));
+  d->guard = IRExpr_RdTmp(Not(sb, fast));
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(target)));
 }
 
 // The position of `sb`'s last instruction, made the first time it is asked.
@@ -657,8 +901,9 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   Addr last_insn_end = 0;  // where the block's last instruction ends
   Addr last_insn = 0;      // where it starts
   const Bool calls = profiling && vgc_calls_enabled();
-  VgcCallInfo* block_info = NULL;  // the block's last instruction's position, once needed
-  Bool block_unnamed = False;      // profiling: the block is code without a symbol
+  VgcCallInfo* block_info = NULL;      // the block's last instruction's position, once needed
+  Bool block_unnamed = False;          // profiling: the block is code without a symbol
+  VgcFunction* block_function = NULL;  // profiling: the function of its first instruction
   const HChar* name = NULL;
   IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);
   VgcLineSlot* lines = NULL;  // profiling: the block's line counters
@@ -697,6 +942,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
           Bool entry = False;
           const Addr start = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
           ContextKind kind = ContextOf(start, &own, &entry);
+          block_function = own;
           if (calls && entry) EntryJump(sb_out, shadow, base, own, start, layout, False);
           if (calls && !entry && (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall)) {
             EntryJump(sb_out, shadow, base, own, start, layout, True);
@@ -745,7 +991,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         CallHelper(sb_out, shadow, "vgcount_calls_on_plt_jump", &vgc_calls_on_plt_jump,
                    BlockCallInfo(sb_in, &block_info), IRExpr_RdTmp(raw),
                    IRExpr_Const(IRConst_U64(st->Ist.Exit.dst->Ico.U64)), layout,
-                   deepCopyIRExpr(st->Ist.Exit.guard), IRTemp_INVALID);
+                   deepCopyIRExpr(st->Ist.Exit.guard));
       }
     } else if (st->tag == Ist_Exit && calls && !plt_block && st->Ist.Exit.jk == Ijk_Boring &&
                st->Ist.Exit.dst->tag == Ico_U64 && IsEntry((Addr)st->Ist.Exit.dst->Ico.U64)) {
@@ -780,25 +1026,25 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   if (calls && !plt_block) {
     IRExpr* raw_after = IRExpr_RdTmp(Get(sb_out, counter_offset));
     if (sb_in->jumpkind == Ijk_Call) {
-      CallHelper(sb_out, shadow, "vgcount_calls_on_call", &vgc_calls_on_call,
-                 vgc_calls_info(last_insn, last_insn_end), raw_after, deepCopyIRExpr(sb_in->next),
-                 layout, NULL, IRTemp_INVALID);
-      addStmtToIRSB(sb_out,
-                    IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, deepCopyIRExpr(sb_in->next)));
+      const Bool into_plt =
+          sb_in->next->tag == Iex_Const && ExitIntoPlt(sb_in->next->Iex.Const.con);
+      PushCall(sb_out, shadow, vgc_calls_info(last_insn, last_insn_end), raw_after, sb_in->next,
+               layout, True, NULL, into_plt);
     } else if (sb_in->jumpkind == Ijk_Ret) {
-      IRTemp pushed = newIRTemp(sb_out->tyenv, Ity_I64);
-      CallHelper(sb_out, shadow, "vgcount_calls_on_return", &vgc_calls_on_return,
-                 vgc_calls_info(last_insn, 0), raw_after, deepCopyIRExpr(sb_in->next), layout, NULL,
-                 pushed);
-      addStmtToIRSB(sb_out, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(pushed)));
+      PopReturn(sb_out, shadow, vgc_calls_info(last_insn, 0), raw_after, sb_in->next, layout);
     } else if (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag == Iex_Const &&
                ExitIntoPlt(sb_in->next->Iex.Const.con)) {
       CallHelper(sb_out, shadow, "vgcount_calls_on_plt_jump", &vgc_calls_on_plt_jump,
                  BlockCallInfo(sb_in, &block_info), raw_after, deepCopyIRExpr(sb_in->next), layout,
-                 NULL, IRTemp_INVALID);
+                 NULL);
     } else if (sb_in->jumpkind == Ijk_Boring && JumpsToEntry(sb_in->next)) {
-      addStmtToIRSB(
-          sb_out, IRStmt_Put(shadow + VGC_SHADOW_SITE, Pointer(BlockCallInfo(sb_in, &block_info))));
+      // A tail call: pushed here, so the function's first block finds it
+      // pushed (PUSHED_FOR).
+      Bool is_entry = False, is_plt = False;
+      VgcFunction* callee =
+          vgc_function_of((Addr)sb_in->next->Iex.Const.con->Ico.U64, &is_entry, &is_plt);
+      PushCall(sb_out, shadow, BlockCallInfo(sb_in, &block_info), raw_after, sb_in->next, layout,
+               block_function != NULL && !block_function->pop_on_jump, callee, False);
     }
   }
   if (profiling && sb_in->jumpkind == Ijk_Call) {
