@@ -318,6 +318,11 @@ TEST_F(VgcountTest, CallEdgesAndInclusiveCostsEqualCallgrinds) {
   const uint64_t tail_self = vgcount.self.at({"tail", "call_edges"});
   EXPECT_EQ(calls("main", "tail").inclusive, tail_self + calls("tail", "leaf").inclusive);
   EXPECT_EQ(calls("main", "fib").inclusive, vgcount.self.at({"fib", "call_edges"}));
+  // Through the PLT: atoi(argv[1]), then once an iteration (glibc's
+  // header makes each atoi a call of strtol).
+  const CallEdge to_strtol{{"main", "call_edges"}, {"strtol", "libc.so.6"}};
+  ASSERT_TRUE(vgcount.calls.count(to_strtol));
+  EXPECT_EQ(vgcount.calls.at(to_strtol).calls, 101u);
   // The C library calls back into the program: qsort's comparator.
   uint64_t comparisons = 0;
   for (const auto& [edge, cost] : vgcount.calls) {

@@ -282,6 +282,9 @@ void vgc_calls_restart(void);
 /// A forked child: only `keep` goes on.
 void vgc_calls_forget_other_threads(ThreadId keep);
 
+/// The function at `target`, as a call there names its callee.
+VgcFunction* vgc_calls_function_at(HWord target);
+
 /// Every call edge at one call position, newest first: its calls, and their
 /// inclusive cost.
 typedef struct VgcCallSite {
@@ -315,7 +318,7 @@ typedef struct {
 #define VGC_MAX_CALL_SIGNAL_DEPTH 32
 
 /// A thread's call stack. Generated code pushes and pops the common calls
-/// itself (vgcount_instrument.c), through the first seven fields; the rest is
+/// itself (vgcount_instrument.c), through the first nine fields; the rest is
 /// vgcount_calls.c's, which moves the limits so that generated code leaves
 /// it every case it does not handle.
 typedef struct {
@@ -330,6 +333,10 @@ typedef struct {
   // stack; generated code that enters skipped code sets them.
   VgcCallEntry* closed_push_limit;
   VgcCallEntry* closed_pop_floor;
+  // And what they are once the skipped code ends, for generated code that
+  // ends it (a PLT stub's jump to its function).
+  VgcCallEntry* open_push_limit;
+  VgcCallEntry* open_pop_floor;
   VgcCallEntry* base;  // entry 0; VGC_CALL_SENTINELS entries lie below it
   UInt capacity;
   // Signal handlers the thread is in: the depth each started at (calls

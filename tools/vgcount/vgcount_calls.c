@@ -85,9 +85,11 @@ static VgcCallEntry* Floor(const VgcCallStack* s) { return s->base + Bottom(s) -
 static void Sync(VgcCallStack* s) {
   s->closed_push_limit = s->base - 1;
   s->closed_pop_floor = s->base + s->capacity;
+  s->open_push_limit = s->handler_starts ? s->closed_push_limit : s->base + s->capacity - 1;
+  s->open_pop_floor = Floor(s);
   const Bool helpers_only = s->from_skipped != NULL || s->handler_starts;
-  s->push_limit = helpers_only ? s->closed_push_limit : s->base + s->capacity - 1;
-  s->pop_floor = helpers_only ? s->closed_pop_floor : Floor(s);
+  s->push_limit = helpers_only ? s->closed_push_limit : s->open_push_limit;
+  s->pop_floor = helpers_only ? s->closed_pop_floor : s->open_pop_floor;
 }
 
 static UInt Depth(const VgcCallStack* s) { return (UInt)(s->top - s->base + 1); }
@@ -280,6 +282,8 @@ static Target* TargetOf(Addr addr) {
   }
   return t;
 }
+
+VgcFunction* vgc_calls_function_at(HWord target) { return TargetOf((Addr)target)->function; }
 
 static Target* CachedTargetOf(VgcCallInfo* at, Addr target) {
   if (at->cached_callee != NULL && at->cached_target == (HWord)target) return at->cached_callee;

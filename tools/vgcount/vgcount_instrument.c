@@ -681,6 +681,21 @@ static void StoreIf(IRSB* sb, IRTemp guard, IRExpr* address, IRExpr* value) {
 
 static IRExpr* U64(ULong value) { return IRExpr_Const(IRConst_U64(value)); }
 
+// Appends `temp = guard ? LOAD:I64(address) : 0`, reading nothing when
+// `guard` does not hold.
+static IRTemp LoadIf(IRSB* sb, IRTemp guard, IRExpr* address) {
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(
+      sb, IRStmt_LoadG(VGC_HOST_ENDNESS, ILGop_Ident64, t, address, U64(0), IRExpr_RdTmp(guard)));
+  return t;
+}
+
+static IRTemp And(IRSB* sb, IRTemp a, IRTemp b) {
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I1);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(a), IRExpr_RdTmp(b))));
+  return t;
+}
+
 // The collect state's SLOT word while the thread collects.
 #define VGC_COLLECTING_SLOT ((ULong)offsetof(VgcFunction, ir))
 
@@ -789,6 +804,85 @@ static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IR
   if (fast != IRTemp_INVALID) d->guard = IRExpr_RdTmp(Not(sb, fast));
   addStmtToIRSB(sb, IRStmt_Dirty(d));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(target)));
+}
+
+// Where a PLT stub's block last jumped, and the function there.
+typedef struct {
+  HWord target;
+  VgcFunction* callee;
+} StubTarget;
+
+static VG_REGPARM(2) void NoteStubTarget(StubTarget* stub, HWord target) {
+  stub->target = target;
+  stub->callee = vgc_calls_function_at(target);
+}
+
+// At the end of a PLT stub's block that jumps to `next`: the common case of
+// the jump to the function the stub stands for, inline. The thread runs
+// skipped code entered by a call into the stub, whose entry, without an
+// edge, is the top; that entry becomes the function's call, from the stub's
+// caller at the position of its call into the stub (callgrind pushes the
+// function's call on the stub's, with its stack pointer, and pops both at
+// one return: one entry serves, its edge charged from the function's first
+// instruction on), and the skipped code ends. The function's first block
+// then finds it pushed (PUSHED_FOR). Anything else is left to that block:
+// the stub's first jump (to the lazy binding resolver), another target.
+static void StubJump(IRSB* sb, Int shadow, IRTemp raw, IRExpr* next, const VexGuestLayout* layout) {
+  StubTarget* stub = VG_(calloc)("vgcount.stub_target", 1, sizeof(StubTarget));
+  IRTemp target = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
+  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
+  IRTemp pushed = Get(sb, shadow + VGC_SHADOW_PUSHED_FOR);
+  IRTemp cs = Get(sb, shadow + VGC_SHADOW_CALLS);
+  IRTemp from = Load(sb, At(sb, cs, offsetof(VgcCallStack, from_skipped)));
+  IRTemp stubbed = Test(sb, Iop_CmpNE64, IRExpr_RdTmp(from), U64(0));
+  IRTemp top = Load(sb, At(sb, cs, offsetof(VgcCallStack, top)));
+  IRTemp limit = Load(sb, At(sb, cs, offsetof(VgcCallStack, open_push_limit)));
+  IRTemp floor = Load(sb, At(sb, cs, offsetof(VgcCallStack, open_pop_floor)));
+  IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
+  IRTemp top_site = Load(sb, At(sb, top, offsetof(VgcCallEntry, site)));
+  IRTemp top_saved = Load(sb, At(sb, top, offsetof(VgcCallEntry, saved_from_skipped)));
+  IRTemp top_sp = Load(sb, At(sb, top, offsetof(VgcCallEntry, sp)));
+  IRTemp known = Load(sb, HostAddress(&stub->target, Ity_I64));
+  IRTemp callee = Load(sb, HostAddress(&stub->callee, Ity_I64));
+  IRTemp site = LoadIf(sb, stubbed, At(sb, from, offsetof(VgcCallInfo, cached_site)));
+  IRTemp site_caller = LoadIf(sb, stubbed, At(sb, site, offsetof(VgcCallSite, caller)));
+  IRTemp site_callee = LoadIf(sb, stubbed, At(sb, site, offsetof(VgcCallSite, callee)));
+  IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
+  IRTemp same_target = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(target), IRExpr_RdTmp(known));
+  const IRTemp tests[] = {
+      stubbed,
+      same_target,
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(top_site), U64(0)),
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(top_saved), U64(0)),
+      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(top), IRExpr_RdTmp(limit)),
+      Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(top_sp)),
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(slot), U64(VGC_COLLECTING_SLOT)),
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_caller), IRExpr_RdTmp(context)),
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_callee), IRExpr_RdTmp(callee)),
+  };
+  IRTemp fast = All(sb, tests, sizeof(tests) / sizeof(tests[0]));
+  IRTemp enter = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(offset));
+  StoreIf(sb, fast, At(sb, top, offsetof(VgcCallEntry, site)), IRExpr_RdTmp(site));
+  StoreIf(sb, fast, At(sb, top, offsetof(VgcCallEntry, enter)), IRExpr_RdTmp(enter));
+  StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, from_skipped)), U64(0));
+  StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, push_limit)), IRExpr_RdTmp(limit));
+  StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, pop_floor)), IRExpr_RdTmp(floor));
+  IRTemp calls = LoadIf(sb, fast, At(sb, site, offsetof(VgcCallSite, calls)));
+  IRTemp more = Binop(sb, Iop_Add64, IRExpr_RdTmp(calls), U64(1));
+  StoreIf(sb, fast, At(sb, site, offsetof(VgcCallSite, calls)), IRExpr_RdTmp(more));
+  IRTemp now = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(now, IRExpr_ITE(IRExpr_RdTmp(fast), IRExpr_RdTmp(target),
+                                                 IRExpr_RdTmp(pushed))));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(now)));
+  // A target not seen here before: remembered for the next time (the
+  // function's first block pushes this one).
+  IRDirty* d =
+      unsafeIRDirty_0_N(2, "vgcount_note_stub_target", VG_(fnptr_to_fnentry)(&NoteStubTarget),
+                        mkIRExprVec_2(Pointer(stub), IRExpr_RdTmp(target)));
+  d->guard = IRExpr_RdTmp(And(sb, stubbed, Not(sb, same_target)));
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
 // At the end of a block that returns to `next`: the common return of a
@@ -1022,6 +1116,9 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       (sb_in->jumpkind == Ijk_Call ||
        (sb_in->next->tag == Iex_Const && ExitIntoPlt(sb_in->next->Iex.Const.con)))) {
     SetSkipTo(sb_out, shadow, lines);
+  }
+  if (calls && plt_block && sb_in->jumpkind == Ijk_Boring) {
+    StubJump(sb_out, shadow, Get(sb_out, counter_offset), sb_in->next, layout);
   }
   if (calls && !plt_block) {
     IRExpr* raw_after = IRExpr_RdTmp(Get(sb_out, counter_offset));

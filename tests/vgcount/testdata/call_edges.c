@@ -1,8 +1,9 @@
 // Calls of every kind callgrind records as call edges, for vgcount's
 // (tests/vgcount/vgcount_test.cc): a direct call, a recursive one, a tail
 // call (a jump GCC makes at -O2), a call through a function pointer, calls
-// into the C library through the PLT, and calls back from the C library
-// into this program (qsort's comparator). Each count is known from the
+// into the C library through the PLT (once, and a hundred times through
+// one stub), and calls back from the C library into this program (qsort's
+// comparator). Each count is known from the
 // arguments: fib(n) makes fib(n + 1) * 2 - 2 recursive calls.
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ __attribute__((noinline)) static int by_value(const void* a, const void* b) {
 }
 
 static int (*volatile through_pointer)(int) = leaf;
+static const char* volatile digits[3] = {"7", "42", "1999"};
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 100;
@@ -35,6 +37,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; i++) sum += tail(i);
   for (int i = 0; i < n; i++) sum += through_pointer(i);
   sum += fib(15);
+  // The same call into the C library again and again, through one PLT
+  // stub (glibc's header makes atoi a call of strtol, which jumps on to
+  // ____strtol_l_internal).
+  for (int i = 0; i < n; i++) sum += atoi(digits[i % 3]);
   int* values = malloc(sizeof(int) * (size_t)n);
   for (int i = 0; i < n; i++) values[i] = (i * 7919) % n;
   qsort(values, (size_t)n, sizeof(int), by_value);
