@@ -212,33 +212,18 @@ inline std::vector<CallGap> CallGaps(const Profile& vgcount, const Profile& call
   return out;
 }
 
-/// The one call edge known to differ and not yet explained
-/// (tools/vgcount/README.md, "Call edges"): on Debian 13 (glibc 2.41's
-/// ld.so, Valgrind 3.24) callgrind has `_dl_cache_libcmp` calling itself
-/// once or twice, 6 instructions a call, during the loader's start, and
-/// vgcount has no such call. Recognised narrowly: a call of an ld.so
-/// function to itself that only callgrind has, at most two calls of at
-/// most a block each.
-inline bool LoaderSelfCallOnlyCallgrindHas(const CallGap& gap) {
-  return gap.edge.first == gap.edge.second && gap.edge.first.object.rfind("ld-linux", 0) == 0 &&
-         gap.vgcount.calls == 0 && gap.vgcount.inclusive == 0 && gap.callgrind.calls >= 1 &&
-         gap.callgrind.calls <= 2 &&
-         gap.callgrind.inclusive <=
-             gap.callgrind.calls * static_cast<uint64_t>(kMaxLastBlockInstructions);
-}
-
 /// The call gaps left once the last blocks are allowed for: a call still
 /// in progress when its thread ended (main's, exit's) includes the thread's
 /// last block on vgcount's side only, so its count agrees and its inclusive
-/// cost is larger by at most kMaxLastBlockInstructions per thread; and the
-/// loader's self call above. Empty when the edges agree as documented.
+/// cost is larger by at most kMaxLastBlockInstructions per thread. Empty
+/// when the edges agree as documented.
 inline std::vector<CallGap> UnexplainedCallGaps(const Profile& vgcount, const Profile& callgrind,
                                                 int threads) {
   std::vector<CallGap> left;
   for (const CallGap& gap : CallGaps(vgcount, callgrind)) {
     const bool last_block = gap.vgcount.calls == gap.callgrind.calls && gap.difference() > 0 &&
                             gap.difference() <= kMaxLastBlockInstructions * threads;
-    if (!last_block && !LoaderSelfCallOnlyCallgrindHas(gap)) left.push_back(gap);
+    if (!last_block) left.push_back(gap);
   }
   return left;
 }

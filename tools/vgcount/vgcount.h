@@ -232,12 +232,12 @@ void vgc_lines_source_of(Addr addr, UInt* file, UInt* line);
 
 /// A call's position, made when its block is translated and kept for the
 /// run (vgcount_calls.c): the calling instruction's file and line (callgrind
-/// puts a call on the line of its block's last instruction), where a call
-/// returns (0 for a jump taken for a call), and whether it is a side exit.
+/// puts a call on the line of the instruction whose exit made it: the
+/// block's last, or a side exit's), and where a call returns (0 for a jump
+/// taken for a call).
 typedef struct VgcCallInfo {
   UInt file, line;
   Addr ret_addr;
-  Bool side_exit;
   // The last call made here (vgcount_calls.c): most call sites call one
   // function from one context, which then costs no hash lookup.
   HWord cached_target;
@@ -252,8 +252,6 @@ Bool vgc_calls_enabled(void);
 /// The position of the block's last instruction `last_insn`; `ret_addr` as
 /// above.
 VgcCallInfo* vgc_calls_info(Addr last_insn, Addr ret_addr);
-/// The position every call made from a side exit shares.
-VgcCallInfo* vgc_calls_side_exit_info(void);
 
 /// Helpers generated code calls: `raw` is the thread's counter after the
 /// calling block (for an entry jump, before the entered block), `sp` the
@@ -293,7 +291,6 @@ typedef struct VgcCallSite {
   VgcFunction* caller;
   VgcFunction* callee;
   UInt file, line;  // the call's position in the caller
-  Bool hidden;      // made from a side exit: not written (vgcount_calls.c)
   ULong calls;
   ULong inclusive;
   struct VgcCallSite* next;
@@ -356,7 +353,7 @@ typedef struct {
   VgcFunction* callee;
   UInt file, line;  // the call's position in the caller
   ULong calls;
-  ULong inclusive;  // 0 for an edge not written (a side exit's)
+  ULong inclusive;
 } VgcCallSiteCost;
 VgcCallSite* vgc_call_sites(void);
 VgcCallSite* vgc_call_site_next(const VgcCallSite* site);

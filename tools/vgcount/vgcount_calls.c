@@ -35,9 +35,8 @@
  * Where vgcount and callgrind part (tools/vgcount/README.md): callgrind also
  * pops frames at any block whose stack pointer is above them (longjmp, a C++
  * exception's landing pad); vgcount pops at returns and at the helpers
- * above only. Callgrind writes no edge for a call made from a block's side
- * exit (a conditional tail call); vgcount keeps such calls on its stack and
- * leaves them out of the file too, so that the two files agree.
+ * above only. A call made through a block's side exit (a conditional tail
+ * call) is on the line of that exit's instruction, as callgrind writes it.
  */
 
 // clang-format off: vgcount.h comes before Valgrind's headers (it says why).
@@ -55,15 +54,12 @@ static VgHashTable* sites = NULL;
 static VgcCallSite* site_list = NULL;
 static VgcCallStack* stacks = NULL;  // VG_N_THREADS, by ThreadId
 
-// The position of calls made from side exits (never written), and a site
-// no call matches, which every position caches until its first call.
-static VgcCallInfo side_exit_info = {0, 0, 0, True, 0, NULL, NULL, 0};
+// A site no call matches, which every position caches until its first call.
 static VgcCallSite no_site;
 
 void vgc_calls_init(void) {
   sites = VG_(HT_construct)("vgcount.call_sites");
   stacks = VG_(calloc)("vgcount.call_stacks", VG_N_THREADS, sizeof(VgcCallStack));
-  side_exit_info.cached_site = &no_site;
 }
 
 // The depth below which the present signal handler's returns do not pop.
@@ -131,13 +127,10 @@ void vgc_calls_set_offset(ThreadId tid, ULong uncollected) {
 
 Bool vgc_calls_enabled(void) { return stacks != NULL; }
 
-VgcCallInfo* vgc_calls_side_exit_info(void) { return &side_exit_info; }
-
 VgcCallInfo* vgc_calls_info(Addr last_insn, Addr ret_addr) {
   VgcCallInfo* info = VG_(malloc)("vgcount.call_info", sizeof(VgcCallInfo));
   vgc_lines_source_of(last_insn, &info->file, &info->line);
   info->ret_addr = ret_addr;
-  info->side_exit = False;
   info->cached_target = 0;
   info->cached_callee = NULL;
   info->cached_site = &no_site;
@@ -149,7 +142,7 @@ static Word SameSite(const void* a, const void* b) {
   const VgcCallSite* x = a;
   const VgcCallSite* y = b;
   return !(x->caller == y->caller && x->callee == y->callee && x->file == y->file &&
-           x->line == y->line && x->hidden == y->hidden);
+           x->line == y->line);
 }
 
 static VgcCallSite* LookUpSite(VgcFunction* caller, VgcFunction* callee, const VgcCallInfo* at) {
@@ -158,7 +151,6 @@ static VgcCallSite* LookUpSite(VgcFunction* caller, VgcFunction* callee, const V
   probe.callee = callee;
   probe.file = at->file;
   probe.line = at->line;
-  probe.hidden = at->side_exit;
   probe.key =
       ((UWord)caller * 31 + (UWord)callee) * 1099511628211ULL ^ ((UWord)at->file << 20) ^ at->line;
   VgcCallSite* found = VG_(HT_gen_lookup)(sites, &probe, SameSite);
@@ -242,7 +234,6 @@ static void JumpCall(VgcCallStack* s, VgcFunction* context, VgcFunction* callee,
     resolver_site.file = popped->file;
     resolver_site.line = popped->line;
     resolver_site.ret_addr = 0;
-    resolver_site.side_exit = popped->hidden;
     resolver_site.cached_target = 0;
     resolver_site.cached_callee = NULL;
     resolver_site.cached_site = &no_site;
@@ -319,7 +310,7 @@ void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFuncti
   }
   // A jump reached from no block that left its position (falling into a
   // function from the one before it): the call is charged to line 0.
-  static VgcCallInfo unknown = {0, 0, 0, False, 0, NULL, &no_site, 0};
+  static VgcCallInfo unknown = {0, 0, 0, 0, NULL, &no_site, 0};
   if (at == NULL) at = &unknown;
   JumpCall(s, context, callee, False, at, (Addr)sp, collected);
 }
@@ -435,5 +426,5 @@ void vgc_call_site_get(const VgcCallSite* site, VgcCallSiteCost* out) {
   out->file = site->file;
   out->line = site->line;
   out->calls = site->calls;
-  out->inclusive = site->hidden ? 0 : site->inclusive;
+  out->inclusive = site->inclusive;
 }

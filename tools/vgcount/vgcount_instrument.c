@@ -1021,16 +1021,6 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       lines = PlanLines(sb_in, counted_exit);
     }
   }
-  // The block's last exit statement after its first instruction (callgrind's
-  // candidate for an inverted branch).
-  Int last_exit = -1;
-  Bool seen_imark = False;
-  for (Int i = 0; i < sb_in->stmts_used; i++) {
-    const IRStmt* st = sb_in->stmts[i];
-    if (st == NULL) continue;
-    seen_imark = seen_imark || st->tag == Ist_IMark;
-    if (seen_imark && st->tag == Ist_Exit) last_exit = i;
-  }
   IRTemp base = IRTemp_INVALID;  // the counter as the block found it
   ULong total = 0;               // IMarks met since the block's start
   ULong stored_total = 0;        // what the last exit on the way stored
@@ -1100,18 +1090,12 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     } else if (st->tag == Ist_Exit && calls && !plt_block && st->Ist.Exit.jk == Ijk_Boring &&
                st->Ist.Exit.dst->tag == Ico_U64 && IsEntry((Addr)st->Ist.Exit.dst->Ico.U64)) {
       // Only when taken: SITE is cleared by the next function start only.
-      // Callgrind takes the block's last side exit for its final exit when
-      // it goes to the next instruction in memory (VEX inverted the branch),
-      // and writes the calls made there: so does vgcount.
-      const Bool inverted = i == last_exit && (Addr)st->Ist.Exit.dst->Ico.U64 == last_insn_end;
+      // Callgrind writes such a call on the line of the exit's instruction.
       IRTemp site = Get(sb_out, shadow + VGC_SHADOW_SITE);
       IRTemp value = newIRTemp(sb_out->tyenv, Ity_I64);
-      addStmtToIRSB(
-          sb_out,
-          IRStmt_WrTmp(value, IRExpr_ITE(deepCopyIRExpr(st->Ist.Exit.guard),
-                                         Pointer(inverted ? BlockCallInfo(sb_in, &block_info)
-                                                          : vgc_calls_side_exit_info()),
-                                         IRExpr_RdTmp(site))));
+      addStmtToIRSB(sb_out, IRStmt_WrTmp(value, IRExpr_ITE(deepCopyIRExpr(st->Ist.Exit.guard),
+                                                           Pointer(vgc_calls_info(last_insn, 0)),
+                                                           IRExpr_RdTmp(site))));
       addStmtToIRSB(sb_out, IRStmt_Put(shadow + VGC_SHADOW_SITE, IRExpr_RdTmp(value)));
     }
     if (st->tag == Ist_Exit && lines != NULL && counted_exit[i] != 0) {
