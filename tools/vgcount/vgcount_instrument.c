@@ -725,38 +725,33 @@ static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IR
     IRTemp limit = Load(sb, At(sb, cs, offsetof(VgcCallStack, push_limit)));
     IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
     IRTemp top_sp = Load(sb, At(sb, top, offsetof(VgcCallEntry, sp)));
-    IRTemp site = Load(sb, HostAddress(&at->cached_site, Ity_I64));
-    IRTemp site_caller = Load(sb, At(sb, site, offsetof(VgcCallSite, caller)));
     IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
-    IRTemp caller_test =
-        into_plt ? Test(sb, Iop_CmpNE64, IRExpr_RdTmp(context), U64(0))
-                 : Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_caller), IRExpr_RdTmp(context));
+    IRTemp tests[6];
+    Int n = 0;
+    tests[n++] = Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(top), IRExpr_RdTmp(limit));
+    tests[n++] = Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(top_sp));
+    tests[n++] = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(slot), U64(VGC_COLLECTING_SLOT));
+    // A call into a PLT stub has no edge (the call the stub jumps on to is
+    // charged here); any other the position's cached edge, this context's.
+    IRTemp site = IRTemp_INVALID;
+    if (!into_plt) {
+      site = Load(sb, HostAddress(&at->cached_site, Ity_I64));
+      IRTemp site_caller = Load(sb, At(sb, site, offsetof(VgcCallSite, caller)));
+      tests[n++] = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_caller), IRExpr_RdTmp(context));
+    }
     // Whose call the cached edge is: a direct call's always this target's
     // (only calls made here cache into this position); an indirect one's is
-    // checked; a jump's is the callee's.
-    IRTemp callee_test;
-    if (into_plt) {
-      // No edge: the call the stub jumps on to is charged here.
-      callee_test = Test(sb, Iop_CmpNE64, IRExpr_RdTmp(top), U64(0));
-    } else if (jump_callee != NULL) {
+    // checked; a jump's is the callee's, and needs a frame below (not the
+    // sentinel) for its stack pointer.
+    if (jump_callee != NULL) {
       IRTemp site_callee = Load(sb, At(sb, site, offsetof(VgcCallSite, callee)));
-      callee_test = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_callee), Pointer(jump_callee));
-    } else if (next->tag != Iex_Const) {
+      tests[n++] = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_callee), Pointer(jump_callee));
+      tests[n++] = Test(sb, Iop_CmpNE64, IRExpr_RdTmp(top_sp), U64(~0ULL));
+    } else if (!into_plt && next->tag != Iex_Const) {
       IRTemp site_target = Load(sb, HostAddress(&at->site_target, Ity_I64));
-      callee_test = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_target), IRExpr_RdTmp(target));
-    } else {
-      callee_test = Test(sb, Iop_CmpNE64, IRExpr_RdTmp(site), U64(0));
+      tests[n++] = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(site_target), IRExpr_RdTmp(target));
     }
-    const IRTemp tests[] = {
-        Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(top), IRExpr_RdTmp(limit)),
-        Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(top_sp)),
-        Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(slot), U64(VGC_COLLECTING_SLOT)),
-        caller_test,
-        callee_test,
-        // A jump's frame below: not the sentinel.
-        jump_callee != NULL ? Test(sb, Iop_CmpNE64, IRExpr_RdTmp(top_sp), U64(~0ULL)) : callee_test,
-    };
-    fast = All(sb, tests, sizeof(tests) / sizeof(tests[0]));
+    fast = All(sb, tests, n);
     IRTemp entry = Binop(sb, Iop_Add64, IRExpr_RdTmp(top), U64(sizeof(VgcCallEntry)));
     IRTemp enter = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(offset));
     const struct {
