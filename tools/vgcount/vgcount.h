@@ -24,7 +24,7 @@
  *                         random devices), and what the run met unpinned;
  *   vgcount_main.c        tool registration, options, the report file.
  *
- * Per thread, vgcount keeps twelve words in the first shadow guest state
+ * Per thread, vgcount keeps fourteen words in the first shadow guest state
  * (the area beside the guest registers that Valgrind reserves for tools; on
  * Linux the core only zeroes it, copies it to a new thread and saves and
  * restores it around a signal handler):
@@ -50,7 +50,13 @@
  *   VGC_SHADOW_SITE     the VgcCallInfo of the direct jump to where a
  *                       function starts that was taken since the last such
  *                       start, or 0 (vgcount_calls.c);
- *   VGC_SHADOW_CALLS    the thread's VgcCallStack.
+ *   VGC_SHADOW_CALLS    the thread's VgcCallStack;
+ *   VGC_SHADOW_KEY      CONTEXT + SLOT: the address of the counter the
+ *                       thread's instructions go to, kept with them so that
+ *                       a block's line counters (vgcount_lines.c) check it
+ *                       with one load;
+ *   VGC_SHADOW_LINE_BASE  vgc_lines_base(), the same for every thread: the
+ *                       register a block addresses its line counters from.
  */
 #ifndef WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
 #define WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_
@@ -80,6 +86,8 @@
 #define VGC_SHADOW_PUSHED_FOR 72
 #define VGC_SHADOW_SITE 80
 #define VGC_SHADOW_CALLS 88
+#define VGC_SHADOW_KEY 96
+#define VGC_SHADOW_LINE_BASE 104
 
 /// Entries of a thread's return stack (vgcount_instrument.c): a power of 2,
 /// each VGC_RETURN_ENTRY_BYTES long.
@@ -195,12 +203,19 @@ extern ULong vgc_lines_orphan_skipped;
 /// The source file number of the code at `addr` (callgrind's file for a
 /// function first met there).
 UInt vgc_lines_file_of(Addr addr);
+/// The address line slots are reached from: generated code loads it from
+/// VGC_SHADOW_LINE_BASE and addresses a slot's words by their distance from
+/// it, where that fits in 32 bits: shorter code than a 10-byte absolute
+/// address at every access, which on a block of a few instructions was most
+/// of what profiling added to it.
+HWord vgc_lines_base(void);
 /// Where generated code finds a slot's key and its k-th counter.
 #define VGC_LINE_SLOT_KEY_OFFSET 0
 #define VGC_LINE_SLOT_COUNTS_OFFSET 40
-/// Called by a block whose key (the address of the counter its instructions
-/// go to) is not its slot's.
-VG_REGPARM(2) void vgc_lines_switch_key(VgcLineSlot* slot, ULong key);
+/// For a block whose key (the address of the counter its instructions go
+/// to) is not its slot's: the counts so far go to the slot's key, and the
+/// slot starts afresh under `key`.
+void vgc_lines_switch_key(VgcLineSlot* slot, ULong key);
 /// The slot of the block that ended in the client request being served.
 extern VgcLineSlot* vgc_clreq_block_lines;
 /// CALLGRIND_TOGGLE_COLLECT: the request's block goes to `key`.

@@ -103,11 +103,19 @@ static void SetCollect(ThreadId tid, Bool on, ULong boundary) {
   vgc_calls_set_offset(tid, t->uncollected);
 }
 
+// Keeps the thread's KEY word equal to CONTEXT + SLOT (vgcount.h) after
+// either changed.
+static void ApplyKey(ThreadId tid) {
+  vgc_shadow_set(tid, VGC_SHADOW_KEY,
+                 vgc_shadow_get(tid, VGC_SHADOW_CONTEXT) + vgc_shadow_get(tid, VGC_SHADOW_SLOT));
+}
+
 // Makes the thread's shadow slot word say its present collect state, for
 // the context blocks.
 static void ApplySlot(ThreadId tid) {
   vgc_shadow_set(tid, VGC_SHADOW_SLOT,
                  offsetof(VgcFunction, ir) + (*CollectSlot(tid) ? 0 : sizeof(ULong)));
+  ApplyKey(tid);
 }
 
 // Starts following thread `tid` from its counter's present figure, if not
@@ -139,6 +147,7 @@ static void Track(ThreadId tid) {
   t->uncollected = 0;
   t->off_since = Raw(tid);
   vgc_shadow_set(tid, VGC_SHADOW_CALLS, vgc_calls_stack_of(tid));
+  vgc_shadow_set(tid, VGC_SHADOW_LINE_BASE, vgc_lines_base());
   vgc_calls_set_offset(tid, 0);
   ApplySlot(tid);
   t->tracked = True;
@@ -159,14 +168,13 @@ static void CloseInterval(ThreadId tid) { CloseIntervalAt(tid, Raw(tid)); }
 
 // The counter thread `tid`'s instructions go to now: the line counters' key
 // (vgcount_lines.c).
-static ULong LineKey(ThreadId tid) {
-  return vgc_shadow_get(tid, VGC_SHADOW_CONTEXT) + vgc_shadow_get(tid, VGC_SHADOW_SLOT);
-}
+static ULong LineKey(ThreadId tid) { return vgc_shadow_get(tid, VGC_SHADOW_KEY); }
 
 void vgc_account_switch_context(ThreadId tid, ULong raw, VgcFunction* next) {
   CloseIntervalAt(tid, raw);
   vgc_shadow_set(tid, VGC_SHADOW_CONTEXT, (ULong)(HWord)next);
   vgc_shadow_set(tid, VGC_SHADOW_CONTEXT_OBJECT, next->object_id);
+  ApplyKey(tid);
 }
 
 static void OnStartClientCode(ThreadId tid, ULong blocks_dispatched) {

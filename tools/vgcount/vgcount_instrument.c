@@ -237,32 +237,36 @@ static IRTemp Binop(IRSB* sb, IROp op, IRExpr* a, IRExpr* b) {
   return t;
 }
 
-// Appends context->ir[slot] += raw - seen; seen = raw, and returns the
-// context (a temp).
-static IRTemp HandOverToContext(IRSB* sb, Int shadow, IRTemp raw) {
+// Appends *key += raw - seen; seen = raw: the instructions since the last
+// hand-over go to the counter of the present context and collect state.
+static void HandOverToContext(IRSB* sb, Int shadow, IRTemp raw) {
   IRTemp seen = Get(sb, shadow + VGC_SHADOW_SEEN);
-  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
-  IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
+  IRTemp counter = Get(sb, shadow + VGC_SHADOW_KEY);
   IRTemp delta = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(seen));
-  IRTemp counter = Binop(sb, Iop_Add64, IRExpr_RdTmp(context), IRExpr_RdTmp(slot));
   IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(
       sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, IRExpr_RdTmp(counter))));
   IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), IRExpr_RdTmp(delta));
   addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(counter), IRExpr_RdTmp(after)));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SEEN, IRExpr_RdTmp(raw)));
-  return context;
 }
 
-// A context block's hand-over, inline: context->ir[slot] += raw - seen;
-// seen = raw; context = `own`; CALLED = 0. `shadow` is the first shadow
-// state's offset. Unconditional: a block where a named function starts or a
-// call returns usually changes the context, and a test would cost about
-// what it saves.
+// Appends KEY = `context` + SLOT, after the block changed the context.
+static void SetKey(IRSB* sb, Int shadow, IRExpr* context) {
+  IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
+  IRTemp key = Binop(sb, Iop_Add64, context, IRExpr_RdTmp(slot));
+  addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_KEY, IRExpr_RdTmp(key)));
+}
+
+// A context block's hand-over, inline: *key += raw - seen; seen = raw;
+// context = `own`; CALLED = 0. `shadow` is the first shadow state's offset.
+// Unconditional: a block where a named function starts or a call returns
+// usually changes the context, and a test would cost about what it saves.
 static void HandOver(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own) {
   HandOverToContext(sb, shadow, raw);
   addStmtToIRSB(
       sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT, IRExpr_Const(IRConst_U64((ULong)(HWord)own))));
+  SetKey(sb, shadow, IRExpr_Const(IRConst_U64((ULong)(HWord)own)));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT_OBJECT,
                                IRExpr_Const(IRConst_U64(own->object_id))));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
@@ -302,13 +306,16 @@ static VG_REGPARM(2) void IndirectCall(ULong raw, HWord target) {
 static void AddIndirectCall(IRSB* sb, Int shadow, IRExpr* raw, IRExpr* next) {
   IRDirty* d = unsafeIRDirty_0_N(2, "vgcount_indirect_call", VG_(fnptr_to_fnentry)(&IndirectCall),
                                  mkIRExprVec_2(raw, next));
-  // It reads and writes the shadow words after the raw counter.
-  d->nFxState = 1;
+  // It reads and writes the shadow words after the raw counter, and KEY.
+  d->nFxState = 2;
   d->fxState[0].fx = Ifx_Modify;
   d->fxState[0].offset = shadow + VGC_SHADOW_SEEN;
   d->fxState[0].size = VGC_SHADOW_CONTEXT_OBJECT + 8 - VGC_SHADOW_SEEN;
   d->fxState[0].nRepeats = 0;
   d->fxState[0].repeatLen = 0;
+  d->fxState[1] = d->fxState[0];
+  d->fxState[1].offset = shadow + VGC_SHADOW_KEY;
+  d->fxState[1].size = 8;
   addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -359,7 +366,8 @@ static void PushReturn(IRSB* sb, Int shadow, const VexGuestLayout* layout) {
 static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw,
                                     const VexGuestLayout* layout) {
   IRTemp object = Get(sb, shadow + VGC_SHADOW_CONTEXT_OBJECT);
-  IRTemp context = HandOverToContext(sb, shadow, raw);
+  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
+  HandOverToContext(sb, shadow, raw);
 
   IRTemp depth = Get(sb, shadow + VGC_SHADOW_DEPTH);
   IRTemp top = Binop(sb, Iop_Sub64, IRExpr_RdTmp(depth), IRExpr_Const(IRConst_U64(1)));
@@ -399,6 +407,7 @@ static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw,
         sb, IRStmt_WrTmp(value, IRExpr_ITE(IRExpr_RdTmp(match), IRExpr_RdTmp(words[i].if_match),
                                            IRExpr_RdTmp(words[i].otherwise))));
     addStmtToIRSB(sb, IRStmt_Put(shadow + words[i].offset, IRExpr_RdTmp(value)));
+    if (words[i].offset == VGC_SHADOW_CONTEXT) SetKey(sb, shadow, IRExpr_RdTmp(value));
   }
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
 }
@@ -423,9 +432,8 @@ static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own,
   {
     IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
     IRTemp seen = Get(sb, shadow + VGC_SHADOW_SEEN);
-    IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
     IRTemp delta = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(seen));
-    IRTemp taken = Binop(sb, Iop_Add64, IRExpr_RdTmp(context), IRExpr_RdTmp(slot));
+    IRTemp taken = Get(sb, shadow + VGC_SHADOW_KEY);
     IRTemp counter = newIRTemp(sb->tyenv, Ity_I64);
     addStmtToIRSB(sb, IRStmt_WrTmp(counter, IRExpr_ITE(IRExpr_RdTmp(take), IRExpr_RdTmp(taken),
                                                        HostAddress(&scratch_counter, Ity_I64))));
@@ -448,6 +456,7 @@ static void HandOverIfCalled(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own,
       addStmtToIRSB(sb, IRStmt_WrTmp(value, IRExpr_ITE(IRExpr_RdTmp(take), words[i].if_taken,
                                                        IRExpr_RdTmp(words[i].otherwise))));
       addStmtToIRSB(sb, IRStmt_Put(shadow + words[i].offset, IRExpr_RdTmp(value)));
+      if (words[i].offset == VGC_SHADOW_CONTEXT) SetKey(sb, shadow, IRExpr_RdTmp(value));
     }
     addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
   }
@@ -516,43 +525,62 @@ static void StoreSkipped(IRSB* sb, IRTemp skip_counter, IRTemp skip_base, ULong 
   addStmtToIRSB(sb, IRStmt_Store(VGC_HOST_ENDNESS, IRExpr_RdTmp(skip_counter), IRExpr_RdTmp(sum)));
 }
 
-// Appends `*counter += amount`, `counter` being a host address.
-static void AddToHostCounter(IRSB* sb, ULong* counter, IRExpr* amount) {
-  IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
-  addStmtToIRSB(sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
-                                                     HostAddress(counter, Ity_I64))));
-  IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), amount);
-  addStmtToIRSB(sb,
-                IRStmt_Store(VGC_HOST_ENDNESS, HostAddress(counter, Ity_I64), IRExpr_RdTmp(after)));
-}
-
 static ULong* SlotCounter(VgcLineSlot* slot, UInt k) {
   return (ULong*)((HChar*)slot + VGC_LINE_SLOT_COUNTS_OFFSET) + k;
 }
 
+// The address of `word`, a line slot's, as a block reaches it: from
+// `base`, the thread's LINE_BASE word, when the distance fits in 32 bits
+// (vgcount.h), else as a constant.
+static IRExpr* LineSlotWord(IRSB* sb, IRTemp base, const void* word) {
+  const Long distance = (Long)((HWord)word - vgc_lines_base());
+  if (distance != (Long)(Int)distance) return HostAddress(word, Ity_I64);
+  return IRExpr_RdTmp(
+      Binop(sb, Iop_Add64, IRExpr_RdTmp(base), IRExpr_Const(IRConst_U64((ULong)distance))));
+}
+
+// Appends `*counter += amount`, `counter` being a line slot's.
+static void AddToLineCounter(IRSB* sb, IRTemp base, ULong* counter, IRExpr* amount) {
+  IRTemp before = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(before, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64,
+                                                     LineSlotWord(sb, base, counter))));
+  IRTemp after = Binop(sb, Iop_Add64, IRExpr_RdTmp(before), amount);
+  addStmtToIRSB(
+      sb, IRStmt_Store(VGC_HOST_ENDNESS, LineSlotWord(sb, base, counter), IRExpr_RdTmp(after)));
+}
+
+// A block's line counters met a key other than their slot's: the running
+// thread's KEY word (which the calling block declares it reads).
+static VG_REGPARM(1) void SwitchKey(VgcLineSlot* slot) {
+  vgc_lines_switch_key(slot, vgc_shadow_get(VG_(get_running_tid)(), VGC_SHADOW_KEY));
+}
+
 // After a profiled block's hand-overs: the key its instructions go to
-// (context + slot word) checked against the line slot's, then one more
-// execution. SwitchKey runs only when the key differs.
-static void CountBlockLines(IRSB* sb, Int shadow, VgcLineSlot* slot) {
-  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
-  IRTemp slot_word = Get(sb, shadow + VGC_SHADOW_SLOT);
-  IRTemp key = Binop(sb, Iop_Add64, IRExpr_RdTmp(context), IRExpr_RdTmp(slot_word));
-  IRExpr* key_address = HostAddress((HChar*)slot + VGC_LINE_SLOT_KEY_OFFSET, Ity_I64);
+// (the KEY word) checked against the line slot's, then one more execution.
+// SwitchKey runs only when the key differs.
+static void CountBlockLines(IRSB* sb, Int shadow, VgcLineSlot* slot, IRTemp base) {
+  IRTemp key = Get(sb, shadow + VGC_SHADOW_KEY);
+  IRExpr* key_address = LineSlotWord(sb, base, (HChar*)slot + VGC_LINE_SLOT_KEY_OFFSET);
   IRTemp cached = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(cached, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, key_address)));
   IRTemp differs = newIRTemp(sb->tyenv, Ity_I1);
   addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(key),
                                                        IRExpr_RdTmp(cached))));
-  IRDirty* d =
-      unsafeIRDirty_0_N(2, "vgcount_lines_switch_key", VG_(fnptr_to_fnentry)(&vgc_lines_switch_key),
-                        mkIRExprVec_2(HostAddress(slot, Ity_I64), IRExpr_RdTmp(key)));
+  IRDirty* d = unsafeIRDirty_0_N(1, "vgcount_switch_key", VG_(fnptr_to_fnentry)(&SwitchKey),
+                                 mkIRExprVec_1(HostAddress(slot, Ity_I64)));
   d->guard = IRExpr_RdTmp(differs);
+  d->nFxState = 1;
+  d->fxState[0].fx = Ifx_Read;
+  d->fxState[0].offset = shadow + VGC_SHADOW_KEY;
+  d->fxState[0].size = sizeof(ULong);
+  d->fxState[0].nRepeats = 0;
+  d->fxState[0].repeatLen = 0;
   // It writes the slot, which the loads below read.
   d->mFx = Ifx_Modify;
   d->mAddr = HostAddress(slot, Ity_I64);
   d->mSize = VGC_LINE_SLOT_COUNTS_OFFSET + sizeof(ULong);
   addStmtToIRSB(sb, IRStmt_Dirty(d));
-  AddToHostCounter(sb, SlotCounter(slot, 0), IRExpr_Const(IRConst_U64(1)));
+  AddToLineCounter(sb, base, SlotCounter(slot, 0), IRExpr_Const(IRConst_U64(1)));
 }
 
 // Call edges (vgcount_calls.c). A host pointer as a 64-bit IR constant.
@@ -1002,6 +1030,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   // its own but adds to that block's skipped counter, through SKIP_TO.
   Bool plt_block = False;
   IRTemp skip_counter = IRTemp_INVALID, skip_base = IRTemp_INVALID;
+  IRTemp line_base = IRTemp_INVALID;  // profiling: the LINE_BASE word, once read
   if (profiling) {
     for (Int i = 0; i < sb_in->stmts_used; i++) {
       const IRStmt* st = sb_in->stmts[i];
@@ -1052,7 +1081,8 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
             HandOverIfCalled(sb_out, shadow, base, own, called);
           }
           if (lines != NULL) {
-            CountBlockLines(sb_out, shadow, lines);
+            line_base = Get(sb_out, shadow + VGC_SHADOW_LINE_BASE);
+            CountBlockLines(sb_out, shadow, lines, line_base);
           } else if (plt_block) {
             skip_counter = Get(sb_out, shadow + VGC_SHADOW_SKIP_TO);
             skip_base = newIRTemp(sb_out->tyenv, Ity_I64);
@@ -1097,7 +1127,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       IRTemp taken = newIRTemp(sb_out->tyenv, Ity_I64);
       addStmtToIRSB(
           sb_out, IRStmt_WrTmp(taken, IRExpr_Unop(Iop_1Uto64, deepCopyIRExpr(st->Ist.Exit.guard))));
-      AddToHostCounter(sb_out, SlotCounter(lines, counted_exit[i]), IRExpr_RdTmp(taken));
+      AddToLineCounter(sb_out, line_base, SlotCounter(lines, counted_exit[i]), IRExpr_RdTmp(taken));
     }
     // Helpers that read the TSC or the random generator, and CPUID
     // (vgcount_pin.c); every other statement goes through as it is.

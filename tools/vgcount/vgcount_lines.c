@@ -72,6 +72,15 @@ _Static_assert(offsetof(VgcLineSlot, counts) == VGC_LINE_SLOT_COUNTS_OFFSET, "th
 
 static VgcLineSlot* slots = NULL;
 
+// The anchor line slots are addressed from (vgcount.h): a word from the
+// arena the slots come from, taken before the first of them.
+static ULong* line_base = NULL;
+
+HWord vgc_lines_base(void) {
+  if (line_base == NULL) line_base = VG_(calloc)("vgcount.line_base", 1, sizeof(ULong));
+  return (HWord)line_base;
+}
+
 // A line run's file when the debug information names none: callgrind then
 // keeps the context function's own file (with line 0), which is known only
 // when the costs are collected.
@@ -264,7 +273,7 @@ static void Spill(VgcLineSlot* slot) {
   ZeroCounts(slot);
 }
 
-VG_REGPARM(2) void vgc_lines_switch_key(VgcLineSlot* slot, ULong key) {
+void vgc_lines_switch_key(VgcLineSlot* slot, ULong key) {
   Spill(slot);
   slot->key = key;
 }
