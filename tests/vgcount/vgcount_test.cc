@@ -312,11 +312,18 @@ TEST_F(VgcountTest, CallEdgesAndInclusiveCostsEqualCallgrinds) {
   EXPECT_EQ(calls("main", "leaf").calls, 200u);
   EXPECT_EQ(calls("main", "tail").calls, 100u);
   EXPECT_EQ(calls("tail", "leaf").calls, 100u);
+  EXPECT_EQ(calls("main", "tail_only").calls, 100u);
+  EXPECT_EQ(calls("tail_only", "tail_leaf").calls, 100u);
   EXPECT_EQ(calls("main", "fib").calls, 1u);
   EXPECT_GE(calls("fib", "fib").calls, 986u);
   // A call's inclusive cost is the callee's self cost and its calls'.
   const uint64_t tail_self = vgcount.self.at({"tail", "call_edges"});
   EXPECT_EQ(calls("main", "tail").inclusive, tail_self + calls("tail", "leaf").inclusive);
+  // Both frames left at tail_leaf's one return.
+  EXPECT_EQ(calls("tail_only", "tail_leaf").inclusive,
+            vgcount.self.at({"tail_leaf", "call_edges"}));
+  EXPECT_EQ(calls("main", "tail_only").inclusive, vgcount.self.at({"tail_only", "call_edges"}) +
+                                                      calls("tail_only", "tail_leaf").inclusive);
   EXPECT_EQ(calls("main", "fib").inclusive, vgcount.self.at({"fib", "call_edges"}));
   // Through the PLT: atoi(argv[1]), then once an iteration (glibc's
   // header makes each atoi a call of strtol).

@@ -113,6 +113,10 @@ typedef struct VgcFunction {
   UInt file;
   Bool has_calls;    // the profile writer's mark: it makes calls
   Bool pop_on_jump;  // ld.so's lazy binding resolver (vgcount_calls.c)
+  // Entered by a jump taken for a call: a return from it may leave two
+  // frames at once, which its return blocks translated from then on pop
+  // inline (vgcount_instrument.c's PopReturn).
+  Bool jump_entered;
 } VgcFunction;
 
 /// Reads and writes one word of thread `tid`'s shadow state.
@@ -268,19 +272,18 @@ Bool vgc_calls_enabled(void);
 /// above.
 VgcCallInfo* vgc_calls_info(Addr last_insn, Addr ret_addr);
 
-/// Helpers generated code calls: `raw` is the thread's counter after the
-/// calling block (for an entry jump, before the entered block), `sp` the
-/// stack pointer the callee (or the code returned to) starts with,
-/// `context` the thread's context function.
-void vgc_calls_on_call(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context);
-void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFunction* context,
-                             VgcCallInfo* at);
-void vgc_calls_on_plt_jump(VgcCallInfo* at, ULong raw, HWord target, HWord sp,
-                           VgcFunction* context);
+/// Helpers generated code calls. Each takes the running thread's counter
+/// (after the calling block; for an entry jump, before the entered block),
+/// stack pointer (the one the callee, or the code returned to, starts with)
+/// and context function from the thread itself: the calling code declares
+/// that the helper reads them, so the block's writes to them come first.
+void vgc_calls_on_call(VgcCallInfo* at, HWord target);
+void vgc_calls_on_entry_jump(VgcFunction* callee, VgcCallInfo* at);
+void vgc_calls_on_plt_jump(VgcCallInfo* at, HWord target);
 /// The block returned to is no function entered by a jump, whether the
 /// return matched a call or was taken for one: generated code sets the
 /// thread's PUSHED_FOR word to `target`.
-void vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context);
+void vgc_calls_on_return(VgcCallInfo* at, HWord target);
 
 /// Pops every call of thread `tid` at its collected figure `collected` (its
 /// end, or the end of the run).

@@ -47,6 +47,7 @@
 #include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
 
@@ -94,7 +95,8 @@ static UInt Depth(const VgcCallStack* s) { return (UInt)(s->top - s->base + 1); 
 // sentinel entries below the first (their stack pointer above any, so
 // generated code that looks up to two entries below the top, itself one
 // below the first when the stack is empty, reads no memory it does not own
-// and never pops them).
+// and never pops them), and one spare entry above the last (generated code
+// writes the entry above the top before it knows whether it pushes one).
 static void Reserve(VgcCallStack* s, UInt capacity) {
   if (s->base != NULL && capacity <= s->capacity) return;
   const UInt depth = s->base != NULL ? Depth(s) : 0;
@@ -102,7 +104,7 @@ static void Reserve(VgcCallStack* s, UInt capacity) {
   if (grown < capacity) grown = capacity;
   VgcCallEntry* block =
       VG_(realloc)("vgcount.call_stack", s->base != NULL ? s->base - VGC_CALL_SENTINELS : NULL,
-                   (grown + VGC_CALL_SENTINELS) * sizeof(VgcCallEntry));
+                   (grown + VGC_CALL_SENTINELS + 1) * sizeof(VgcCallEntry));
   for (Int i = 0; i < VGC_CALL_SENTINELS; i++) {
     block[i].site = NULL;
     block[i].sp = ~(Addr)0;
@@ -245,6 +247,7 @@ static void JumpCall(VgcCallStack* s, VgcFunction* context, VgcFunction* callee,
   }
   Unwind(s, sp, 0, collected);
   if (s->top >= s->base) sp = s->top->sp;
+  if (callee != NULL) callee->jump_entered = True;
   Push(s, context, callee, callee_skipped, at, sp, 0, collected);
 }
 
@@ -283,24 +286,41 @@ static Target* CachedTargetOf(VgcCallInfo* at, Addr target) {
   return at->cached_callee;
 }
 
-void vgc_calls_on_call(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context) {
-  const ThreadId tid = VG_(get_running_tid)();
-  VgcCallStack* s = StackOf(tid);
-  const ULong collected = vgc_account_collected(tid, raw);
-  Unwind(s, (Addr)sp, 0, collected);
+// What the helpers below take from the running thread (vgcount.h): its
+// stack pointer, its context and its collected figure at its counter.
+typedef struct {
+  ThreadId tid;
+  VgcCallStack* stack;
+  Addr sp;
+  VgcFunction* context;
+  ULong collected;
+} Running;
+
+static Running RunningThread(void) {
+  Running r;
+  r.tid = VG_(get_running_tid)();
+  r.stack = StackOf(r.tid);
+  r.sp = VG_(get_SP)(r.tid);
+  r.context = (VgcFunction*)(HWord)vgc_shadow_get(r.tid, VGC_SHADOW_CONTEXT);
+  r.collected = vgc_account_collected(r.tid, vgc_shadow_get(r.tid, VGC_SHADOW_RAW));
+  return r;
+}
+
+void vgc_calls_on_call(VgcCallInfo* at, HWord target) {
+  const Running r = RunningThread();
+  VgcCallStack* s = r.stack;
+  Unwind(s, r.sp, 0, r.collected);
   Target* t = CachedTargetOf(at, (Addr)target);
   const Bool own_position = s->from_skipped == NULL && !t->plt;
-  Push(s, context, t->function, t->plt, at, (Addr)sp, at->ret_addr, collected);
+  Push(s, r.context, t->function, t->plt, at, r.sp, at->ret_addr, r.collected);
   // The cached site is this target's: generated code may push the next
   // call from the same context here itself.
   if (own_position) at->site_target = target;
 }
 
-void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFunction* context,
-                             VgcCallInfo* at) {
-  const ThreadId tid = VG_(get_running_tid)();
-  VgcCallStack* s = StackOf(tid);
-  const ULong collected = vgc_account_collected(tid, raw);
+void vgc_calls_on_entry_jump(VgcFunction* callee, VgcCallInfo* at) {
+  const Running r = RunningThread();
+  VgcCallStack* s = r.stack;
   // A signal handler's first block: the signal called it, not the code it
   // interrupted (callgrind starts a handler with no block before it).
   if (s->handler_starts) {
@@ -312,22 +332,19 @@ void vgc_calls_on_entry_jump(VgcFunction* callee, ULong raw, HWord sp, VgcFuncti
   // function from the one before it): the call is charged to line 0.
   static VgcCallInfo unknown = {0, 0, 0, 0, NULL, &no_site, 0};
   if (at == NULL) at = &unknown;
-  JumpCall(s, context, callee, False, at, (Addr)sp, collected);
+  JumpCall(s, r.context, callee, False, at, r.sp, r.collected);
 }
 
-void vgc_calls_on_plt_jump(VgcCallInfo* at, ULong raw, HWord target, HWord sp,
-                           VgcFunction* context) {
-  const ThreadId tid = VG_(get_running_tid)();
-  VgcCallStack* s = StackOf(tid);
-  const ULong collected = vgc_account_collected(tid, raw);
+void vgc_calls_on_plt_jump(VgcCallInfo* at, HWord target) {
+  const Running r = RunningThread();
   Target* t = CachedTargetOf(at, (Addr)target);
-  JumpCall(s, context, t->function, t->plt, at, (Addr)sp, collected);
+  JumpCall(r.stack, r.context, t->function, t->plt, at, r.sp, r.collected);
 }
 
-void vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, VgcFunction* context) {
-  const ThreadId tid = VG_(get_running_tid)();
-  VgcCallStack* s = StackOf(tid);
-  const ULong collected = vgc_account_collected(tid, raw);
+void vgc_calls_on_return(VgcCallInfo* at, HWord target) {
+  const Running r = RunningThread();
+  VgcCallStack* s = r.stack;
+  const Addr sp = r.sp;
   // Callgrind's underflow (a return with nothing to pop, or a signal
   // handler's return to the code that delivers it): no edge.
   if (s->top == Floor(s)) return;
@@ -337,12 +354,12 @@ void vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, Vgc
   // leave the stack pointer alone).
   Int pops = 1;
   const VgcCallEntry* k = s->top;
-  if ((Addr)sp < k->sp) {
+  if (sp < k->sp) {
     pops = 0;
-  } else if (k->sp == (Addr)sp) {
+  } else if (k->sp == sp) {
     for (;;) {
       if (k->ret_addr == (Addr)target) break;
-      if (k > s->base && k[-1].sp == (Addr)sp) {
+      if (k > s->base && k[-1].sp == sp) {
         k--;
         pops++;
         continue;
@@ -352,12 +369,12 @@ void vgc_calls_on_return(VgcCallInfo* at, ULong raw, HWord target, HWord sp, Vgc
     }
   }
   if (pops > 0) {
-    Unwind(s, (Addr)sp, pops, collected);
+    Unwind(s, sp, pops, r.collected);
     return;
   }
   // A return that matches no call is a jump taken for a call.
   Target* t = CachedTargetOf(at, (Addr)target);
-  JumpCall(s, context, t->function, t->plt, at, (Addr)sp, collected);
+  JumpCall(s, r.context, t->function, t->plt, at, sp, r.collected);
 }
 
 void vgc_calls_signal_enter(ThreadId tid) {

@@ -603,13 +603,38 @@ static Bool JumpsToEntry(const IRExpr* target) {
   return c->tag == Ico_U64 && IsEntry((Addr)c->Ico.U64);
 }
 
+// A call-stack helper `fn` named `name` of two words, under `guard` (NULL:
+// always). It reads the thread's stack pointer, counter and context
+// (vgcount.h), which the block writes before it.
+static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, IRExpr* first,
+                       IRExpr* second, const VexGuestLayout* layout, IRExpr* guard) {
+  IRDirty* d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_2(first, second));
+  const struct {
+    Int offset, size;
+  } reads[] = {
+      {layout->offset_SP, layout->sizeof_SP},
+      {shadow + VGC_SHADOW_RAW, sizeof(ULong)},
+      {shadow + VGC_SHADOW_CONTEXT, sizeof(ULong)},
+  };
+  d->nFxState = sizeof(reads) / sizeof(reads[0]);
+  for (Int i = 0; i < d->nFxState; i++) {
+    d->fxState[i].fx = Ifx_Read;
+    d->fxState[i].offset = reads[i].offset;
+    d->fxState[i].size = reads[i].size;
+    d->fxState[i].nRepeats = 0;
+    d->fxState[i].repeatLen = 0;
+  }
+  if (guard != NULL) d->guard = guard;
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
 // At a block where a function starts: unless a call just pushed it, the
 // jump that reached it is taken for a call. Before the block hands over, so
 // the context is still the caller.
 // With `from_other_object`, for code in no object Valgrind knows: only when
 // the jump came from another object (the context's, as HandOverIfCalled
 // takes it).
-static void EntryJump(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own, Addr addr,
+static void EntryJump(IRSB* sb, Int shadow, VgcFunction* own, Addr addr,
                       const VexGuestLayout* layout, Bool from_other_object) {
   IRTemp pushed = Get(sb, shadow + VGC_SHADOW_PUSHED_FOR);
   IRTemp differs = newIRTemp(sb->tyenv, Ity_I1);
@@ -630,26 +655,10 @@ static void EntryJump(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own, Addr a
     addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(other),
                                                          IRExpr_Const(IRConst_U64(0)))));
   }
-  IRDirty* d = unsafeIRDirty_0_N(
-      0, "vgcount_calls_on_entry_jump", VG_(fnptr_to_fnentry)(&vgc_calls_on_entry_jump),
-      mkIRExprVec_5(Pointer(own), IRExpr_RdTmp(raw), IRExpr_RdTmp(Get(sb, layout->offset_SP)),
-                    IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_CONTEXT)),
-                    IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SITE))));
-  d->guard = IRExpr_RdTmp(differs);
-  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  CallHelper(sb, shadow, "vgcount_calls_on_entry_jump", &vgc_calls_on_entry_jump, Pointer(own),
+             IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SITE)), layout, IRExpr_RdTmp(differs));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_Const(IRConst_U64(0))));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SITE, IRExpr_Const(IRConst_U64(0))));
-}
-
-// A call-stack helper `fn` named `name` of (at, raw, target, sp, context),
-// under `guard` (NULL: always).
-static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, const VgcCallInfo* at,
-                       IRExpr* raw, IRExpr* target, const VexGuestLayout* layout, IRExpr* guard) {
-  IRExpr** args = mkIRExprVec_5(Pointer(at), raw, target, IRExpr_RdTmp(Get(sb, layout->offset_SP)),
-                                IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_CONTEXT)));
-  IRDirty* d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), args);
-  if (guard != NULL) d->guard = guard;
-  addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
 // Appends `temp = LOAD:I64(address)`.
@@ -792,8 +801,12 @@ static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IR
         {offsetof(VgcCallEntry, ret_addr), U64(jump_callee != NULL ? 0 : at->ret_addr)},
         {offsetof(VgcCallEntry, saved_from_skipped), U64(0)},
     };
+    // The entry above the top is free whether or not this pushes it, and
+    // there is always one (vgcount_calls.c's Reserve): written without a
+    // test, the top moved only when pushed.
     for (UInt i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-      StoreIf(sb, fast, At(sb, entry, fields[i].offset), fields[i].value);
+      addStmtToIRSB(
+          sb, IRStmt_Store(VGC_HOST_ENDNESS, At(sb, entry, fields[i].offset), fields[i].value));
     }
     StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, top)), IRExpr_RdTmp(entry));
     if (into_plt) {
@@ -815,17 +828,14 @@ static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IR
       AddIf(sb, fast, calls, U64(1));
     }
   }
-  IRDirty* d =
-      jump_callee != NULL
-          ? unsafeIRDirty_0_N(0, "vgcount_calls_on_entry_jump",
-                              VG_(fnptr_to_fnentry)(&vgc_calls_on_entry_jump),
-                              mkIRExprVec_5(Pointer(jump_callee), IRExpr_RdTmp(raw),
-                                            IRExpr_RdTmp(sp), IRExpr_RdTmp(context), Pointer(at)))
-          : unsafeIRDirty_0_N(0, "vgcount_calls_on_call", VG_(fnptr_to_fnentry)(&vgc_calls_on_call),
-                              mkIRExprVec_5(Pointer(at), IRExpr_RdTmp(raw), IRExpr_RdTmp(target),
-                                            IRExpr_RdTmp(sp), IRExpr_RdTmp(context)));
-  if (fast != IRTemp_INVALID) d->guard = IRExpr_RdTmp(Not(sb, fast));
-  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  IRExpr* slow = fast != IRTemp_INVALID ? IRExpr_RdTmp(Not(sb, fast)) : NULL;
+  if (jump_callee != NULL) {
+    CallHelper(sb, shadow, "vgcount_calls_on_entry_jump", &vgc_calls_on_entry_jump,
+               Pointer(jump_callee), Pointer(at), layout, slow);
+  } else {
+    CallHelper(sb, shadow, "vgcount_calls_on_call", &vgc_calls_on_call, Pointer(at),
+               IRExpr_RdTmp(target), layout, slow);
+  }
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(target)));
 }
 
@@ -908,83 +918,101 @@ static void StubJump(IRSB* sb, Int shadow, IRTemp raw, IRExpr* next, const VexGu
   addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+// Word `offset` of the call-stack entry `k` below `top` (two sentinels lie
+// below the first entry, so k <= 2 always reads the stack's own memory).
+static IRTemp EntryWord(IRSB* sb, IRTemp top, Int k, Long offset) {
+  return Load(sb, At(sb, top, offset - k * (Long)sizeof(VgcCallEntry)));
+}
+
+// Appends, when `guard` holds, site->inclusive += collected - enter: an
+// edge's inclusive cost when its call returns.
+static void AddInclusive(IRSB* sb, IRTemp guard, IRTemp site, IRTemp collected, IRTemp enter) {
+  IRTemp inclusive = Binop(sb, Iop_Sub64, IRExpr_RdTmp(collected), IRExpr_RdTmp(enter));
+  IRTemp total = Binop(sb, Iop_Add64, IRExpr_RdTmp(site), U64(offsetof(VgcCallSite, inclusive)));
+  AddIf(sb, guard, total, IRExpr_RdTmp(inclusive));
+}
+
 // At the end of a block that returns to `next`: the common return of a
-// collecting thread, inline: it leaves the top frame, and the one below too
-// when the top's call was a jump from that one's callee (a tail call, or a
-// PLT stub's jump to the function it stands for), but not the frame below
-// those. Anything else in vgc_calls_on_return.
+// collecting thread, inline: it leaves the top frame, and with `two_pops`
+// (a block of a function entered by a jump taken for a call) the one below
+// too when the top's call was a jump from that one's callee (a tail call),
+// but not the frame below those. Anything else in vgc_calls_on_return.
 static void PopReturn(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IRExpr* next,
-                      const VexGuestLayout* layout) {
+                      const VexGuestLayout* layout, Bool two_pops) {
   IRTemp raw = newIRTemp(sb->tyenv, Ity_I64), target = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(raw, raw_expr));
   addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
+  // Each word is loaded right before its one use where it has one, so that
+  // VEX folds the load into the comparison: a block this long otherwise
+  // keeps more values than there are registers, and spills them.
   IRTemp sp = Get(sb, layout->offset_SP);
-  IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
   IRTemp cs = Get(sb, shadow + VGC_SHADOW_CALLS);
   IRTemp top = Load(sb, At(sb, cs, offsetof(VgcCallStack, top)));
   IRTemp floor = Load(sb, At(sb, cs, offsetof(VgcCallStack, pop_floor)));
-  IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
-  IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
-  IRTemp collected = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw), IRExpr_RdTmp(offset));
-  const Long entry = sizeof(VgcCallEntry);
-  // The three entries from the top down (two sentinels lie below the first).
-  IRTemp sps[3], sites[2], saved[2], enters[2];
-  for (Int k = 0; k < 3; k++) {
-    sps[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, sp) - k * entry));
-    if (k == 2) break;
-    sites[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, site) - k * entry));
-    saved[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, saved_from_skipped) - k * entry));
-    enters[k] = Load(sb, At(sb, top, (Long)offsetof(VgcCallEntry, enter) - k * entry));
-  }
-  // One pop: above the floor, the top's frame left, the next one's not.
-  // Two: the next one's left too, it is above the floor, the third's not.
-  IRTemp below = Binop(sb, Iop_Sub64, IRExpr_RdTmp(top), U64(entry));
-  IRTemp left_next = Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(sps[1]), IRExpr_RdTmp(sp));
-  // The top has an edge (a call into a PLT stub, which has none, returns
-  // from the function the stub jumped to, one more frame up). The thread
-  // runs no skipped code after the pops: the last popped entry was not
-  // pushed while it did.
+  IRTemp site0 = EntryWord(sb, top, 0, offsetof(VgcCallEntry, site));
+  // Any pop: above the floor, the top's frame left, the top has an edge (a
+  // call into a PLT stub, which has none, returns from the function the
+  // stub jumped to, one more frame up), the thread collects.
   const IRTemp common[] = {
       Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(floor), IRExpr_RdTmp(top)),
-      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(sps[0]), IRExpr_RdTmp(sp)),
-      Test(sb, Iop_CmpNE64, IRExpr_RdTmp(sites[0]), U64(0)),
-      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(slot), U64(VGC_COLLECTING_SLOT)),
+      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(EntryWord(sb, top, 0, offsetof(VgcCallEntry, sp))),
+           IRExpr_RdTmp(sp)),
+      Test(sb, Iop_CmpNE64, IRExpr_RdTmp(site0), U64(0)),
+      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SLOT)),
+           U64(VGC_COLLECTING_SLOT)),
   };
   IRTemp one = All(sb, common, sizeof(common) / sizeof(common[0]));
-  const IRTemp for_one[] = {one, Not(sb, left_next),
-                            Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(saved[0]), U64(0))};
-  IRTemp fast_one = All(sb, for_one, 3);
-  const IRTemp for_two[] = {
-      one,
-      left_next,
-      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(floor), IRExpr_RdTmp(below)),
-      Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(sps[2])),
-      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(saved[1]), U64(0)),
-  };
-  IRTemp fast_two = All(sb, for_two, sizeof(for_two) / sizeof(for_two[0]));
-  IRTemp fast = newIRTemp(sb->tyenv, Ity_I1);
-  addStmtToIRSB(sb, IRStmt_WrTmp(fast, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(fast_one),
-                                                    IRExpr_RdTmp(fast_two))));
-  const IRTemp second_has_edge[] = {fast_two,
-                                    Test(sb, Iop_CmpNE64, IRExpr_RdTmp(sites[1]), U64(0))};
-  const IRTemp adds[2] = {fast, All(sb, second_has_edge, 2)};
-  for (Int k = 0; k < 2; k++) {
-    IRTemp inclusive = Binop(sb, Iop_Sub64, IRExpr_RdTmp(collected), IRExpr_RdTmp(enters[k]));
-    IRTemp total =
-        Binop(sb, Iop_Add64, IRExpr_RdTmp(sites[k]), U64(offsetof(VgcCallSite, inclusive)));
-    AddIf(sb, adds[k], total, IRExpr_RdTmp(inclusive));
+  // One pop: the next frame is not left. The thread runs no skipped code
+  // after the pops: the last popped entry was not pushed while it did.
+  IRTemp left_next =
+      Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(EntryWord(sb, top, 1, offsetof(VgcCallEntry, sp))),
+           IRExpr_RdTmp(sp));
+  const IRTemp for_one[] = {
+      one, Not(sb, left_next),
+      Test(sb, Iop_CmpEQ64,
+           IRExpr_RdTmp(EntryWord(sb, top, 0, offsetof(VgcCallEntry, saved_from_skipped))),
+           U64(0))};
+  IRTemp fast = All(sb, for_one, 3);
+  IRTemp new_top = Binop(sb, Iop_Sub64, IRExpr_RdTmp(top), U64(sizeof(VgcCallEntry)));
+  IRTemp second_adds = IRTemp_INVALID;
+  // Two, in the return blocks of functions that were entered by a jump (the
+  // others leave that rare case to the helper): the next frame is left too,
+  // its entry is above the floor, and the third's frame is not left.
+  if (two_pops) {
+    const IRTemp for_two[] = {
+        one,
+        left_next,
+        Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(floor), IRExpr_RdTmp(new_top)),
+        Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp),
+             IRExpr_RdTmp(EntryWord(sb, top, 2, offsetof(VgcCallEntry, sp)))),
+        Test(sb, Iop_CmpEQ64,
+             IRExpr_RdTmp(EntryWord(sb, top, 1, offsetof(VgcCallEntry, saved_from_skipped))),
+             U64(0)),
+    };
+    IRTemp fast_two = All(sb, for_two, sizeof(for_two) / sizeof(for_two[0]));
+    IRTemp either = newIRTemp(sb->tyenv, Ity_I1);
+    addStmtToIRSB(sb, IRStmt_WrTmp(either, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(fast),
+                                                        IRExpr_RdTmp(fast_two))));
+    IRTemp two_below = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb,
+                  IRStmt_WrTmp(two_below, IRExpr_ITE(IRExpr_RdTmp(fast_two),
+                                                     At(sb, top, -2 * (Long)sizeof(VgcCallEntry)),
+                                                     IRExpr_RdTmp(new_top))));
+    fast = either;
+    new_top = two_below;
+    second_adds = fast_two;
   }
-  IRTemp new_top = newIRTemp(sb->tyenv, Ity_I64);
-  addStmtToIRSB(sb,
-                IRStmt_WrTmp(new_top, IRExpr_ITE(IRExpr_RdTmp(fast_two), At(sb, top, -2 * entry),
-                                                 IRExpr_RdTmp(below))));
+  IRTemp collected = Binop(sb, Iop_Sub64, IRExpr_RdTmp(raw),
+                           IRExpr_RdTmp(Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)))));
+  AddInclusive(sb, fast, site0, collected, EntryWord(sb, top, 0, offsetof(VgcCallEntry, enter)));
+  if (second_adds != IRTemp_INVALID) {
+    IRTemp site1 = EntryWord(sb, top, 1, offsetof(VgcCallEntry, site));
+    AddInclusive(sb, And(sb, second_adds, Test(sb, Iop_CmpNE64, IRExpr_RdTmp(site1), U64(0))),
+                 site1, collected, EntryWord(sb, top, 1, offsetof(VgcCallEntry, enter)));
+  }
   StoreIf(sb, fast, At(sb, cs, offsetof(VgcCallStack, top)), IRExpr_RdTmp(new_top));
-  IRDirty* d =
-      unsafeIRDirty_0_N(0, "vgcount_calls_on_return", VG_(fnptr_to_fnentry)(&vgc_calls_on_return),
-                        mkIRExprVec_5(Pointer(at), IRExpr_RdTmp(raw), IRExpr_RdTmp(target),
-                                      IRExpr_RdTmp(sp), IRExpr_RdTmp(context)));
-  d->guard = IRExpr_RdTmp(Not(sb, fast));
-  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  CallHelper(sb, shadow, "vgcount_calls_on_return", &vgc_calls_on_return, Pointer(at),
+             IRExpr_RdTmp(target), layout, IRExpr_RdTmp(Not(sb, fast)));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_RdTmp(target)));
 }
 
@@ -1061,9 +1089,9 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
           const Addr start = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
           ContextKind kind = ContextOf(start, &own, &entry);
           block_function = own;
-          if (calls && entry) EntryJump(sb_out, shadow, base, own, start, layout, False);
+          if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False);
           if (calls && !entry && (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall)) {
-            EntryJump(sb_out, shadow, base, own, start, layout, True);
+            EntryJump(sb_out, shadow, own, start, layout, True);
           }
           // Both ways in: a return that matches its entry gives back the
           // caller's context, which is then the block's own object's, so
@@ -1106,9 +1134,8 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       SetSkipTo(sb_out, shadow, lines);
       if (calls && st->Ist.Exit.jk == Ijk_Boring) {
         // Callgrind charges the call out of the stub to the block's end.
-        IRTemp raw = Binop(sb_out, Iop_Add64, IRExpr_RdTmp(base), IRExpr_Const(IRConst_U64(total)));
         CallHelper(sb_out, shadow, "vgcount_calls_on_plt_jump", &vgc_calls_on_plt_jump,
-                   BlockCallInfo(sb_in, &block_info), IRExpr_RdTmp(raw),
+                   Pointer(BlockCallInfo(sb_in, &block_info)),
                    IRExpr_Const(IRConst_U64(st->Ist.Exit.dst->Ico.U64)), layout,
                    deepCopyIRExpr(st->Ist.Exit.guard));
       }
@@ -1154,11 +1181,12 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       PushCall(sb_out, shadow, vgc_calls_info(last_insn, last_insn_end), raw_after, sb_in->next,
                layout, True, NULL, into_plt);
     } else if (sb_in->jumpkind == Ijk_Ret) {
-      PopReturn(sb_out, shadow, vgc_calls_info(last_insn, 0), raw_after, sb_in->next, layout);
+      PopReturn(sb_out, shadow, vgc_calls_info(last_insn, 0), raw_after, sb_in->next, layout,
+                block_function == NULL || block_function->jump_entered);
     } else if (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag == Iex_Const &&
                ExitIntoPlt(sb_in->next->Iex.Const.con)) {
       CallHelper(sb_out, shadow, "vgcount_calls_on_plt_jump", &vgc_calls_on_plt_jump,
-                 BlockCallInfo(sb_in, &block_info), raw_after, deepCopyIRExpr(sb_in->next), layout,
+                 Pointer(BlockCallInfo(sb_in, &block_info)), deepCopyIRExpr(sb_in->next), layout,
                  NULL);
     } else if (sb_in->jumpkind == Ijk_Boring && JumpsToEntry(sb_in->next)) {
       // A tail call: pushed here, so the function's first block finds it
@@ -1166,6 +1194,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       Bool is_entry = False, is_plt = False;
       VgcFunction* callee =
           vgc_function_of((Addr)sb_in->next->Iex.Const.con->Ico.U64, &is_entry, &is_plt);
+      if (callee != NULL) callee->jump_entered = True;
       PushCall(sb_out, shadow, BlockCallInfo(sb_in, &block_info), raw_after, sb_in->next, layout,
                block_function != NULL && !block_function->pop_on_jump, callee, False);
     }

@@ -45,8 +45,8 @@ static VgHashTable* table = NULL;
 // Without profiling, every instruction goes here; with it, a thread's
 // instructions before its first context block (none in practice: a
 // program's first block is its loader's entry).
-static VgcFunction start_function = {NULL, 0,    {0, 0}, "???", 0,    "(before the first function)",
-                                     0,    NULL, 0,      False, False};
+static VgcFunction start_function = {NULL, 0, {0, 0}, "???", 0,    "(before the first function)", 0,
+                                     NULL, 0, False,  False, False};
 static VgcFunction* functions = &start_function;  // newest first
 static UInt function_count = 0;
 
@@ -182,6 +182,7 @@ VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
   f->has_calls = False;
   // callgrind's name test (callgrind/fn.c).
   f->pop_on_jump = VG_(strncmp)(name, "_dl_runtime_resolve", 19) == 0;
+  f->jump_entered = False;
   f->next = functions;
   functions = f;
   VG_(HT_add_node)(table, f);

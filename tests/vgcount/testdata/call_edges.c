@@ -1,6 +1,8 @@
 // Calls of every kind callgrind records as call edges, for vgcount's
-// (tests/vgcount/vgcount_test.cc): a direct call, a recursive one, a tail
-// call (a jump GCC makes at -O2), a call through a function pointer, calls
+// (tests/vgcount/vgcount_test.cc): a direct call, a recursive one, tail
+// calls (jumps GCC makes at -O2: to a function called before, whose return
+// vgcount's generated code had already made, and to one reached by jumps
+// only), a call through a function pointer, calls
 // into the C library through the PLT (once, and a hundred times through
 // one stub), and calls back from the C library into this program (qsort's
 // comparator). Each count is known from the
@@ -20,6 +22,18 @@ __attribute__((noinline)) static int tail(int x) {
   return leaf(x + 1);
 }
 
+// Reached by a jump only: its return leaves two frames, its own and the
+// one of the call to tail_only.
+__attribute__((noinline)) static int tail_leaf(int x) {
+  __asm__ volatile("" : "+r"(x));
+  return x * 5 + 2;
+}
+
+__attribute__((noinline)) static int tail_only(int x) {
+  __asm__ volatile("" : "+r"(x));
+  return tail_leaf(x + 2);
+}
+
 __attribute__((noinline)) static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
 __attribute__((noinline)) static int by_value(const void* a, const void* b) {
@@ -35,6 +49,7 @@ int main(int argc, char** argv) {
   int sum = 0;
   for (int i = 0; i < n; i++) sum += leaf(i);
   for (int i = 0; i < n; i++) sum += tail(i);
+  for (int i = 0; i < n; i++) sum += tail_only(i);
   for (int i = 0; i < n; i++) sum += through_pointer(i);
   sum += fib(15);
   // The same call into the C library again and again, through one PLT
