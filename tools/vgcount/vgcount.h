@@ -360,12 +360,17 @@ typedef struct {
   UInt signal_bottom[VGC_MAX_CALL_SIGNAL_DEPTH];
   UInt signals;
   Bool handler_starts;
+  // The thread does not collect: only helpers change the stack then, so
+  // generated code need not test the collect state itself.
+  Bool not_collecting;
 } VgcCallStack;
 
 /// Thread `tid`'s stack (0 when calls are not recorded), for its CALLS word,
 /// and the figure its collected count is raw less while it collects.
 HWord vgc_calls_stack_of(ThreadId tid);
 void vgc_calls_set_offset(ThreadId tid, ULong uncollected);
+/// Thread `tid`'s collect state, whenever it changes.
+void vgc_calls_set_collecting(ThreadId tid, Bool collecting);
 typedef struct {
   VgcFunction* caller;
   VgcFunction* callee;

@@ -116,6 +116,7 @@ static void ApplySlot(ThreadId tid) {
   vgc_shadow_set(tid, VGC_SHADOW_SLOT,
                  offsetof(VgcFunction, ir) + (*CollectSlot(tid) ? 0 : sizeof(ULong)));
   ApplyKey(tid);
+  vgc_calls_set_collecting(tid, *CollectSlot(tid));
 }
 
 // Starts following thread `tid` from its counter's present figure, if not

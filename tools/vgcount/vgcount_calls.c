@@ -84,7 +84,7 @@ static void Sync(VgcCallStack* s) {
   s->closed_pop_floor = s->base + s->capacity;
   s->open_push_limit = s->handler_starts ? s->closed_push_limit : s->base + s->capacity - 1;
   s->open_pop_floor = Floor(s);
-  const Bool helpers_only = s->from_skipped != NULL || s->handler_starts;
+  const Bool helpers_only = s->from_skipped != NULL || s->handler_starts || s->not_collecting;
   s->push_limit = helpers_only ? s->closed_push_limit : s->open_push_limit;
   s->pop_floor = helpers_only ? s->closed_pop_floor : s->open_pop_floor;
 }
@@ -125,6 +125,13 @@ HWord vgc_calls_stack_of(ThreadId tid) {
 
 void vgc_calls_set_offset(ThreadId tid, ULong uncollected) {
   if (stacks != NULL) stacks[tid].offset = uncollected;
+}
+
+void vgc_calls_set_collecting(ThreadId tid, Bool collecting) {
+  if (stacks == NULL) return;
+  VgcCallStack* s = &stacks[tid];
+  s->not_collecting = !collecting;
+  if (s->base != NULL) Sync(s);
 }
 
 Bool vgc_calls_enabled(void) { return stacks != NULL; }

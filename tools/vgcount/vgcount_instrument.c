@@ -762,12 +762,11 @@ static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IR
     IRTemp limit = Load(sb, At(sb, cs, offsetof(VgcCallStack, push_limit)));
     IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
     IRTemp top_sp = Load(sb, At(sb, top, offsetof(VgcCallEntry, sp)));
-    IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
-    IRTemp tests[6];
+    IRTemp tests[5];
     Int n = 0;
+    // Below the limit, which a thread that does not collect has closed.
     tests[n++] = Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(top), IRExpr_RdTmp(limit));
     tests[n++] = Test(sb, Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(top_sp));
-    tests[n++] = Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(slot), U64(VGC_COLLECTING_SLOT));
     // A call into a PLT stub has no edge (the call the stub jumps on to is
     // charged here); any other the position's cached edge, this context's.
     IRTemp site = IRTemp_INVALID;
@@ -950,16 +949,15 @@ static void PopReturn(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, I
   IRTemp top = Load(sb, At(sb, cs, offsetof(VgcCallStack, top)));
   IRTemp floor = Load(sb, At(sb, cs, offsetof(VgcCallStack, pop_floor)));
   IRTemp site0 = EntryWord(sb, top, 0, offsetof(VgcCallEntry, site));
-  // Any pop: above the floor, the top's frame left, the top has an edge (a
-  // call into a PLT stub, which has none, returns from the function the
-  // stub jumped to, one more frame up), the thread collects.
+  // Any pop: above the floor (which a thread that does not collect has
+  // closed), the top's frame left, the top has an edge (a call into a PLT
+  // stub, which has none, returns from the function the stub jumped to, one
+  // more frame up).
   const IRTemp common[] = {
       Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(floor), IRExpr_RdTmp(top)),
       Test(sb, Iop_CmpLT64U, IRExpr_RdTmp(EntryWord(sb, top, 0, offsetof(VgcCallEntry, sp))),
            IRExpr_RdTmp(sp)),
       Test(sb, Iop_CmpNE64, IRExpr_RdTmp(site0), U64(0)),
-      Test(sb, Iop_CmpEQ64, IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SLOT)),
-           U64(VGC_COLLECTING_SLOT)),
   };
   IRTemp one = All(sb, common, sizeof(common) / sizeof(common[0]));
   // One pop: the next frame is not left. The thread runs no skipped code
