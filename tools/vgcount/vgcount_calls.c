@@ -296,7 +296,6 @@ static Target* CachedTargetOf(VgcCallInfo* at, Addr target) {
 // What the helpers below take from the running thread (vgcount.h): its
 // stack pointer, its context and its collected figure at its counter.
 typedef struct {
-  ThreadId tid;
   VgcCallStack* stack;
   Addr sp;
   VgcFunction* context;
@@ -304,12 +303,12 @@ typedef struct {
 } Running;
 
 static Running RunningThread(void) {
+  const ThreadId tid = VG_(get_running_tid)();
   Running r;
-  r.tid = VG_(get_running_tid)();
-  r.stack = StackOf(r.tid);
-  r.sp = VG_(get_SP)(r.tid);
-  r.context = (VgcFunction*)(HWord)vgc_shadow_get(r.tid, VGC_SHADOW_CONTEXT);
-  r.collected = vgc_account_collected(r.tid, vgc_shadow_get(r.tid, VGC_SHADOW_RAW));
+  r.stack = StackOf(tid);
+  r.sp = VG_(get_SP)(tid);
+  r.context = (VgcFunction*)(HWord)vgc_shadow_get(tid, VGC_SHADOW_CONTEXT);
+  r.collected = vgc_account_collected(tid, vgc_shadow_get(tid, VGC_SHADOW_RAW));
   return r;
 }
 

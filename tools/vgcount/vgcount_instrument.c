@@ -301,21 +301,28 @@ static VG_REGPARM(2) void IndirectCall(ULong raw, HWord target) {
   if (t->unnamed != NULL) vgc_account_switch_context(VG_(get_running_tid)(), raw, t->unnamed);
 }
 
+// Declares that dirty call `d` has effect `fx` on the guest (or shadow) state
+// words [offset, offset + size), so that VEX keeps the block's writes to
+// them before the call (and, for a write, its reads after).
+static void DeclareState(IRDirty* d, IREffect fx, Int offset, Int size) {
+  tl_assert(d->nFxState < VEX_N_FXSTATE);
+  d->fxState[d->nFxState].fx = fx;
+  d->fxState[d->nFxState].offset = offset;
+  d->fxState[d->nFxState].size = size;
+  d->fxState[d->nFxState].nRepeats = 0;
+  d->fxState[d->nFxState].repeatLen = 0;
+  d->nFxState++;
+}
+
 // Appends the IndirectCall of a block whose final exit is a call to `next`;
 // `raw` is the counter after the block's own instructions.
 static void AddIndirectCall(IRSB* sb, Int shadow, IRExpr* raw, IRExpr* next) {
   IRDirty* d = unsafeIRDirty_0_N(2, "vgcount_indirect_call", VG_(fnptr_to_fnentry)(&IndirectCall),
                                  mkIRExprVec_2(raw, next));
   // It reads and writes the shadow words after the raw counter, and KEY.
-  d->nFxState = 2;
-  d->fxState[0].fx = Ifx_Modify;
-  d->fxState[0].offset = shadow + VGC_SHADOW_SEEN;
-  d->fxState[0].size = VGC_SHADOW_CONTEXT_OBJECT + 8 - VGC_SHADOW_SEEN;
-  d->fxState[0].nRepeats = 0;
-  d->fxState[0].repeatLen = 0;
-  d->fxState[1] = d->fxState[0];
-  d->fxState[1].offset = shadow + VGC_SHADOW_KEY;
-  d->fxState[1].size = 8;
+  DeclareState(d, Ifx_Modify, shadow + VGC_SHADOW_SEEN,
+               VGC_SHADOW_CONTEXT_OBJECT + 8 - VGC_SHADOW_SEEN);
+  DeclareState(d, Ifx_Modify, shadow + VGC_SHADOW_KEY, sizeof(ULong));
   addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -569,12 +576,7 @@ static void CountBlockLines(IRSB* sb, Int shadow, VgcLineSlot* slot, IRTemp base
   IRDirty* d = unsafeIRDirty_0_N(1, "vgcount_switch_key", VG_(fnptr_to_fnentry)(&SwitchKey),
                                  mkIRExprVec_1(HostAddress(slot, Ity_I64)));
   d->guard = IRExpr_RdTmp(differs);
-  d->nFxState = 1;
-  d->fxState[0].fx = Ifx_Read;
-  d->fxState[0].offset = shadow + VGC_SHADOW_KEY;
-  d->fxState[0].size = sizeof(ULong);
-  d->fxState[0].nRepeats = 0;
-  d->fxState[0].repeatLen = 0;
+  DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_KEY, sizeof(ULong));
   // It writes the slot, which the loads below read.
   d->mFx = Ifx_Modify;
   d->mAddr = HostAddress(slot, Ity_I64);
@@ -609,21 +611,9 @@ static Bool JumpsToEntry(const IRExpr* target) {
 static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, IRExpr* first,
                        IRExpr* second, const VexGuestLayout* layout, IRExpr* guard) {
   IRDirty* d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_2(first, second));
-  const struct {
-    Int offset, size;
-  } reads[] = {
-      {layout->offset_SP, layout->sizeof_SP},
-      {shadow + VGC_SHADOW_RAW, sizeof(ULong)},
-      {shadow + VGC_SHADOW_CONTEXT, sizeof(ULong)},
-  };
-  d->nFxState = sizeof(reads) / sizeof(reads[0]);
-  for (Int i = 0; i < d->nFxState; i++) {
-    d->fxState[i].fx = Ifx_Read;
-    d->fxState[i].offset = reads[i].offset;
-    d->fxState[i].size = reads[i].size;
-    d->fxState[i].nRepeats = 0;
-    d->fxState[i].repeatLen = 0;
-  }
+  DeclareState(d, Ifx_Read, layout->offset_SP, layout->sizeof_SP);
+  DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_RAW, sizeof(ULong));
+  DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_CONTEXT, sizeof(ULong));
   if (guard != NULL) d->guard = guard;
   addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
@@ -733,6 +723,12 @@ static IRTemp And(IRSB* sb, IRTemp a, IRTemp b) {
   return t;
 }
 
+// Word `offset` of the call-stack entry `k` below `top` (two sentinels lie
+// below the first entry, so k <= 2 always reads the stack's own memory).
+static IRTemp EntryWord(IRSB* sb, IRTemp top, Int k, Long offset) {
+  return Load(sb, At(sb, top, offset - k * (Long)sizeof(VgcCallEntry)));
+}
+
 // The collect state's SLOT word while the thread collects.
 #define VGC_COLLECTING_SLOT ((ULong)offsetof(VgcFunction, ir))
 
@@ -761,7 +757,7 @@ static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IR
     IRTemp top = Load(sb, At(sb, cs, offsetof(VgcCallStack, top)));
     IRTemp limit = Load(sb, At(sb, cs, offsetof(VgcCallStack, push_limit)));
     IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
-    IRTemp top_sp = Load(sb, At(sb, top, offsetof(VgcCallEntry, sp)));
+    IRTemp top_sp = EntryWord(sb, top, 0, offsetof(VgcCallEntry, sp));
     IRTemp tests[5];
     Int n = 0;
     // Below the limit, which a thread that does not collect has closed.
@@ -873,9 +869,9 @@ static void StubJump(IRSB* sb, Int shadow, IRTemp raw, IRExpr* next, const VexGu
   IRTemp limit = Load(sb, At(sb, cs, offsetof(VgcCallStack, open_push_limit)));
   IRTemp floor = Load(sb, At(sb, cs, offsetof(VgcCallStack, open_pop_floor)));
   IRTemp offset = Load(sb, At(sb, cs, offsetof(VgcCallStack, offset)));
-  IRTemp top_site = Load(sb, At(sb, top, offsetof(VgcCallEntry, site)));
-  IRTemp top_saved = Load(sb, At(sb, top, offsetof(VgcCallEntry, saved_from_skipped)));
-  IRTemp top_sp = Load(sb, At(sb, top, offsetof(VgcCallEntry, sp)));
+  IRTemp top_site = EntryWord(sb, top, 0, offsetof(VgcCallEntry, site));
+  IRTemp top_saved = EntryWord(sb, top, 0, offsetof(VgcCallEntry, saved_from_skipped));
+  IRTemp top_sp = EntryWord(sb, top, 0, offsetof(VgcCallEntry, sp));
   IRTemp known = Load(sb, HostAddress(&stub->target, Ity_I64));
   IRTemp callee = Load(sb, HostAddress(&stub->callee, Ity_I64));
   IRTemp site = LoadIf(sb, stubbed, At(sb, from, offsetof(VgcCallInfo, cached_site)));
@@ -915,12 +911,6 @@ static void StubJump(IRSB* sb, Int shadow, IRTemp raw, IRExpr* next, const VexGu
                         mkIRExprVec_2(Pointer(stub), IRExpr_RdTmp(target)));
   d->guard = IRExpr_RdTmp(And(sb, stubbed, Not(sb, same_target)));
   addStmtToIRSB(sb, IRStmt_Dirty(d));
-}
-
-// Word `offset` of the call-stack entry `k` below `top` (two sentinels lie
-// below the first entry, so k <= 2 always reads the stack's own memory).
-static IRTemp EntryWord(IRSB* sb, IRTemp top, Int k, Long offset) {
-  return Load(sb, At(sb, top, offset - k * (Long)sizeof(VgcCallEntry)));
 }
 
 // Appends, when `guard` holds, site->inclusive += collected - enter: an

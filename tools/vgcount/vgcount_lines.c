@@ -20,12 +20,13 @@
  * the block's instructions are handed to (the context's ir[0] while the
  * thread collects, ir[1] while not: the thread's KEY word, vgcount.h). The
  * block compares the key it runs under with its slot's (which it reaches
- * from the LINE_BASE word) and, only when they differ, calls SwitchKey, which turns the counts so
- * far into line costs of the old key and starts the slot afresh. A block almost always runs in one
- * context and one collect state, so that call is rare. A block without any line information keeps
- * no counters at all: callgrind puts such instructions on line 0 of their context's file, which is
- * what is left of the function's self cost once its lines are counted (vgcount_profile.c writes it
- * so).
+ * from the LINE_BASE word) and, only when they differ, calls SwitchKey,
+ * which turns the counts so far into line costs of the old key and starts
+ * the slot afresh. A block almost always runs in one context and one
+ * collect state, so that call is rare. A block without any line information
+ * keeps no counters at all: callgrind puts such instructions on line 0 of
+ * their context's file, which is what is left of the function's self cost
+ * once its lines are counted (vgcount_profile.c writes it so).
  *
  * At the end (and on demand) every slot's counts are turned into line
  * costs, and the profile writer (vgcount_profile.c) lists them under each
