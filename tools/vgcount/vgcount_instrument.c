@@ -98,11 +98,12 @@ static IRExpr* HostAddress(const void* address, IRType host_word_type) {
 }
 // Appends `counter = base + amount`, the counter being at guest state
 // offset `offset`. Flat IR: the sum goes through a temp.
-static void StoreCounter(IRSB* sb, Int offset, IRTemp base, ULong amount) {
+static IRTemp StoreCounter(IRSB* sb, Int offset, IRTemp base, ULong amount) {
   IRTemp sum = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(base),
                                                    IRExpr_Const(IRConst_U64(amount)))));
   addStmtToIRSB(sb, IRStmt_Put(offset, IRExpr_RdTmp(sum)));
+  return sum;
 }
 
 ULong vgc_clreq_block_instructions = 0;
@@ -251,25 +252,31 @@ static void HandOverToContext(IRSB* sb, Int shadow, IRTemp raw) {
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SEEN, IRExpr_RdTmp(raw)));
 }
 
-// Appends KEY = `context` + SLOT, after the block changed the context.
-static void SetKey(IRSB* sb, Int shadow, IRExpr* context) {
+// Appends KEY = `context` + SLOT, after the block changed the context, and
+// returns the temporary that holds it.
+static IRTemp SetKey(IRSB* sb, Int shadow, IRExpr* context) {
   IRTemp slot = Get(sb, shadow + VGC_SHADOW_SLOT);
   IRTemp key = Binop(sb, Iop_Add64, context, IRExpr_RdTmp(slot));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_KEY, IRExpr_RdTmp(key)));
+  return key;
 }
 
 // A context block's hand-over, inline: *key += raw - seen; seen = raw;
 // context = `own`; CALLED = 0. `shadow` is the first shadow state's offset.
+// Returns the temporary that holds the new KEY: VEX's clean-up after
+// instrumentation does not forward a PUT to a later GET of the same word,
+// so code after it reads the temporary instead.
 // Unconditional: a block where a named function starts or a call returns
 // usually changes the context, and a test would cost about what it saves.
-static void HandOver(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own) {
+static IRTemp HandOver(IRSB* sb, Int shadow, IRTemp raw, VgcFunction* own) {
   HandOverToContext(sb, shadow, raw);
   addStmtToIRSB(
       sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT, IRExpr_Const(IRConst_U64((ULong)(HWord)own))));
-  SetKey(sb, shadow, IRExpr_Const(IRConst_U64((ULong)(HWord)own)));
+  IRTemp key = SetKey(sb, shadow, IRExpr_Const(IRConst_U64((ULong)(HWord)own)));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CONTEXT_OBJECT,
                                IRExpr_Const(IRConst_U64(own->object_id))));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(0))));
+  return key;
 }
 
 static VgcFunction* UnnamedCallTarget(Addr target);
@@ -562,19 +569,66 @@ static VG_REGPARM(1) void SwitchKey(VgcLineSlot* slot) {
   vgc_lines_switch_key(slot, vgc_shadow_get(VG_(get_running_tid)(), VGC_SHADOW_KEY));
 }
 
+// Line slots by the address their block's translation is for (the
+// client's, before any redirection): the first slot made for each address.
+// Its block passes nothing to SwitchKeyHere, which finds the slot from the
+// guest program counter: a block starts with the counter at its own address
+// (the code that left the previous block stored it, and a failed event
+// check returns to the scheduler with it), and the call comes before any of
+// the block's own instructions. That spares every profiled block the two
+// host instructions of an argument on its common path (the key matches). A
+// second translation of one address (code made anew, a translation without
+// redirection beside one with) passes its slot as before, since the first
+// may still run.
+typedef struct SlotAt {
+  struct SlotAt* chain;
+  UWord key;  // the address
+  VgcLineSlot* slot;
+} SlotAt;
+
+static VgHashTable* slots_at = NULL;
+
+// Whether `slot` is now the one its block finds by `addr`.
+static Bool ClaimSlotAt(Addr addr, VgcLineSlot* slot) {
+  if (slots_at == NULL) slots_at = VG_(HT_construct)("vgcount.slots_at");
+  if (VG_(HT_lookup)(slots_at, (UWord)addr) != NULL) return False;
+  SlotAt* node = VG_(malloc)("vgcount.slot_at", sizeof(SlotAt));
+  node->key = (UWord)addr;
+  node->slot = slot;
+  VG_(HT_add_node)(slots_at, node);
+  return True;
+}
+
+// SwitchKey for a block that claimed its slot's address (ClaimSlotAt).
+static void SwitchKeyHere(void) {
+  const ThreadId tid = VG_(get_running_tid)();
+  const SlotAt* node = VG_(HT_lookup)(slots_at, (UWord)VG_(get_IP)(tid));
+  tl_assert(node != NULL);
+  vgc_lines_switch_key(node->slot, vgc_shadow_get(tid, VGC_SHADOW_KEY));
+}
+
 // After a profiled block's hand-overs: the key its instructions go to
-// (the KEY word) checked against the line slot's, then one more execution.
-// SwitchKey runs only when the key differs.
-static void CountBlockLines(IRSB* sb, Int shadow, VgcLineSlot* slot, IRTemp base) {
-  IRTemp key = Get(sb, shadow + VGC_SHADOW_KEY);
+// (the KEY word, or `key` when the block set it) checked against the line
+// slot's, then one more execution. SwitchKey runs only when the key
+// differs. `at` is the address the block's translation is for.
+static void CountBlockLines(IRSB* sb, Int shadow, const VexGuestLayout* layout, Addr at,
+                            VgcLineSlot* slot, IRTemp base, IRTemp key) {
+  if (key == IRTemp_INVALID) key = Get(sb, shadow + VGC_SHADOW_KEY);
   IRExpr* key_address = LineSlotWord(sb, base, (HChar*)slot + VGC_LINE_SLOT_KEY_OFFSET);
   IRTemp cached = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(cached, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I64, key_address)));
   IRTemp differs = newIRTemp(sb->tyenv, Ity_I1);
   addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(key),
                                                        IRExpr_RdTmp(cached))));
-  IRDirty* d = unsafeIRDirty_0_N(1, "vgcount_switch_key", VG_(fnptr_to_fnentry)(&SwitchKey),
-                                 mkIRExprVec_1(HostAddress(slot, Ity_I64)));
+  IRDirty* d = NULL;
+  if (ClaimSlotAt(at, slot)) {
+    d = unsafeIRDirty_0_N(0, "vgcount_switch_key_here", VG_(fnptr_to_fnentry)(&SwitchKeyHere),
+                          mkIRExprVec_0());
+    DeclareState(d, Ifx_Read, layout->offset_IP, layout->sizeof_IP);
+  } else {
+    d = unsafeIRDirty_0_N(1, "vgcount_switch_key", VG_(fnptr_to_fnentry)(&SwitchKey),
+                          mkIRExprVec_1(HostAddress(slot, Ity_I64)));
+  }
   d->guard = IRExpr_RdTmp(differs);
   DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_KEY, sizeof(ULong));
   // It writes the slot, which the loads below read.
@@ -1021,7 +1075,6 @@ static VgcCallInfo* BlockCallInfo(const IRSB* sb, VgcCallInfo** made) {
 IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* layout,
                      const VexGuestExtents* extents, const VexArchInfo* arch_info,
                      IRType guest_word_type, IRType host_word_type) {
-  (void)closure;
   (void)extents;
   (void)arch_info;
   (void)guest_word_type;
@@ -1062,6 +1115,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     }
   }
   IRTemp base = IRTemp_INVALID;  // the counter as the block found it
+  IRTemp raw = IRTemp_INVALID;   // the counter as the block last stored it
   ULong total = 0;               // IMarks met since the block's start
   ULong stored_total = 0;        // what the last exit on the way stored
   for (Int i = 0; i < sb_in->stmts_used; i++) {
@@ -1087,7 +1141,8 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
           // makes the block's function the context.
           IRTemp called = IRTemp_INVALID;
           if (kind == kReturnOrIfEnteredByCall) called = Get(sb_out, shadow + VGC_SHADOW_CALLED);
-          if (kind == kContext) HandOver(sb_out, shadow, base, own);
+          IRTemp key = IRTemp_INVALID;  // KEY, when this block set it
+          if (kind == kContext) key = HandOver(sb_out, shadow, base, own);
           if (kind == kReturnIntoUnnamed || kind == kReturnOrIfEnteredByCall) {
             HandOverAtUnnamedReturn(sb_out, shadow, base, layout);
           }
@@ -1098,7 +1153,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
           }
           if (lines != NULL) {
             line_base = Get(sb_out, shadow + VGC_SHADOW_LINE_BASE);
-            CountBlockLines(sb_out, shadow, lines, line_base);
+            CountBlockLines(sb_out, shadow, layout, closure->nraddr, lines, line_base, key);
           } else if (plt_block) {
             skip_counter = Get(sb_out, shadow + VGC_SHADOW_SKIP_TO);
             skip_base = newIRTemp(sb_out->tyenv, Ity_I64);
@@ -1114,7 +1169,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       // An exit before the first IMark (a preamble check) leaves nothing
       // executed, and one right after another stores the same figure: both
       // store nothing.
-      StoreCounter(sb_out, counter_offset, base, total);
+      raw = StoreCounter(sb_out, counter_offset, base, total);
       if (skip_counter != IRTemp_INVALID) StoreSkipped(sb_out, skip_counter, skip_base, total);
       stored_total = total;
     }
@@ -1150,19 +1205,21 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     addStmtToIRSB(sb_out, st);
   }
   if (total > stored_total) {
-    StoreCounter(sb_out, counter_offset, base, total);
+    raw = StoreCounter(sb_out, counter_offset, base, total);
     if (skip_counter != IRTemp_INVALID) StoreSkipped(sb_out, skip_counter, skip_base, total);
   }
+  // The counter after the block: helpers read it but never write it.
+  if (raw == IRTemp_INVALID) raw = Get(sb_out, counter_offset);
   if (profiling && !plt_block &&
       (sb_in->jumpkind == Ijk_Call ||
        (sb_in->next->tag == Iex_Const && ExitIntoPlt(sb_in->next->Iex.Const.con)))) {
     SetSkipTo(sb_out, shadow, lines);
   }
   if (calls && plt_block && sb_in->jumpkind == Ijk_Boring) {
-    StubJump(sb_out, shadow, Get(sb_out, counter_offset), sb_in->next, layout);
+    StubJump(sb_out, shadow, raw, sb_in->next, layout);
   }
   if (calls && !plt_block) {
-    IRExpr* raw_after = IRExpr_RdTmp(Get(sb_out, counter_offset));
+    IRExpr* raw_after = IRExpr_RdTmp(raw);
     if (sb_in->jumpkind == Ijk_Call) {
       const Bool into_plt =
           sb_in->next->tag == Iex_Const && ExitIntoPlt(sb_in->next->Iex.Const.con);
@@ -1192,10 +1249,10 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     // The raw counter now includes this block (the last StoreCounter), which
     // is the caller's.
     if (sb_in->next->tag != Iex_Const) {
-      AddIndirectCall(sb_out, shadow, IRExpr_RdTmp(Get(sb_out, counter_offset)), sb_in->next);
+      AddIndirectCall(sb_out, shadow, IRExpr_RdTmp(raw), sb_in->next);
     } else if (sb_in->next->Iex.Const.con->tag == Ico_U64) {
       VgcFunction* target = UnnamedCallTarget((Addr)sb_in->next->Iex.Const.con->Ico.U64);
-      if (target != NULL) HandOver(sb_out, shadow, Get(sb_out, counter_offset), target);
+      if (target != NULL) HandOver(sb_out, shadow, raw, target);
     }
     addStmtToIRSB(sb_out, IRStmt_Put(shadow + VGC_SHADOW_CALLED, IRExpr_Const(IRConst_U64(1))));
     if (last_insn_end != 0) NoteAddress(&return_sites, last_insn_end);
