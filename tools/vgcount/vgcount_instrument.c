@@ -231,6 +231,24 @@ static IRTemp Get(IRSB* sb, Int offset) {
   return t;
 }
 
+// The guest's last write to its stack pointer in the block being
+// instrumented (an atom: the input is flat), or NULL before any or after a
+// statement that may write it otherwise (a dirty call). vgc_instrument keeps
+// it; the code added at a block's end reads the stack pointer through
+// GuestSP. VEX's clean-up after instrumentation does not forward a PUT to a
+// later GET, so a GET there would load again what the block just stored.
+static IRExpr* block_sp = NULL;
+
+// The guest stack pointer at this point of the block: the temporary the
+// block last wrote it from, else a GET.
+static IRTemp GuestSP(IRSB* sb, const VexGuestLayout* layout) {
+  if (block_sp != NULL && block_sp->tag == Iex_RdTmp) return block_sp->Iex.RdTmp.tmp;
+  IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, block_sp != NULL ? deepCopyIRExpr(block_sp)
+                                                     : IRExpr_Get(layout->offset_SP, Ity_I64)));
+  return t;
+}
+
 // Appends `temp = a op b`.
 static IRTemp Binop(IRSB* sb, IROp op, IRExpr* a, IRExpr* b) {
   IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
@@ -348,7 +366,7 @@ static IRTemp StackEntry(IRSB* sb, Int shadow, IRExpr* depth) {
 // returns: on amd64 the call pushed its return address, which the return
 // pops; an arm64 call leaves the stack pointer alone.
 static IRTemp StackPointerAfterReturn(IRSB* sb, const VexGuestLayout* layout) {
-  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp sp = GuestSP(sb, layout);
 #if defined(VGA_amd64)
   return Binop(sb, Iop_Add64, IRExpr_RdTmp(sp), IRExpr_Const(IRConst_U64(8)));
 #else
@@ -395,7 +413,7 @@ static void HandOverAtUnnamedReturn(IRSB* sb, Int shadow, IRTemp raw,
   }
   // A match: the entry's stack pointer is the present one, on a stack that
   // is not empty.
-  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp sp = GuestSP(sb, layout);
   IRTemp differs = Binop(sb, Iop_Xor64, IRExpr_RdTmp(loaded[2]), IRExpr_RdTmp(sp));
   IRTemp is_empty = newIRTemp(sb->tyenv, Ity_I1);
   addStmtToIRSB(sb, IRStmt_WrTmp(is_empty, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(depth),
@@ -803,7 +821,7 @@ static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IR
   IRTemp raw = newIRTemp(sb->tyenv, Ity_I64), target = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(raw, raw_expr));
   addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
-  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp sp = GuestSP(sb, layout);
   IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
   IRTemp fast = IRTemp_INVALID;
   if (may_inline) {
@@ -913,7 +931,7 @@ static void StubJump(IRSB* sb, Int shadow, IRTemp raw, IRExpr* next, const VexGu
   StubTarget* stub = VG_(calloc)("vgcount.stub_target", 1, sizeof(StubTarget));
   IRTemp target = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
-  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp sp = GuestSP(sb, layout);
   IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
   IRTemp pushed = Get(sb, shadow + VGC_SHADOW_PUSHED_FOR);
   IRTemp cs = Get(sb, shadow + VGC_SHADOW_CALLS);
@@ -988,7 +1006,7 @@ static void PopReturn(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, I
   // Each word is loaded right before its one use where it has one, so that
   // VEX folds the load into the comparison: a block this long otherwise
   // keeps more values than there are registers, and spills them.
-  IRTemp sp = Get(sb, layout->offset_SP);
+  IRTemp sp = GuestSP(sb, layout);
   IRTemp cs = Get(sb, shadow + VGC_SHADOW_CALLS);
   IRTemp top = Load(sb, At(sb, cs, offsetof(VgcCallStack, top)));
   IRTemp floor = Load(sb, At(sb, cs, offsetof(VgcCallStack, pop_floor)));
@@ -1092,6 +1110,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   VgcFunction* block_function = NULL;  // profiling: the function of its first instruction
   const HChar* name = NULL;
   IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);
+  block_sp = NULL;
   VgcLineSlot* lines = NULL;  // profiling: the block's line counters
   UInt* counted_exit = NULL;  // profiling: per statement (PlanLines)
   // Profiling: a PLT stub's instructions go to the line of the block that
@@ -1198,6 +1217,17 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       addStmtToIRSB(
           sb_out, IRStmt_WrTmp(taken, IRExpr_Unop(Iop_1Uto64, deepCopyIRExpr(st->Ist.Exit.guard))));
       AddToLineCounter(sb_out, line_base, SlotCounter(lines, counted_exit[i]), IRExpr_RdTmp(taken));
+    }
+    if (st->tag == Ist_Put) {
+      const Int size = sizeofIRType(typeOfIRExpr(sb_in->tyenv, st->Ist.Put.data));
+      if (st->Ist.Put.offset == layout->offset_SP && size == layout->sizeof_SP) {
+        block_sp = st->Ist.Put.data;
+      } else if (st->Ist.Put.offset < layout->offset_SP + layout->sizeof_SP &&
+                 layout->offset_SP < st->Ist.Put.offset + size) {
+        block_sp = NULL;
+      }
+    } else if (st->tag == Ist_Dirty || st->tag == Ist_PutI) {
+      block_sp = NULL;
     }
     // Helpers that read the TSC or the random generator, and CPUID
     // (vgcount_pin.c); every other statement goes through as it is.
