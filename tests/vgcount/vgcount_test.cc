@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +44,8 @@ const fs::path kKnownLoop = kBuild / "probes" / "known_loop";
 const fs::path kThreadProbe = kBuild / "probes" / "vgcount_thread_probe";
 const fs::path kFiniAfterCall = kBuild / "tests" / "fini_after_call";
 const fs::path kCallEdges = kBuild / "tests" / "call_edges";
+const fs::path kReloadMain = kBuild / "tests" / "reload_main";
+const fs::path kReloadLib = kBuild / "tests" / "libvgcount_reload.so";
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -344,6 +347,46 @@ TEST_F(VgcountTest, CallEdgesAndInclusiveCostsEqualCallgrinds) {
   EXPECT_GE(vgcount.calls.size(), 100u);
   ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
   EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+}
+
+// A block's line check finds its slot from the program counter only in the
+// first translation made for an address; a library unloaded and loaded again
+// at the same place is translated a second time for the same addresses, and
+// those blocks pass their slot instead. Both rounds are counted, on the
+// library's own lines. (Callgrind looks lines up when it writes its file, by
+// which time the library is gone, so it has its costs on line 0: its lines
+// are compared for the rest of the program only.)
+TEST_F(VgcountTest, CodeTranslatedAgainAtTheSameAddressKeepsItsLines) {
+  WORKGATE_ASSERT_BUILT(kReloadMain);
+  WORKGATE_ASSERT_BUILT(kReloadLib);
+  const fs::path addresses = dir_ / "addresses";
+  const std::string command = Quote(kReloadMain.string()) + " " + Quote(kReloadLib.string()) + " " +
+                              Quote(addresses.string());
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  // The case under test: the second load put reload_work where the first did.
+  std::istringstream loads(ReadFile(addresses));
+  std::string first, second;
+  ASSERT_TRUE(loads >> first >> second) << ReadFile(addresses);
+  ASSERT_EQ(first, second) << "the library was not loaded again at the same address";
+  const FunctionId work{"reload_work", "libvgcount_reload.so"};
+  ASSERT_TRUE(vgcount.self.count(work));
+  ASSERT_TRUE(callgrind.self.count(work));
+  // Both rounds (1000 and 2000 iterations), as callgrind counts them.
+  EXPECT_EQ(vgcount.self.at(work), callgrind.self.at(work));
+  EXPECT_GE(vgcount.self.at(work), 3000u);
+  uint64_t on_lines = 0;
+  for (const auto& [line, cost] : vgcount.lines.at(work)) {
+    EXPECT_NE(line.file.find("reload_lib.c"), std::string::npos) << line.file;
+    EXPECT_GT(line.line, 0u) << cost;
+    on_lines += cost;
+  }
+  EXPECT_EQ(on_lines, vgcount.self.at(work));
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  vgcount.lines.erase(work);
+  callgrind.lines.erase(work);
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
 }
 
