@@ -234,10 +234,27 @@ static IRTemp Get(IRSB* sb, Int offset) {
 // The guest's last write to its stack pointer in the block being
 // instrumented (an atom: the input is flat), or NULL before any or after a
 // statement that may write it otherwise (a dirty call). vgc_instrument keeps
-// it; the code added at a block's end reads the stack pointer through
-// GuestSP. VEX's clean-up after instrumentation does not forward a PUT to a
+// it through NoteGuestSPWrite; the code added at a block's end reads the
+// stack pointer through GuestSP. VEX's clean-up after instrumentation does not forward a PUT to a
 // later GET, so a GET there would load again what the block just stored.
 static IRExpr* block_sp = NULL;
+
+// Keeps block_sp after guest statement `st` of the block being instrumented
+// (`tyenv` its types).
+static void NoteGuestSPWrite(const IRStmt* st, const IRTypeEnv* tyenv,
+                             const VexGuestLayout* layout) {
+  if (st->tag == Ist_Put) {
+    const Int size = sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Put.data));
+    if (st->Ist.Put.offset == layout->offset_SP && size == layout->sizeof_SP) {
+      block_sp = st->Ist.Put.data;
+    } else if (st->Ist.Put.offset < layout->offset_SP + layout->sizeof_SP &&
+               layout->offset_SP < st->Ist.Put.offset + size) {
+      block_sp = NULL;
+    }
+  } else if (st->tag == Ist_Dirty || st->tag == Ist_PutI) {
+    block_sp = NULL;
+  }
+}
 
 // The guest stack pointer at this point of the block: the temporary the
 // block last wrote it from, else a GET.
@@ -815,11 +832,10 @@ static IRTemp EntryWord(IRSB* sb, IRTemp top, Int k, Long offset) {
 // A call into a PLT stub (`into_plt`) pushes an entry without an edge and
 // leaves the thread in skipped code. `may_inline` is False for a jump out
 // of ld.so's resolver (which ends the resolver's call first).
-static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IRExpr* next,
+static void PushCall(IRSB* sb, Int shadow, VgcCallInfo* at, IRTemp raw, IRExpr* next,
                      const VexGuestLayout* layout, Bool may_inline, VgcFunction* jump_callee,
                      Bool into_plt) {
-  IRTemp raw = newIRTemp(sb->tyenv, Ity_I64), target = newIRTemp(sb->tyenv, Ity_I64);
-  addStmtToIRSB(sb, IRStmt_WrTmp(raw, raw_expr));
+  IRTemp target = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
   IRTemp sp = GuestSP(sb, layout);
   IRTemp context = Get(sb, shadow + VGC_SHADOW_CONTEXT);
@@ -998,10 +1014,9 @@ static void AddInclusive(IRSB* sb, IRTemp guard, IRTemp site, IRTemp collected, 
 // (a block of a function entered by a jump taken for a call) the one below
 // too when the top's call was a jump from that one's callee (a tail call),
 // but not the frame below those. Anything else in vgc_calls_on_return.
-static void PopReturn(IRSB* sb, Int shadow, VgcCallInfo* at, IRExpr* raw_expr, IRExpr* next,
+static void PopReturn(IRSB* sb, Int shadow, VgcCallInfo* at, IRTemp raw, IRExpr* next,
                       const VexGuestLayout* layout, Bool two_pops) {
-  IRTemp raw = newIRTemp(sb->tyenv, Ity_I64), target = newIRTemp(sb->tyenv, Ity_I64);
-  addStmtToIRSB(sb, IRStmt_WrTmp(raw, raw_expr));
+  IRTemp target = newIRTemp(sb->tyenv, Ity_I64);
   addStmtToIRSB(sb, IRStmt_WrTmp(target, deepCopyIRExpr(next)));
   // Each word is loaded right before its one use where it has one, so that
   // VEX folds the load into the comparison: a block this long otherwise
@@ -1218,17 +1233,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
           sb_out, IRStmt_WrTmp(taken, IRExpr_Unop(Iop_1Uto64, deepCopyIRExpr(st->Ist.Exit.guard))));
       AddToLineCounter(sb_out, line_base, SlotCounter(lines, counted_exit[i]), IRExpr_RdTmp(taken));
     }
-    if (st->tag == Ist_Put) {
-      const Int size = sizeofIRType(typeOfIRExpr(sb_in->tyenv, st->Ist.Put.data));
-      if (st->Ist.Put.offset == layout->offset_SP && size == layout->sizeof_SP) {
-        block_sp = st->Ist.Put.data;
-      } else if (st->Ist.Put.offset < layout->offset_SP + layout->sizeof_SP &&
-                 layout->offset_SP < st->Ist.Put.offset + size) {
-        block_sp = NULL;
-      }
-    } else if (st->tag == Ist_Dirty || st->tag == Ist_PutI) {
-      block_sp = NULL;
-    }
+    NoteGuestSPWrite(st, sb_in->tyenv, layout);
     // Helpers that read the TSC or the random generator, and CPUID
     // (vgcount_pin.c); every other statement goes through as it is.
     if (st->tag == Ist_Dirty && vgc_pin_statement(sb_out, st)) continue;
@@ -1249,14 +1254,13 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
     StubJump(sb_out, shadow, raw, sb_in->next, layout);
   }
   if (calls && !plt_block) {
-    IRExpr* raw_after = IRExpr_RdTmp(raw);
     if (sb_in->jumpkind == Ijk_Call) {
       const Bool into_plt =
           sb_in->next->tag == Iex_Const && ExitIntoPlt(sb_in->next->Iex.Const.con);
-      PushCall(sb_out, shadow, vgc_calls_info(last_insn, last_insn_end), raw_after, sb_in->next,
-               layout, True, NULL, into_plt);
+      PushCall(sb_out, shadow, vgc_calls_info(last_insn, last_insn_end), raw, sb_in->next, layout,
+               True, NULL, into_plt);
     } else if (sb_in->jumpkind == Ijk_Ret) {
-      PopReturn(sb_out, shadow, vgc_calls_info(last_insn, 0), raw_after, sb_in->next, layout,
+      PopReturn(sb_out, shadow, vgc_calls_info(last_insn, 0), raw, sb_in->next, layout,
                 block_function == NULL || block_function->jump_entered);
     } else if (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag == Iex_Const &&
                ExitIntoPlt(sb_in->next->Iex.Const.con)) {
@@ -1270,7 +1274,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       VgcFunction* callee =
           vgc_function_of((Addr)sb_in->next->Iex.Const.con->Ico.U64, &is_entry, &is_plt);
       if (callee != NULL) callee->jump_entered = True;
-      PushCall(sb_out, shadow, BlockCallInfo(sb_in, &block_info), raw_after, sb_in->next, layout,
+      PushCall(sb_out, shadow, BlockCallInfo(sb_in, &block_info), raw, sb_in->next, layout,
                block_function != NULL && !block_function->pop_on_jump, callee, False);
     }
   }
