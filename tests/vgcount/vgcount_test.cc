@@ -46,6 +46,7 @@ const fs::path kFiniAfterCall = kBuild / "tests" / "fini_after_call";
 const fs::path kCallEdges = kBuild / "tests" / "call_edges";
 const fs::path kReloadMain = kBuild / "tests" / "reload_main";
 const fs::path kReloadLib = kBuild / "tests" / "libvgcount_reload.so";
+const fs::path kLoops = kBuild / "tests" / "vgcount_loops";
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -388,6 +389,59 @@ TEST_F(VgcountTest, CodeTranslatedAgainAtTheSameAddressKeepsItsLines) {
   vgcount.lines.erase(work);
   callgrind.lines.erase(work);
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+}
+
+// Loops of one block are repeated in one translation when vgcount profiles
+// (tools/vgcount/vgcount_unroll.c), and the profile is the one of a run
+// without that, which is callgrind's: per function, line and call edge.
+TEST_F(VgcountTest, LoopsRepeatedInOneTranslationKeepTheProfile) {
+  WORKGATE_ASSERT_BUILT(kLoops);
+  const std::string command = Quote(kLoops.string()) + " 10";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  // The unrolled run says how many loops it repeated (at -v -v).
+  const fs::path unrolled = dir_ / "unrolled.profile";
+  const std::string err = Valgrind(
+      "-v -v --tool=vgcount --vgcount-out-file=" + Quote((dir_ / "unrolled.out").string()) +
+          " --vgcount-profile-file=" + Quote(unrolled.string()),
+      command);
+  const std::string said = "vgcount loops unrolled: ";
+  const size_t at = err.find(said);
+  ASSERT_NE(at, std::string::npos) << err;
+  // Countdown's at least, and on x86-64 the string instructions'.
+  EXPECT_GE(std::stoll(err.substr(at + said.size())), 1) << err.substr(at);
+  Profile again;
+  std::string load_error;
+  ASSERT_TRUE(LoadCallgrindFile(unrolled.string(), &again, &load_error)) << load_error;
+  // The same run without: the same profile, to the instruction.
+  const fs::path plain = dir_ / "plain.profile";
+  Valgrind("-q --tool=vgcount --vgcount-unroll=no --vgcount-out-file=" +
+               Quote((dir_ / "plain.out").string()) +
+               " --vgcount-profile-file=" + Quote(plain.string()),
+           command);
+  Profile without;
+  ASSERT_TRUE(LoadCallgrindFile(plain.string(), &without, &load_error)) << load_error;
+  EXPECT_EQ(again.self, without.self);
+  EXPECT_EQ(again.lines, without.lines);
+  EXPECT_EQ(again.calls.size(), without.calls.size());
+  for (const auto& [edge, cost] : without.calls) {
+    ASSERT_TRUE(again.calls.count(edge)) << edge.first.name << " -> " << edge.second.name;
+    EXPECT_EQ(again.calls.at(edge).calls, cost.calls)
+        << edge.first.name << " -> " << edge.second.name;
+    EXPECT_EQ(again.calls.at(edge).inclusive, cost.inclusive)
+        << edge.first.name << " -> " << edge.second.name;
+  }
+  // Each loop's function, as callgrind counts it.
+  for (const char* name : {"Countdown", "Fill", "Find"}) {
+    const FunctionId function{name, "vgcount_loops"};
+    ASSERT_TRUE(vgcount.self.count(function)) << name;
+    EXPECT_EQ(vgcount.self.at(function), callgrind.self.at(function)) << name;
+    EXPECT_GT(vgcount.self.at(function), 400u) << name;
+  }
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
 }
 
 TEST_F(VgcountTest, AProfileIsWrittenOnlyWhenAskedForAndAddsUpToTheCount) {

@@ -3,7 +3,7 @@
  * records where they went (per-function and per-line self cost) in the same
  * run.
  *
- * The tool is seven parts:
+ * The tool is eight parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
  *                         and, when profiling, hands the instructions counted
@@ -17,6 +17,8 @@
  *                         the profile written in callgrind's format;
  *   vgcount_lines.c       per-block execution and side-exit counters, turned
  *                         into self cost per source line;
+ *   vgcount_unroll.c      loops of one block repeated in one translation,
+ *                         which profiling pays for once per block run;
  *   vgcount_calls.c       the call stack callgrind keeps, for call edges and
  *                         their inclusive cost;
  *   vgcount_pin.c         time and entropy pinned inside the counter (TSC,
@@ -131,6 +133,16 @@ extern ULong vgc_clreq_block_instructions;
 IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* layout,
                      const VexGuestExtents* extents, const VexArchInfo* arch_info,
                      IRType guest_word_type, IRType host_word_type);
+
+/// A profiled loop's block (one that jumps back to `start`, its first
+/// instruction) as several iterations to one translation, or NULL where it
+/// is no such loop or too long to repeat (vgcount_unroll.c). Only for
+/// blocks that decide nothing about the context.
+IRSB* vgc_unroll_loop(const IRSB* sb, Addr start);
+/// --vgcount-unroll (a debugging option: the figures are the same).
+void vgc_unroll_set_enabled(Bool enabled);
+/// Loop blocks unrolled so far, and their copies in all (shown at -v).
+extern ULong vgc_unrolled_blocks, vgc_unrolled_copies;
 
 /// Sets up the per-thread collect state; call once in post_clo_init.
 void vgc_account_init(Bool collect_atstart);

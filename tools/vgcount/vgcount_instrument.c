@@ -1124,7 +1124,6 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   Bool block_unnamed = False;          // profiling: the block is code without a symbol
   VgcFunction* block_function = NULL;  // profiling: the function of its first instruction
   const HChar* name = NULL;
-  IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);
   block_sp = NULL;
   VgcLineSlot* lines = NULL;  // profiling: the block's line counters
   UInt* counted_exit = NULL;  // profiling: per statement (PlanLines)
@@ -1134,13 +1133,29 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   Bool plt_block = False;
   IRTemp skip_counter = IRTemp_INVALID, skip_base = IRTemp_INVALID;
   IRTemp line_base = IRTemp_INVALID;  // profiling: the LINE_BASE word, once read
+  // Profiling: the block's context (ContextOf), decided where its first
+  // instruction starts.
+  ContextKind kind = kNoContext;
+  VgcFunction* own = NULL;
+  Bool entry = False;
+  Addr start = 0;
+  Bool has_instructions = False;
   if (profiling) {
     for (Int i = 0; i < sb_in->stmts_used; i++) {
       const IRStmt* st = sb_in->stmts[i];
       if (st != NULL && st->tag == Ist_IMark) {
-        plt_block = InPlt((Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta));
+        start = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
+        has_instructions = True;
         break;
       }
+    }
+    if (has_instructions) {
+      plt_block = InPlt(start);
+      kind = ContextOf(start, &own, &entry);
+    }
+    if (has_instructions && !plt_block && kind == kNoContext) {
+      IRSB* unrolled = vgc_unroll_loop(sb_in, start);
+      if (unrolled != NULL) sb_in = unrolled;
     }
     if (!plt_block) {
       counted_exit = VG_(malloc)("vgcount.counted_exit",
@@ -1148,6 +1163,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       lines = PlanLines(sb_in, counted_exit);
     }
   }
+  IRSB* sb_out = deepCopyIRSBExceptStmts(sb_in);
   IRTemp base = IRTemp_INVALID;  // the counter as the block found it
   IRTemp raw = IRTemp_INVALID;   // the counter as the block last stored it
   ULong total = 0;               // IMarks met since the block's start
@@ -1160,10 +1176,6 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         base = newIRTemp(sb_out->tyenv, Ity_I64);
         addStmtToIRSB(sb_out, IRStmt_WrTmp(base, IRExpr_Get(counter_offset, Ity_I64)));
         if (profiling) {
-          VgcFunction* own = NULL;
-          Bool entry = False;
-          const Addr start = (Addr)(st->Ist.IMark.addr + st->Ist.IMark.delta);
-          ContextKind kind = ContextOf(start, &own, &entry);
           block_function = own;
           if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False);
           if (calls && !entry && (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall)) {

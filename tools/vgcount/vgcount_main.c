@@ -32,6 +32,7 @@ static const HChar* clo_profile_file = NULL;
 static Bool clo_collect_atstart = True;
 static Bool clo_pin = True;
 static Int clo_channel_fd = -1;
+static Bool clo_unroll = True;
 
 static Bool ProcessCommandLineOption(const HChar* arg) {
   if VG_STR_CLO (arg, "--vgcount-out-file", clo_out_file) {
@@ -39,6 +40,7 @@ static Bool ProcessCommandLineOption(const HChar* arg) {
   } else if VG_BOOL_CLO (arg, "--collect-atstart", clo_collect_atstart) {
   } else if VG_BOOL_CLO (arg, "--vgcount-pin", clo_pin) {
   } else if VG_INT_CLO (arg, "--vgcount-channel-fd", clo_channel_fd) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-unroll", clo_unroll) {
   } else {
     return False;
   }
@@ -61,7 +63,12 @@ static void PrintUsage(void) {
    "                              writing files (tools/vgcount/README.md)\n");
 }
 
-static void PrintDebugUsage(void) { VG_(printf)("    (none)\n"); }
+static void PrintDebugUsage(void) {
+  VG_(printf)
+  ("    --vgcount-unroll=yes|no   with a profile, repeat loops of one block\n"
+   "                              in one translation (vgcount_unroll.c); the\n"
+   "                              figures are the same either way [yes]\n");
+}
 
 // Callgrind's requests that change what is counted. Its others (dumps,
 // instrumentation on/off) are refused, so Valgrind warns instead of the
@@ -144,6 +151,11 @@ static void Finish(Int exit_code) {
   WriteReport(cmd, instructions);
   VG_(free)(cmd);
   if (VG_(clo_verbosity) > 0) VG_(umsg)("vgcount instructions: %llu\n", instructions);
+  if (VG_(clo_verbosity) > 1) {
+    VG_(umsg)
+    ("vgcount loops unrolled: %llu blocks, %llu copies\n", vgc_unrolled_blocks,
+     vgc_unrolled_copies);
+  }
 }
 
 static void PostCommandLineInit(void) {
@@ -165,6 +177,7 @@ static void PostCommandLineInit(void) {
     vgc_calls_init();
   }
   vgc_pin_set_enabled(clo_pin);
+  vgc_unroll_set_enabled(clo_unroll);
   vgc_account_init(clo_collect_atstart);
 }
 
