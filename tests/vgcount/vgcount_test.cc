@@ -391,6 +391,41 @@ TEST_F(VgcountTest, CodeTranslatedAgainAtTheSameAddressKeepsItsLines) {
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
 }
 
+// leaf's return block is made while leaf has only been called; then tail
+// jumps to it, and that return leaves two frames. The block has itself made
+// again (vgcount_instrument.c's MakeAgainOnceJumpEntered) so that it pops
+// both inline, and the edges keep callgrind's counts and inclusive costs.
+TEST_F(VgcountTest, AReturnMadeBeforeATailCallIntoItsFunctionIsMadeAgain) {
+  WORKGATE_ASSERT_BUILT(kCallEdges);
+  const std::string command = Quote(kCallEdges.string()) + " 100";
+  const fs::path profile = dir_ / "vgcount.profile", cg = dir_ / "callgrind.out";
+  const std::string err =
+      Valgrind("-v -v --tool=vgcount --vgcount-out-file=" + Quote((dir_ / "vgcount.out").string()) +
+                   " --vgcount-profile-file=" + Quote(profile.string()),
+               command);
+  const std::string said = "vgcount return blocks made again: ";
+  const size_t at = err.find(said);
+  ASSERT_NE(at, std::string::npos) << err;
+  EXPECT_GE(std::stoll(err.substr(at + said.size())), 1) << err.substr(at);
+  Valgrind("-q --tool=callgrind --callgrind-out-file=" + Quote(cg.string()), command);
+  Profile vgcount, callgrind;
+  std::string load_error;
+  ASSERT_TRUE(LoadCallgrindFile(profile.string(), &vgcount, &load_error)) << load_error;
+  ASSERT_TRUE(LoadCallgrindFile(cg.string(), &callgrind, &load_error)) << load_error;
+  const CallEdge tail_to_leaf{{"tail", "call_edges"}, {"leaf", "call_edges"}};
+  const CallEdge main_to_tail{{"main", "call_edges"}, {"tail", "call_edges"}};
+  for (const CallEdge& edge : {tail_to_leaf, main_to_tail}) {
+    ASSERT_TRUE(vgcount.calls.count(edge)) << edge.first.name << " -> " << edge.second.name;
+    ASSERT_TRUE(callgrind.calls.count(edge)) << edge.first.name << " -> " << edge.second.name;
+    EXPECT_EQ(vgcount.calls.at(edge).calls, 100u) << edge.first.name;
+    EXPECT_EQ(vgcount.calls.at(edge).calls, callgrind.calls.at(edge).calls) << edge.first.name;
+    EXPECT_EQ(vgcount.calls.at(edge).inclusive, callgrind.calls.at(edge).inclusive)
+        << edge.first.name;
+  }
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+}
+
 // Loops of one block are repeated in one translation when vgcount profiles
 // (tools/vgcount/vgcount_unroll.c), and the profile is the one of a run
 // without that, which is callgrind's: per function, line and call edge.

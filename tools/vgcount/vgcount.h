@@ -141,8 +141,11 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
 IRSB* vgc_unroll_loop(const IRSB* sb, Addr start);
 /// --vgcount-unroll (a debugging option: the figures are the same).
 void vgc_unroll_set_enabled(Bool enabled);
-/// Loop blocks unrolled so far, and their copies in all (shown at -v).
+/// Loop blocks unrolled so far, and their copies in all (shown at -v -v).
 extern ULong vgc_unrolled_blocks, vgc_unrolled_copies;
+/// Return blocks that had themselves made again once their function was
+/// entered by a jump (vgcount_instrument.c; shown at -v -v).
+extern ULong vgc_returns_made_again;
 
 /// Sets up the per-thread collect state; call once in post_clo_init.
 void vgc_account_init(Bool collect_atstart);

@@ -82,6 +82,16 @@
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
 
+#if defined(VGA_amd64)
+#include "libvex_guest_amd64.h"
+typedef VexGuestAMD64State VgcGuestState;
+#elif defined(VGA_arm64)
+#include "libvex_guest_arm64.h"
+typedef VexGuestARM64State VgcGuestState;
+#else
+#error "vgcount: no guest state layout for this platform"
+#endif
+
 #if defined(VG_BIGENDIAN)
 #define VGC_HOST_ENDNESS Iend_BE
 #elif defined(VG_LITTLEENDIAN)
@@ -1009,6 +1019,40 @@ static void AddInclusive(IRSB* sb, IRTemp guard, IRTemp site, IRTemp collected, 
   AddIf(sb, guard, total, IRExpr_RdTmp(inclusive));
 }
 
+ULong vgc_returns_made_again = 0;
+
+// Asks the scheduler to discard the translations of [start, start + len):
+// the guest state words it reads for that.
+static void DiscardRange(VgcGuestState* state, HWord start, HWord len) {
+  state->guest_CMSTART = start;
+  state->guest_CMLEN = len;
+  vgc_returns_made_again++;
+}
+
+// At the start of a block that returns, made while its function `own` had
+// never been entered by a jump, so that PopReturn left the return that
+// leaves two frames to the helper: once the function is entered by a jump
+// (a tail call into a function called before, which is common), the block
+// has itself discarded before any of its instructions ran and starts again,
+// made anew with both pops inline. It leaves the way a translation of code
+// that changed does (an exit to the block's own start that invalidates it).
+static void MakeAgainOnceJumpEntered(IRSB* sb, VgcFunction* own, const VexGuestExtents* extents,
+                                     const VexGuestLayout* layout, Addr start) {
+  IRTemp flag = newIRTemp(sb->tyenv, Ity_I8);
+  addStmtToIRSB(
+      sb, IRStmt_WrTmp(flag, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I8, Pointer(&own->jump_entered))));
+  IRTemp entered = Test(sb, Iop_CmpNE8, IRExpr_RdTmp(flag), IRExpr_Const(IRConst_U8(0)));
+  IRDirty* d = unsafeIRDirty_0_N(
+      0, "vgcount_discard_range", VG_(fnptr_to_fnentry)(&DiscardRange),
+      mkIRExprVec_3(IRExpr_GSPTR(), U64((ULong)extents->base[0]), U64(extents->len[0])));
+  DeclareState(d, Ifx_Write, offsetof(VgcGuestState, guest_CMSTART), sizeof(ULong));
+  DeclareState(d, Ifx_Write, offsetof(VgcGuestState, guest_CMLEN), sizeof(ULong));
+  d->guard = IRExpr_RdTmp(entered);
+  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(entered), Ijk_InvalICache, IRConst_U64((ULong)start),
+                                layout->offset_IP));
+}
+
 // At the end of a block that returns to `next`: the common return of a
 // collecting thread, inline: it leaves the top frame, and with `two_pops`
 // (a block of a function entered by a jump taken for a call) the one below
@@ -1108,7 +1152,6 @@ static VgcCallInfo* BlockCallInfo(const IRSB* sb, VgcCallInfo** made) {
 IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* layout,
                      const VexGuestExtents* extents, const VexArchInfo* arch_info,
                      IRType guest_word_type, IRType host_word_type) {
-  (void)extents;
   (void)arch_info;
   (void)guest_word_type;
 
@@ -1177,6 +1220,9 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         addStmtToIRSB(sb_out, IRStmt_WrTmp(base, IRExpr_Get(counter_offset, Ity_I64)));
         if (profiling) {
           block_function = own;
+          if (calls && sb_in->jumpkind == Ijk_Ret && own != NULL && !own->jump_entered) {
+            MakeAgainOnceJumpEntered(sb_out, own, extents, layout, start);
+          }
           if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False);
           if (calls && !entry && (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall)) {
             EntryJump(sb_out, shadow, own, start, layout, True);

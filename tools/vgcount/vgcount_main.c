@@ -155,6 +155,7 @@ static void Finish(Int exit_code) {
     VG_(umsg)
     ("vgcount loops unrolled: %llu blocks, %llu copies\n", vgc_unrolled_blocks,
      vgc_unrolled_copies);
+    VG_(umsg)("vgcount return blocks made again: %llu\n", vgc_returns_made_again);
   }
 }
 
