@@ -1021,11 +1021,18 @@ static void AddInclusive(IRSB* sb, IRTemp guard, IRTemp site, IRTemp collected, 
 
 ULong vgc_returns_made_again = 0;
 
-// Asks the scheduler to discard the translations of [start, start + len):
-// the guest state words it reads for that.
-static void DiscardRange(VgcGuestState* state, HWord start, HWord len) {
-  state->guest_CMSTART = start;
-  state->guest_CMLEN = len;
+// Asks the scheduler to discard the running thread's block, which has run
+// none of its instructions yet: the guest state words it reads for that,
+// from the guest program counter, the block's own address then (a block's
+// translation is for the address the exit that left the previous one
+// stored).
+static void DiscardThisBlock(void) {
+  const ThreadId tid = VG_(get_running_tid)();
+  const ULong start = VG_(get_IP)(tid), len = 1;
+  VG_(set_shadow_regs_area)
+  (tid, 0, offsetof(VgcGuestState, guest_CMSTART), sizeof(start), (const UChar*)&start);
+  VG_(set_shadow_regs_area)
+  (tid, 0, offsetof(VgcGuestState, guest_CMLEN), sizeof(len), (const UChar*)&len);
   vgc_returns_made_again++;
 }
 
@@ -1035,16 +1042,16 @@ static void DiscardRange(VgcGuestState* state, HWord start, HWord len) {
 // (a tail call into a function called before, which is common), the block
 // has itself discarded before any of its instructions ran and starts again,
 // made anew with both pops inline. It leaves the way a translation of code
-// that changed does (an exit to the block's own start that invalidates it).
-static void MakeAgainOnceJumpEntered(IRSB* sb, VgcFunction* own, const VexGuestExtents* extents,
-                                     const VexGuestLayout* layout, Addr start) {
+// that changed does (an exit to its own start that invalidates it).
+static void MakeAgainOnceJumpEntered(IRSB* sb, VgcFunction* own, const VexGuestLayout* layout,
+                                     Addr start) {
   IRTemp flag = newIRTemp(sb->tyenv, Ity_I8);
   addStmtToIRSB(
       sb, IRStmt_WrTmp(flag, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I8, Pointer(&own->jump_entered))));
   IRTemp entered = Test(sb, Iop_CmpNE8, IRExpr_RdTmp(flag), IRExpr_Const(IRConst_U8(0)));
-  IRDirty* d = unsafeIRDirty_0_N(
-      0, "vgcount_discard_range", VG_(fnptr_to_fnentry)(&DiscardRange),
-      mkIRExprVec_3(IRExpr_GSPTR(), U64((ULong)extents->base[0]), U64(extents->len[0])));
+  IRDirty* d = unsafeIRDirty_0_N(0, "vgcount_discard_this_block",
+                                 VG_(fnptr_to_fnentry)(&DiscardThisBlock), mkIRExprVec_0());
+  DeclareState(d, Ifx_Read, layout->offset_IP, layout->sizeof_IP);
   DeclareState(d, Ifx_Write, offsetof(VgcGuestState, guest_CMSTART), sizeof(ULong));
   DeclareState(d, Ifx_Write, offsetof(VgcGuestState, guest_CMLEN), sizeof(ULong));
   d->guard = IRExpr_RdTmp(entered);
@@ -1152,6 +1159,7 @@ static VgcCallInfo* BlockCallInfo(const IRSB* sb, VgcCallInfo** made) {
 IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* layout,
                      const VexGuestExtents* extents, const VexArchInfo* arch_info,
                      IRType guest_word_type, IRType host_word_type) {
+  (void)extents;
   (void)arch_info;
   (void)guest_word_type;
 
@@ -1220,8 +1228,11 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         addStmtToIRSB(sb_out, IRStmt_WrTmp(base, IRExpr_Get(counter_offset, Ity_I64)));
         if (profiling) {
           block_function = own;
-          if (calls && sb_in->jumpkind == Ijk_Ret && own != NULL && !own->jump_entered) {
-            MakeAgainOnceJumpEntered(sb_out, own, extents, layout, start);
+          // Not for a translation of redirected code, which the block's
+          // own address would not name.
+          if (calls && sb_in->jumpkind == Ijk_Ret && own != NULL && !own->jump_entered &&
+              closure->nraddr == closure->readdr) {
+            MakeAgainOnceJumpEntered(sb_out, own, layout, start);
           }
           if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False);
           if (calls && !entry && (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall)) {
