@@ -154,6 +154,14 @@ class VgcountTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// The number after "<what>: " in Valgrind's messages `err` (vgcount's -v -v
+// statistics), or -1 when no line says it.
+int64_t Said(const std::string& err, const std::string& what) {
+  const size_t at = err.find(what + ": ");
+  if (at == std::string::npos) return -1;
+  return std::stoll(err.substr(at + what.size() + 2));
+}
+
 // Fails the test for each source line whose costs differ in `gaps`.
 void ReportLineGaps(const std::vector<testing::LineGap>& gaps) {
   for (const testing::LineGap& gap : gaps) {
@@ -403,10 +411,7 @@ TEST_F(VgcountTest, AReturnMadeBeforeATailCallIntoItsFunctionIsMadeAgain) {
       Valgrind("-v -v --tool=vgcount --vgcount-out-file=" + Quote((dir_ / "vgcount.out").string()) +
                    " --vgcount-profile-file=" + Quote(profile.string()),
                command);
-  const std::string said = "vgcount return blocks made again: ";
-  const size_t at = err.find(said);
-  ASSERT_NE(at, std::string::npos) << err;
-  EXPECT_GE(std::stoll(err.substr(at + said.size())), 1) << err.substr(at);
+  EXPECT_GE(Said(err, "vgcount return blocks made again"), 1) << err;
   Valgrind("-q --tool=callgrind --callgrind-out-file=" + Quote(cg.string()), command);
   Profile vgcount, callgrind;
   std::string load_error;
@@ -441,11 +446,8 @@ TEST_F(VgcountTest, LoopsRepeatedInOneTranslationKeepTheProfile) {
       "-v -v --tool=vgcount --vgcount-out-file=" + Quote((dir_ / "unrolled.out").string()) +
           " --vgcount-profile-file=" + Quote(unrolled.string()),
       command);
-  const std::string said = "vgcount loops unrolled: ";
-  const size_t at = err.find(said);
-  ASSERT_NE(at, std::string::npos) << err;
   // Countdown's at least, and on x86-64 the string instructions'.
-  EXPECT_GE(std::stoll(err.substr(at + said.size())), 1) << err.substr(at);
+  EXPECT_GE(Said(err, "vgcount loops unrolled"), 1) << err;
   Profile again;
   std::string load_error;
   ASSERT_TRUE(LoadCallgrindFile(unrolled.string(), &again, &load_error)) << load_error;
