@@ -22,6 +22,8 @@
  * superblock) is switched off in vgcount_main.c, as callgrind does: with it,
  * VEX may fold a not-taken branch arm into the block, whose IMarks would then
  * be counted although they never ran, and a block could span two functions.
+ * What chasing would save, a profiled loop of one block gets another way:
+ * vgcount_unroll.c repeats it in one translation before it is instrumented.
  *
  * Profiling (--vgcount-profile-file) charges instructions to functions the
  * way callgrind 3.19 does (callgrind/bbcc.c, setup_bbcc): a function's self
@@ -707,14 +709,33 @@ static Bool JumpsToEntry(const IRExpr* target) {
 // A call-stack helper `fn` named `name` of two words, under `guard` (NULL:
 // always). It reads the thread's stack pointer, counter and context
 // (vgcount.h), which the block writes before it.
-static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, IRExpr* first,
-                       IRExpr* second, const VexGuestLayout* layout, IRExpr* guard) {
-  IRDirty* d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_2(first, second));
+static IRDirty* StackHelper(Int shadow, const HChar* name, void* fn, IRExpr** args,
+                            const VexGuestLayout* layout, IRExpr* guard) {
+  IRDirty* d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), args);
   DeclareState(d, Ifx_Read, layout->offset_SP, layout->sizeof_SP);
   DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_RAW, sizeof(ULong));
   DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_CONTEXT, sizeof(ULong));
   if (guard != NULL) d->guard = guard;
-  addStmtToIRSB(sb, IRStmt_Dirty(d));
+  return d;
+}
+
+static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, IRExpr* first,
+                       IRExpr* second, const VexGuestLayout* layout, IRExpr* guard) {
+  addStmtToIRSB(
+      sb, IRStmt_Dirty(StackHelper(shadow, name, fn, mkIRExprVec_2(first, second), layout, guard)));
+}
+
+// vgc_calls_on_entry_jump for a block at the address its translation is for
+// (no redirection): the callee is the function where the guest program
+// counter is (the block's own address when it starts, see SwitchKeyHere),
+// the jump's position the SITE word. The block then computes no arguments
+// for a call it seldom makes; VEX computes a conditional call's arguments
+// before its test.
+static void EntryJumpHere(void) {
+  const ThreadId tid = VG_(get_running_tid)();
+  Bool is_entry = False, is_plt = False;
+  VgcFunction* callee = vgc_function_of(VG_(get_IP)(tid), &is_entry, &is_plt);
+  vgc_calls_on_entry_jump(callee, (VgcCallInfo*)(HWord)vgc_shadow_get(tid, VGC_SHADOW_SITE));
 }
 
 // At a block where a function starts: unless a call just pushed it, the
@@ -723,8 +744,9 @@ static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, IRExpr
 // With `from_other_object`, for code in no object Valgrind knows: only when
 // the jump came from another object (the context's, as HandOverIfCalled
 // takes it).
+// `here`: the translation is for `addr` itself (not redirected).
 static void EntryJump(IRSB* sb, Int shadow, VgcFunction* own, Addr addr,
-                      const VexGuestLayout* layout, Bool from_other_object) {
+                      const VexGuestLayout* layout, Bool from_other_object, Bool here) {
   IRTemp pushed = Get(sb, shadow + VGC_SHADOW_PUSHED_FOR);
   IRTemp differs = newIRTemp(sb->tyenv, Ity_I1);
   IRTemp other = Binop(sb, Iop_Xor64, IRExpr_RdTmp(pushed), IRExpr_Const(IRConst_U64(addr)));
@@ -744,8 +766,16 @@ static void EntryJump(IRSB* sb, Int shadow, VgcFunction* own, Addr addr,
     addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(other),
                                                          IRExpr_Const(IRConst_U64(0)))));
   }
-  CallHelper(sb, shadow, "vgcount_calls_on_entry_jump", &vgc_calls_on_entry_jump, Pointer(own),
-             IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SITE)), layout, IRExpr_RdTmp(differs));
+  if (here && !from_other_object) {
+    IRDirty* d = StackHelper(shadow, "vgcount_entry_jump_here", &EntryJumpHere, mkIRExprVec_0(),
+                             layout, IRExpr_RdTmp(differs));
+    DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_SITE, sizeof(ULong));
+    DeclareState(d, Ifx_Read, layout->offset_IP, layout->sizeof_IP);
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+  } else {
+    CallHelper(sb, shadow, "vgcount_calls_on_entry_jump", &vgc_calls_on_entry_jump, Pointer(own),
+               IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SITE)), layout, IRExpr_RdTmp(differs));
+  }
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_Const(IRConst_U64(0))));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SITE, IRExpr_Const(IRConst_U64(0))));
 }
@@ -1228,15 +1258,16 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         addStmtToIRSB(sb_out, IRStmt_WrTmp(base, IRExpr_Get(counter_offset, Ity_I64)));
         if (profiling) {
           block_function = own;
-          // Not for a translation of redirected code, which the block's
-          // own address would not name.
-          if (calls && sb_in->jumpkind == Ijk_Ret && own != NULL && !own->jump_entered &&
-              closure->nraddr == closure->readdr) {
+          // The translation is for the block's own address: helpers may
+          // find it from the guest program counter (not so for redirected
+          // code, whose address the counter does not name).
+          const Bool here = closure->nraddr == closure->readdr;
+          if (calls && sb_in->jumpkind == Ijk_Ret && own != NULL && !own->jump_entered && here) {
             MakeAgainOnceJumpEntered(sb_out, own, layout, start);
           }
-          if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False);
+          if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False, here);
           if (calls && !entry && (kind == kIfEnteredByCall || kind == kReturnOrIfEnteredByCall)) {
-            EntryJump(sb_out, shadow, own, start, layout, True);
+            EntryJump(sb_out, shadow, own, start, layout, True, here);
           }
           // Both ways in: a return that matches its entry gives back the
           // caller's context, which is then the block's own object's, so
