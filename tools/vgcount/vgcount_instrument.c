@@ -1204,6 +1204,9 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   VgcCallInfo* block_info = NULL;      // the block's last instruction's position, once needed
   Bool block_unnamed = False;          // profiling: the block is code without a symbol
   VgcFunction* block_function = NULL;  // profiling: the function of its first instruction
+  // Profiling: a return here may pop two frames inline (PopReturn), which
+  // its function's having been entered by a jump decides.
+  Bool two_pops = True;
   const HChar* name = NULL;
   block_sp = NULL;
   VgcLineSlot* lines = NULL;  // profiling: the block's line counters
@@ -1258,11 +1261,12 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         addStmtToIRSB(sb_out, IRStmt_WrTmp(base, IRExpr_Get(counter_offset, Ity_I64)));
         if (profiling) {
           block_function = own;
+          two_pops = own == NULL || own->jump_entered;
           // The translation is for the block's own address: helpers may
           // find it from the guest program counter (not so for redirected
           // code, whose address the counter does not name).
           const Bool here = closure->nraddr == closure->readdr;
-          if (calls && sb_in->jumpkind == Ijk_Ret && own != NULL && !own->jump_entered && here) {
+          if (calls && sb_in->jumpkind == Ijk_Ret && !two_pops && here) {
             MakeAgainOnceJumpEntered(sb_out, own, layout, start);
           }
           if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False, here);
@@ -1360,8 +1364,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       PushCall(sb_out, shadow, vgc_calls_info(last_insn, last_insn_end), raw, sb_in->next, layout,
                True, NULL, into_plt);
     } else if (sb_in->jumpkind == Ijk_Ret) {
-      PopReturn(sb_out, shadow, vgc_calls_info(last_insn, 0), raw, sb_in->next, layout,
-                block_function == NULL || block_function->jump_entered);
+      PopReturn(sb_out, shadow, vgc_calls_info(last_insn, 0), raw, sb_in->next, layout, two_pops);
     } else if (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag == Iex_Const &&
                ExitIntoPlt(sb_in->next->Iex.Const.con)) {
       CallHelper(sb_out, shadow, "vgcount_calls_on_plt_jump", &vgc_calls_on_plt_jump,

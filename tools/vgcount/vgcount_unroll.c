@@ -28,9 +28,10 @@
 
 #include "pub_tool_libcassert.h"
 
-// An unrolled block stays within VEX's own limit on a block's guest
-// instructions (--vex-guest-max-insns, 60 by default), so its host code
-// fits where any block's does, and within this many IR statements.
+// An unrolled block stays within this many guest instructions, well inside
+// the largest block VEX may make itself (--vex-guest-max-insns allows 100;
+// Valgrind's default is 50), so its host code fits where any block's does,
+// and within this many IR statements.
 #define VGC_UNROLL_MAX_INSTRUCTIONS 60
 #define VGC_UNROLL_MAX_STATEMENTS 480
 #define VGC_UNROLL_MAX_COPIES 8
