@@ -124,14 +124,18 @@ class VgcountTest : public ::testing::Test {
 
   // vgcount's profile of `command` (one process) from the run that counted
   // `*total`, and callgrind's profile of the same command: both read by
-  // workgate's callgrind reader.
+  // workgate's callgrind reader. With `vgcount_messages`, vgcount runs at
+  // -v -v and its messages (its statistics among them) are kept there.
   void Profiles(const std::string& command, const std::string& extra, Profile* vgcount,
-                Profile* callgrind, int64_t* total) {
+                Profile* callgrind, int64_t* total, std::string* vgcount_messages = nullptr) {
     const fs::path out = dir_ / "vgcount.out", profile = dir_ / "vgcount.profile",
                    cg = dir_ / "callgrind.out";
-    Valgrind("-q --tool=vgcount --vgcount-out-file=" + Quote(out.string()) +
-                 " --vgcount-profile-file=" + Quote(profile.string()) + " " + extra,
-             command);
+    const std::string messages =
+        Valgrind(std::string(vgcount_messages != nullptr ? "-v -v" : "-q") +
+                     " --tool=vgcount --vgcount-out-file=" + Quote(out.string()) +
+                     " --vgcount-profile-file=" + Quote(profile.string()) + " " + extra,
+                 command);
+    if (vgcount_messages != nullptr) *vgcount_messages = messages;
     Valgrind("-q --tool=callgrind --callgrind-out-file=" + Quote(cg.string()) + " " + extra, command);
     *total = Field(ReadFile(out), "instructions").value_or(-1);
     std::string err;
@@ -405,18 +409,11 @@ TEST_F(VgcountTest, CodeTranslatedAgainAtTheSameAddressKeepsItsLines) {
 // both inline, and the edges keep callgrind's counts and inclusive costs.
 TEST_F(VgcountTest, AReturnMadeBeforeATailCallIntoItsFunctionIsMadeAgain) {
   WORKGATE_ASSERT_BUILT(kCallEdges);
-  const std::string command = Quote(kCallEdges.string()) + " 100";
-  const fs::path profile = dir_ / "vgcount.profile", cg = dir_ / "callgrind.out";
-  const std::string err =
-      Valgrind("-v -v --tool=vgcount --vgcount-out-file=" + Quote((dir_ / "vgcount.out").string()) +
-                   " --vgcount-profile-file=" + Quote(profile.string()),
-               command);
-  EXPECT_GE(Said(err, "vgcount return blocks made again"), 1) << err;
-  Valgrind("-q --tool=callgrind --callgrind-out-file=" + Quote(cg.string()), command);
+  int64_t total = 0;
   Profile vgcount, callgrind;
-  std::string load_error;
-  ASSERT_TRUE(LoadCallgrindFile(profile.string(), &vgcount, &load_error)) << load_error;
-  ASSERT_TRUE(LoadCallgrindFile(cg.string(), &callgrind, &load_error)) << load_error;
+  std::string err;
+  Profiles(Quote(kCallEdges.string()) + " 100", "", &vgcount, &callgrind, &total, &err);
+  EXPECT_GE(Said(err, "vgcount return blocks made again"), 1) << err;
   const CallEdge tail_to_leaf{{"tail", "call_edges"}, {"leaf", "call_edges"}};
   const CallEdge main_to_tail{{"main", "call_edges"}, {"tail", "call_edges"}};
   for (const CallEdge& edge : {tail_to_leaf, main_to_tail}) {
@@ -439,19 +436,13 @@ TEST_F(VgcountTest, LoopsRepeatedInOneTranslationKeepTheProfile) {
   const std::string command = Quote(kLoops.string()) + " 10";
   int64_t total = 0;
   Profile vgcount, callgrind;
-  Profiles(command, "", &vgcount, &callgrind, &total);
-  // The unrolled run says how many loops it repeated (at -v -v).
-  const fs::path unrolled = dir_ / "unrolled.profile";
-  const std::string err = Valgrind(
-      "-v -v --tool=vgcount --vgcount-out-file=" + Quote((dir_ / "unrolled.out").string()) +
-          " --vgcount-profile-file=" + Quote(unrolled.string()),
-      command);
-  // Countdown's at least, and on x86-64 the string instructions'.
+  std::string err;
+  Profiles(command, "", &vgcount, &callgrind, &total, &err);
+  // The run says how many loops it repeated (at -v -v): Countdown's at
+  // least, and on x86-64 the string instructions'.
   EXPECT_GE(Said(err, "vgcount loops unrolled"), 1) << err;
-  Profile again;
-  std::string load_error;
-  ASSERT_TRUE(LoadCallgrindFile(unrolled.string(), &again, &load_error)) << load_error;
   // The same run without: the same profile, to the instruction.
+  std::string load_error;
   const fs::path plain = dir_ / "plain.profile";
   Valgrind("-q --tool=vgcount --vgcount-unroll=no --vgcount-out-file=" +
                Quote((dir_ / "plain.out").string()) +
@@ -459,14 +450,14 @@ TEST_F(VgcountTest, LoopsRepeatedInOneTranslationKeepTheProfile) {
            command);
   Profile without;
   ASSERT_TRUE(LoadCallgrindFile(plain.string(), &without, &load_error)) << load_error;
-  EXPECT_EQ(again.self, without.self);
-  EXPECT_EQ(again.lines, without.lines);
-  EXPECT_EQ(again.calls.size(), without.calls.size());
+  EXPECT_EQ(vgcount.self, without.self);
+  EXPECT_EQ(vgcount.lines, without.lines);
+  EXPECT_EQ(vgcount.calls.size(), without.calls.size());
   for (const auto& [edge, cost] : without.calls) {
-    ASSERT_TRUE(again.calls.count(edge)) << edge.first.name << " -> " << edge.second.name;
-    EXPECT_EQ(again.calls.at(edge).calls, cost.calls)
+    ASSERT_TRUE(vgcount.calls.count(edge)) << edge.first.name << " -> " << edge.second.name;
+    EXPECT_EQ(vgcount.calls.at(edge).calls, cost.calls)
         << edge.first.name << " -> " << edge.second.name;
-    EXPECT_EQ(again.calls.at(edge).inclusive, cost.inclusive)
+    EXPECT_EQ(vgcount.calls.at(edge).inclusive, cost.inclusive)
         << edge.first.name << " -> " << edge.second.name;
   }
   // Each loop's function, as callgrind counts it.
