@@ -17,7 +17,10 @@
  *    --collect-atstart=no. BEGIN issues CALLGRIND_TOGGLE_COLLECT only when the
  *    program is not already inside the region, END only when it is, so a
  *    doubled BEGIN or a stray END cannot invert the region. Natively the
- *    client request is a few instructions that do nothing.
+ *    client request is a few instructions that do nothing. A thread enters
+ *    its region once: under workgate's tool, collection turned on again after
+ *    the region ended makes the run invalid, as any other callgrind request
+ *    does (the work between two regions would not be counted).
  *
  * 2. perf. The launcher sets WORKGATE_PERF_FDS to a comma-separated list of
  *    file descriptor numbers ("3" or "3,4,5"): perf_event counters, opened

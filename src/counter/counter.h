@@ -64,6 +64,12 @@ struct CountedRun {
   /// "signals", "times", ...), summed over the processes (DescribeUnpinned
   /// says them in words).
   std::map<std::string, uint64_t> unpinned;
+  /// What the run did that is counted but worth saying (vgcount: a process
+  /// that ran another program by exec).
+  std::vector<std::string> notes;
+  /// vgcount, in a run without a region: the program turned collection on
+  /// or off as <workgate/region.h>'s markers do (the run is invalid).
+  bool toggled_collection = false;
 
   bool valid() const { return error.empty() && !events.empty(); }
   std::optional<uint64_t> instructions() const {

@@ -56,16 +56,25 @@ std::vector<std::string> SplitWords(const std::string& line) {
 bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* err) {
   std::istringstream in(text);
   std::string line;
+  bool found = false;
   while (std::getline(in, line)) {
-    if (line.rfind("instructions:", 0) == 0) {
-      auto words = SplitWords(line.substr(13));
-      if (words.size() == 1 && ParseUnsigned(words[0], total)) return true;
-      *err = fmt::format("vgcount output has a malformed total: '{}'", line);
+    // vgcount's own verdict (tools/vgcount/vgcount_requests.c): on the
+    // channel it came as a message already; in a file, here.
+    if (line.rfind("invalid:", 0) == 0) {
+      *err = fmt::format("vgcount found its count untrustworthy: '{}'", line.substr(0, 200));
       return false;
     }
+    if (!found && line.rfind("instructions:", 0) == 0) {
+      auto words = SplitWords(line.substr(13));
+      if (words.size() != 1 || !ParseUnsigned(words[0], total)) {
+        *err = fmt::format("vgcount output has a malformed total: '{}'", line);
+        return false;
+      }
+      found = true;
+    }
   }
-  *err = "vgcount output has no 'instructions:' line (truncated?)";
-  return false;
+  if (!found) *err = "vgcount output has no 'instructions:' line (truncated?)";
+  return found;
 }
 
 bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::string* err) {
@@ -359,7 +368,7 @@ std::string UntracedPrograms(const std::vector<fs::path>& logs) {
 // at the end writes no count either, and LeftoverError says so.
 std::string UncountedProcess(const TracedTree& tree) {
   for (const auto& [pid, process] : tree) {
-    if (process.parent_pid && !process.instructions) {
+    if (process.parent_pid && (!process.instructions || process.incomplete)) {
       return fmt::format(
           "uncounted work: process {} (a child of {}) wrote no count: it was killed before it "
           "ended, or it ran a program Valgrind does not trace, so what it did was not counted",
@@ -367,6 +376,29 @@ std::string UncountedProcess(const TracedTree& tree) {
     }
   }
   return "";
+}
+
+// What the execs of a run's processes did, for the report: the work before
+// each is counted with the rest (vgcount sends it before the exec runs).
+std::vector<std::string> ExecNotes(const std::map<int, VgcountProcess>& processes,
+                                   const TracedTree& tree) {
+  std::vector<std::string> notes;
+  for (const auto& [pid, process] : processes) {
+    for (const VgcountExec& exec : process.execs) {
+      std::optional<uint64_t> before;
+      const auto found = tree.find(pid);
+      if (found != tree.end() && exec.part < static_cast<int>(process.counts.size())) {
+        uint64_t total = 0;
+        std::string ignored;
+        if (ParseVgcountTotal(process.counts[exec.part].bytes, &total, &ignored)) before = total;
+      }
+      notes.push_back(fmt::format(
+          "process {} ran {} by exec{}; what it ran before the exec is counted too", pid, exec.path,
+          before ? fmt::format(" after {} instructions", *before) : ""));
+      if (notes.size() == 8) return notes;  // a program that execs in a loop says enough
+    }
+  }
+  return notes;
 }
 
 }  // namespace
@@ -442,10 +474,14 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
     if (!PidInName(out, OutputPrefix(), &pid, err) || !ReadTotal(out, &total, &inputs, err)) {
       return false;
     }
-    // "PREFIX<pid>" and its dumps "PREFIX<pid>.<n>" add up.
-    std::optional<uint64_t>& counted = (*tree)[pid].instructions;
-    counted = counted.value_or(0) + total;
-    (*tree)[pid].inputs = std::move(inputs);
+    // "PREFIX<pid>" and its dumps (callgrind) or parts (vgcount: the
+    // programs its execs ran) "PREFIX<pid>.<n>" add up.
+    TracedProcess& process = (*tree)[pid];
+    // Seen whole only when every part listed its inputs.
+    process.inputs.listed = inputs.listed && (!process.instructions || process.inputs.listed);
+    process.instructions = process.instructions.value_or(0) + total;
+    for (const auto& [kind, n] : inputs.pinned) process.inputs.pinned[kind] += n;
+    for (const auto& [kind, n] : inputs.unpinned) process.inputs.unpinned[kind] += n;
   }
   for (const auto& log : logs) {
     if (!PidInName(log, kLogPrefix, &pid, err)) return false;
@@ -518,6 +554,7 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   if (channel) channel->Start();
   run.launch = Launch(run_spec);
   const std::string forged = channel ? channel->Finish() : "";
+  run.toggled_collection = channel && !options.region && channel->toggled_collection();
   RunFiles files = ListRunFiles(dir.path(), OutputPrefix());
   if (channel) {
     files.outputs.assign(channel->counts().begin(), channel->counts().end());
@@ -546,8 +583,20 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
   }
   TracedTree tree;
   std::string err;
-  if (!ReadTree(files.outputs, files.logs, &tree, &err) ||
-      !TotalsRootFirst(tree, &run.per_process, &err)) {
+  // vgcount's processes are those that said hello on its channel, each
+  // with its parent; the logs, which the program can rewrite, only quote
+  // Valgrind's errors. Callgrind's are named by its logs.
+  if (!ReadTree(files.outputs, channel ? std::vector<fs::path>{} : files.logs, &tree, &err)) {
+    return fail(err + QuotedValgrindErrors(files.logs, name()));
+  }
+  if (channel) {
+    for (const auto& [pid, process] : channel->processes()) {
+      tree[pid].parent_pid = process.parent;
+      tree[pid].incomplete = !process.complete();
+    }
+    run.notes = ExecNotes(channel->processes(), tree);
+  }
+  if (!TotalsRootFirst(tree, &run.per_process, &err)) {
     return fail(err + QuotedValgrindErrors(files.logs, name()));
   }
   if (run.launch.leftover_processes == 0) {
@@ -586,6 +635,7 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
 
 bool ProfilesMatchCounts(const std::vector<fs::path>& profiles, const TracedTree& tree,
                          std::string* err) {
+  // A process's parts (the programs its execs ran) add up.
   std::map<long long, uint64_t> profiled;
   long long pid = 0;
   for (const auto& profile : profiles) {
@@ -598,7 +648,7 @@ bool ProfilesMatchCounts(const std::vector<fs::path>& profiles, const TracedTree
       return false;
     }
     if (!ParseCallgrindTotal(in, file, &total, err)) return false;
-    profiled[pid] = total;
+    profiled[pid] += total;
   }
   for (const auto& [id, process] : tree) {
     if (!process.instructions) continue;

@@ -39,9 +39,14 @@ bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::str
 
 /// One process of a Valgrind run, from the files it left.
 struct TracedProcess {
-  std::optional<long long> parent_pid;   // from its log's banner; nullopt: none there
-  std::optional<uint64_t> instructions;  // its output's total; nullopt: it wrote none
-  VgcountInputs inputs = {};             // vgcount only
+  /// From its log's banner (callgrind) or its hello (vgcount); nullopt: none.
+  std::optional<long long> parent_pid;
+  /// Its outputs' total (all its parts); nullopt: it wrote none.
+  std::optional<uint64_t> instructions;
+  VgcountInputs inputs = {};  // vgcount only
+  /// vgcount: its last program's count never came (it was killed after an
+  /// exec), though an earlier program's did.
+  bool incomplete = false;
 };
 /// The processes of one run by pid, the pid each file is named by.
 using TracedTree = std::map<long long, TracedProcess>;
@@ -54,12 +59,13 @@ using TracedTree = std::map<long long, TracedProcess>;
 /// launched one wrote no total.
 bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std::string* err);
 
-/// vgcount's profiles of one run (files vgcount.profile.<pid>, in
-/// callgrind's format): every process of `tree` that wrote a count has one,
-/// and its total is that count. False with `*err` saying which does not: a
+/// vgcount's profiles of one run (files vgcount.profile.<pid>, and
+/// vgcount.profile.<pid>.<n> for the programs its execs ran, in callgrind's
+/// format): every process of `tree` that wrote a count has them, and their
+/// total is that count. False with `*err` saying which does not: a
 /// profile that disagrees with its count explains nothing.
-bool ProfilesMatchCounts(const std::vector<std::filesystem::path>& profiles,
-                         const TracedTree& tree, std::string* err);
+bool ProfilesMatchCounts(const std::vector<std::filesystem::path>& profiles, const TracedTree& tree,
+                         std::string* err);
 
 /// Where Valgrind is (absolute, symlinks resolved) and which version
 /// ("valgrind-3.19.0"). Looked up once: WORKGATE_VALGRIND, else workgate's

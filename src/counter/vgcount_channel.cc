@@ -18,31 +18,6 @@ namespace workgate {
 
 namespace {
 
-// tools/vgcount/vgcount_channel.c's message header, field for field.
-struct ChannelHeader {
-  uint32_t magic;
-  uint32_t kind;
-  int32_t pid;
-  uint32_t flags;
-};
-constexpr uint32_t kChannelMagic = 0x31434756u;  // "VGC1"
-constexpr uint32_t kChannelEnd = 1;
-constexpr uint32_t kKindCount = 1;
-constexpr uint32_t kKindProfile = 2;
-constexpr uint32_t kKindTamper = 3;
-constexpr size_t kChannelChunk = 16384;
-
-// The name of the system call in a tamper message, if it is one vgcount
-// would send: a short lower-case identifier.
-std::string CallName(const char* data, size_t size) {
-  std::string name(data, size);
-  if (name.empty() || name.size() > 32) return "";
-  for (char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return "";
-  }
-  return name;
-}
-
 bool WriteFully(int fd, const char* data, size_t size) {
   while (size > 0) {
     const ssize_t n = write(fd, data, size);
@@ -67,8 +42,17 @@ VgcountChannel::VgcountChannel(std::string dir, std::string count_prefix,
   }
   own_fd_ = pair[0];
   workload_fd_ = pair[1];
-  // Nothing goes the other way: vgcount only sends.
-  shutdown(own_fd_, SHUT_WR);
+  // Nothing goes the other way: vgcount only sends. And every message comes
+  // with its sender's process, as the kernel knows it (unix(7), SO_PASSCRED:
+  // a process without CAP_SYS_ADMIN can name no other than itself).
+  const int on = 1;
+  if (shutdown(own_fd_, SHUT_WR) != 0 ||
+      setsockopt(own_fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) {
+    const int e = errno;
+    close(own_fd_);
+    close(workload_fd_);
+    throw EnvironmentError(fmt::format("cannot make vgcount's channel: {}", strerror(e)));
+  }
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) {
     const int e = errno;
@@ -85,7 +69,9 @@ VgcountChannel::~VgcountChannel() {
   if (stop_fd_ >= 0) close(stop_fd_);
 }
 
-void VgcountChannel::Start() { reader_ = std::thread([this] { Read(); }); }
+void VgcountChannel::Start() {
+  reader_ = std::thread([this] { Read(); });
+}
 
 std::string VgcountChannel::Finish() {
   if (finished_) return "";
@@ -99,12 +85,8 @@ std::string VgcountChannel::Finish() {
     }
     reader_.join();
   }
-  for (const auto& [key, output] : outputs_) {
-    if (!output.ended) {
-      Fail(fmt::format("vgcount's {} of process {} ended without its end message",
-                       key.first == kKindCount ? "count" : "profile", key.second));
-    }
-  }
+  std::string why;
+  if (!messages_.Finish(&processes_, &why)) failures_.insert(failures_.begin(), why);
   if (failures_.empty()) WriteOutputs();
   std::string all;
   for (const std::string& f : failures_) all += (all.empty() ? "" : "; ") + f;
@@ -112,35 +94,41 @@ std::string VgcountChannel::Finish() {
 }
 
 void VgcountChannel::WriteOutputs() {
-  for (const auto& [key, output] : outputs_) {
-    const bool count = key.first == kKindCount;
-    const std::string path =
-        fmt::format("{}/{}{}", dir_, count ? count_prefix_ : profile_prefix_, key.second);
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    const bool ok = fd >= 0 && WriteFully(fd, output.bytes.data(), output.bytes.size());
-    const int e = errno;
-    if (fd >= 0 && close(fd) != 0 && ok) {
-      Fail(fmt::format("cannot write {}: {}", path, strerror(errno)));
-      return;
+  for (const auto& [pid, process] : processes_) {
+    for (size_t part = 0; part < process.counts.size(); ++part) {
+      for (const bool count : {true, false}) {
+        const VgcountOutput& output = count ? process.counts[part] : process.profiles[part];
+        if (!output.ended) continue;
+        const std::string path =
+            fmt::format("{}/{}{}{}", dir_, count ? count_prefix_ : profile_prefix_, pid,
+                        part == 0 ? "" : fmt::format(".{}", part));
+        const int fd =
+            open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        const bool ok = fd >= 0 && WriteFully(fd, output.bytes.data(), output.bytes.size());
+        const int e = errno;
+        if (fd >= 0 && close(fd) != 0 && ok) {
+          Fail(fmt::format("cannot write {}: {}", path, strerror(errno)));
+          return;
+        }
+        if (!ok) {
+          Fail(fmt::format("cannot write {}: {}", path, strerror(e)));
+          return;
+        }
+        (count ? counts_ : profiles_).push_back(path);
+      }
     }
-    if (!ok) {
-      Fail(fmt::format("cannot write {}: {}", path, strerror(e)));
-      return;
-    }
-    (count ? counts_ : profiles_).push_back(path);
   }
   std::sort(counts_.begin(), counts_.end());
   std::sort(profiles_.begin(), profiles_.end());
 }
 
 void VgcountChannel::Fail(std::string why) {
-  // Bounded: a program that floods the channel with forgeries gets its
-  // first few quoted.
   if (failures_.size() < 4) failures_.push_back(std::move(why));
 }
 
 void VgcountChannel::Read() {
-  std::vector<char> buffer(sizeof(ChannelHeader) + kChannelChunk);
+  std::vector<char> buffer(sizeof(VgcountHeader) + kVgcountChunk);
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
   bool stopping = false;
   while (true) {
     pollfd fds[2] = {{own_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
@@ -150,10 +138,17 @@ void VgcountChannel::Read() {
       return;
     }
     if (fds[1].revents & POLLIN) stopping = true;
+    iovec iov{buffer.data(), buffer.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
     // MSG_TRUNC: the length of the whole message, to tell a message larger
-    // than vgcount ever sends from one that fits.
-    const ssize_t n = recv(own_fd_, buffer.data(), buffer.size(),
-                           MSG_TRUNC | (stopping ? MSG_DONTWAIT : 0));
+    // than vgcount ever sends from one that fits. MSG_CMSG_CLOEXEC: a
+    // descriptor a program sends along is never inherited by anything.
+    const ssize_t n =
+        recvmsg(own_fd_, &msg, MSG_TRUNC | MSG_CMSG_CLOEXEC | (stopping ? MSG_DONTWAIT : 0));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       if (stopping) return;
@@ -163,6 +158,24 @@ void VgcountChannel::Read() {
       Fail(fmt::format("cannot read vgcount's channel: {}", strerror(errno)));
       return;
     }
+    // The sender, and descriptors nobody asked for closed.
+    long long sender = -1;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+          c->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
+        ucred cred;
+        std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
+        sender = cred.pid;
+      } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+        const size_t fds_sent = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < fds_sent; ++i) {
+          int fd = -1;
+          std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+          close(fd);
+        }
+        Fail("a descriptor sent on vgcount's channel, which vgcount never sends");
+      }
+    }
     // 0: an empty message, which vgcount never sends, or no sender left,
     // which cannot happen before Finish (workgate holds the workload's end).
     if (n == 0) {
@@ -170,50 +183,16 @@ void VgcountChannel::Read() {
       Fail("an empty message on vgcount's channel, which vgcount does not send");
       continue;
     }
-    if (static_cast<size_t>(n) > buffer.size()) {
+    if (static_cast<size_t>(n) > buffer.size() || (msg.msg_flags & MSG_CTRUNC)) {
       Fail(fmt::format("a message of {} bytes on vgcount's channel, larger than vgcount sends", n));
       continue;
     }
-    Receive(buffer.data(), static_cast<size_t>(n));
+    if (sender <= 0) {
+      Fail("a message on vgcount's channel without its sender's credentials");
+      continue;
+    }
+    messages_.Receive(sender, buffer.data(), static_cast<size_t>(n));
   }
-}
-
-void VgcountChannel::Receive(const char* data, size_t size) {
-  ChannelHeader h{};
-  if (size < sizeof h) {
-    Fail(fmt::format("a message of {} bytes on vgcount's channel, shorter than its header", size));
-    return;
-  }
-  std::memcpy(&h, data, sizeof h);
-  data += sizeof h;
-  size -= sizeof h;
-  if (h.magic != kChannelMagic || h.pid <= 0 || (h.flags & ~kChannelEnd) != 0 ||
-      (h.kind != kKindCount && h.kind != kKindProfile && h.kind != kKindTamper)) {
-    Fail("a message on vgcount's channel that vgcount does not send");
-    return;
-  }
-  if (h.kind == kKindTamper) {
-    const std::string call = CallName(data, size);
-    Fail(fmt::format(
-        "process {} of the workload called {}, which can reach vgcount's channel to workgate or "
-        "another process's descriptors or memory: its count could be forged, so it is not used",
-        h.pid, call.empty() ? "a system call" : call));
-    return;
-  }
-  Output& output = outputs_[{h.kind, h.pid}];
-  if (output.ended) {
-    Fail(fmt::format("vgcount's channel carried a second {} of process {}: one is forged",
-                     h.kind == kKindCount ? "count" : "profile", h.pid));
-    return;
-  }
-  total_bytes_ += size;
-  if (total_bytes_ > kMaxBytes) {
-    Fail(fmt::format("vgcount's channel carried more than {} MiB, more than vgcount sends",
-                     kMaxBytes >> 20));
-    return;
-  }
-  output.bytes.append(data, size);
-  if (h.flags & kChannelEnd) output.ended = true;
 }
 
 }  // namespace workgate

@@ -201,6 +201,11 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
         std::find(result.notes.begin(), result.notes.end(), note) == result.notes.end()) {
       result.notes.push_back(note);
     }
+    for (const std::string& counted : run.notes) {
+      if (std::find(result.notes.begin(), result.notes.end(), counted) == result.notes.end()) {
+        result.notes.push_back(counted);
+      }
+    }
     if (!run.valid()) {
       std::string tail = OutputTail(run.launch.err);
       result.error = run.error.empty() ? "no count" : run.error;

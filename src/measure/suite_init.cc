@@ -24,9 +24,11 @@ uint64_t SumOf(const std::map<std::string, uint64_t>& reads,
   return n;
 }
 
-// One counted run of `w`, its stdout kept; false with `*err` when it failed.
+// One counted run of `w`, its stdout kept; false with `*err` when it failed,
+// and `*toggled` set when it failed because the program switched counting
+// itself, as region markers do (CountedRun::toggled_collection).
 bool RunOnce(Counter& counter, const Workload& w, const InitRequest& request, const WorkDir& dir,
-             bool pin, InitRun* run, std::string* err) {
+             bool pin, InitRun* run, std::string* err, bool* toggled = nullptr) {
   LaunchOptions options = request.options;
   options.pin_inputs = pin;
   options.passthrough = [run](int fd, std::string_view chunk) {
@@ -35,12 +37,13 @@ bool RunOnce(Counter& counter, const Workload& w, const InitRequest& request, co
     run->stdout_text.append(chunk.substr(0, room));
   };
   const auto start = std::chrono::steady_clock::now();
-  CountedWorkload counted =
-      CountWorkload(counter, w, ScoreSide::kCandidate, request.suite_dir, dir, request.exe, 1,
-                    options);
+  CountedWorkload counted = CountWorkload(counter, w, ScoreSide::kCandidate, request.suite_dir, dir,
+                                          request.exe, 1, options);
   run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!counted.valid()) {
     *err = counted.error;
+    if (toggled != nullptr)
+      *toggled = !counted.runs.empty() && counted.runs.back().toggled_collection;
     return false;
   }
   run->count = counted.counts().at(0);
@@ -164,7 +167,16 @@ InitResult MeasureForSuite(Counter& counter, const InitRequest& request,
   for (int i = 0; i < kRunsEach; ++i) {
     progress(fmt::format("{}  count {}/{}, pinned", w.name, i + 1, kRunsEach));
     InitRun run;
-    if (!RunOnce(counter, w, request, dir, true, &run, &result.error)) return result;
+    bool toggled = false;
+    if (!RunOnce(counter, w, request, dir, true, &run, &result.error, &toggled)) {
+      // A program with <workgate/region.h>'s markers, counted as a whole:
+      // its markers are the only requests it may make, with a region.
+      if (!toggled || w.region) return result;
+      w.region = true;
+      result.error.clear();
+      --i;
+      continue;
+    }
     result.pinned.push_back(std::move(run));
   }
   const InitRun& first = result.pinned[0];
@@ -179,6 +191,7 @@ InitResult MeasureForSuite(Counter& counter, const InitRequest& request,
     }
   }
   SuiteDraft& draft = result.draft;
+  draft.region = w.region;
   draft.name = request.name;
   draft.command = request.command;
   ChooseClock(result, &draft);

@@ -40,6 +40,12 @@ std::string SuiteText(const SuiteDraft& draft) {
   out += "command = " + Toml(command) + "\n";
   for (const std::string& line : draft.clock_why) out += Comment(line);
   out += fmt::format("clock = {}\n", TomlString(ClockModeName(draft.clock)));
+  if (draft.region) {
+    out += Comment("It marks the part to count with <workgate/region.h>'s markers (counted");
+    out +=
+        Comment("without a region, it turned counting on and off itself): only that part counts.");
+    out += "region = true\n";
+  }
   if (draft.timeout_seconds) {
     out += Comment("The longest a run may take, in seconds: ten times the slowest measured count.");
     out += fmt::format("timeout = {}\n", *draft.timeout_seconds);

@@ -21,6 +21,8 @@ struct SuiteDraft {
   ClockMode clock = ClockMode::kNone;
   std::vector<std::string> clock_why;  // comment lines above `clock`
   std::optional<double> timeout_seconds;
+  /// The program marks its region (<workgate/region.h>): `region = true`.
+  bool region = false;
   std::optional<ScoreGuess> score;
   std::vector<std::string> score_why;    // comment lines above the score table
   std::vector<ScoreGuess> alternatives;  // other numbers that repeated

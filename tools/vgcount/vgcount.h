@@ -3,7 +3,7 @@
  * records where they went (per-function and per-line self cost) in the same
  * run.
  *
- * The tool is eight parts:
+ * The tool is ten parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
  *                         and, when profiling, hands the instructions counted
@@ -24,6 +24,10 @@
  *   vgcount_pin.c         time and entropy pinned inside the counter (TSC,
  *                         RDRAND, time and getrandom system calls, the
  *                         random devices), and what the run met unpinned;
+ *   vgcount_requests.c    the program's client requests: callgrind's, and
+ *                         those that would hide or move work;
+ *   vgcount_channel.c     the outputs, and the channel that carries them to
+ *                         workgate out of the program's reach;
  *   vgcount_main.c        tool registration, options, the report file.
  *
  * Per thread, vgcount keeps fourteen words in the first shadow guest state
@@ -157,8 +161,12 @@ void vgc_account_track_events(void);
 /// context, then makes `next` the context (a call seen by a helper).
 void vgc_account_switch_context(ThreadId tid, ULong raw, VgcFunction* next);
 
-/// Flips the collect state of thread `tid` (CALLGRIND_TOGGLE_COLLECT).
-void vgc_account_toggle_collect(ThreadId tid);
+/// Flips the collect state of thread `tid` (CALLGRIND_TOGGLE_COLLECT), and
+/// says whether that hid work (vgcount_requests.c): collection turned on in
+/// a thread that had turned it on before (a region entered again), or
+/// switched inside a signal handler.
+typedef enum { kVgcToggleOk, kVgcToggleAgain, kVgcToggleInHandler } VgcToggle;
+VgcToggle vgc_account_toggle_collect(ThreadId tid);
 
 /// Discards everything collected so far (CALLGRIND_ZERO_STATS).
 void vgc_account_zero(ThreadId tid);
@@ -169,6 +177,24 @@ ULong vgc_account_finish(void);
 
 /// Number of guest threads this process has had (1 + threads created).
 ULong vgc_account_threads(void);
+
+/// After the outputs of a program that execs were sent: every figure
+/// starts again from zero, as in a forked child, for the next part (the
+/// same program, when the exec fails).
+void vgc_account_restart_after_part(void);
+
+/// Before the program's exec of `path`: its outputs so far go out as a
+/// part of this process's (vgcount_main.c).
+void vgc_send_part_before_exec(const HChar* path);
+
+/// The client requests (vgcount_requests.c): callgrind's, answered, and
+/// those that make a count untrustworthy. `collect_atstart` False: the
+/// program marks a region.
+void vgc_requests_init(Bool collect_atstart);
+Bool vgc_requests_handle(ThreadId tid, UWord* args, UWord* ret);
+/// Adds the check of the request a block ends in to `sb_out`, before its
+/// final exit.
+void vgc_requests_instrument(IRSB* sb_out);
 
 /// Turns on per-function recording; call in post_clo_init, before the first
 /// block is made. Without it every instruction goes to one function.
@@ -411,15 +437,42 @@ typedef struct {
   HChar* path;  // the file's name; NULL on the channel
 } VgcOutput;
 
+/// The messages on the channel (vgcount_channel.c; the receiving end is
+/// src/counter/vgcount_channel.h, which must agree).
+typedef enum {
+  kVgcMessageCount = 1,       // the report, in parts
+  kVgcMessageProfile = 2,     // the profile, in parts
+  kVgcMessageTamper = 3,      // a system call that reaches what it must not
+  kVgcMessageHello = 4,       // a process's first message: its parent's pid
+  kVgcMessageExec = 5,        // the outputs before it were those of a program
+                              // that now execs the path it carries
+  kVgcMessageExecFailed = 6,  // that exec failed: the program goes on
+  kVgcMessageUncounted = 7,   // a client request that hides or moves work
+} VgcMessageKind;
+#define VGC_TOKEN_BYTES 16
+
 /// Takes the socket `given` (--vgcount-channel-fd) as the channel, or the
-/// one a previous generation of this process left across its exec. False,
-/// with Valgrind's message saying why, when there is none or the
-/// descriptor limits do not let it stay reserved.
+/// one a previous generation of this process left across its exec, and
+/// sends this process's hello. False, with Valgrind's message saying why,
+/// when there is none or the descriptor limits do not let it stay reserved.
 Bool vgc_channel_open(Int given);
 Bool vgc_channel_active(void);
+/// In a forked child, before its first instruction: its own token and hello.
+void vgc_channel_after_fork(void);
 /// Called before each of the program's system calls: one that could reach
-/// the channel, or another process, sends a tamper message first.
+/// Valgrind's reserved descriptors, or another process, makes the count
+/// invalid before it runs.
 void vgc_channel_pre_syscall(UInt number, const UWord* args, UInt arg_count);
+/// The outputs just sent were the program's up to its exec of `path`; and
+/// that exec failed.
+void vgc_channel_exec(const HChar* path);
+void vgc_channel_exec_failed(void);
+/// The count cannot be trusted: `kind` (tamper or uncounted) and what the
+/// program did, a short name. On the channel at once; without one, a
+/// message and an "invalid:" line of the report.
+void vgc_channel_invalid(VgcMessageKind kind, const HChar* what);
+Int vgc_channel_invalid_count(void);
+const HChar* vgc_channel_invalid_reason(Int i);
 
 /// Opens the output of `kind`: on the channel, or the file that `option`'s
 /// `path_template` expands to (%p, %q{VAR}), created or truncated. False,
@@ -442,6 +495,7 @@ typedef enum {
   kVgcGetrandom,     // getrandom system calls
   kVgcRandomDevice,  // reads of /dev/urandom or /dev/random
   kVgcSysinfo,       // sysinfo system calls: uptime, loads, free memory fixed
+  kVgcUptime,        // opens of /proc/uptime, answered from the pinned clock
   kVgcPinnedKinds
 } VgcPinnedKind;
 typedef enum {
@@ -450,8 +504,10 @@ typedef enum {
   kVgcTimes,    // system calls that read time or the machine unpinned
   kVgcGetrusage,
   kVgcGetcpu,
-  kVgcTimerRead,  // timer_gettime, timerfd_gettime
-  kVgcAdjtime,    // adjtimex, clock_adjtime
+  kVgcTimerRead,    // timer_gettime, timerfd_gettime
+  kVgcAdjtime,      // adjtimex, clock_adjtime
+  kVgcMachineFile,  // reads of /proc and /sys files that change as the
+                    // machine runs, and of devices (vgcount_pin.c's rule)
   kVgcUnpinnedKinds
 } VgcUnpinnedKind;
 

@@ -15,8 +15,10 @@
  * The collect state follows callgrind 3.19 (callgrind/threads.c), which keeps
  * it per thread, not per process: every thread starts with
  * --collect-atstart, CALLGRIND_TOGGLE_COLLECT flips only the calling thread's
- * state, and a signal handler runs with a fresh state equal to
- * --collect-atstart, the interrupted one coming back when it returns.
+ * state, and a signal handler runs with a state of its own, the interrupted
+ * one coming back when it returns. Unlike callgrind's, which starts afresh at
+ * --collect-atstart, a handler's state starts as the interrupted code's: a
+ * signal that comes inside a region is counted with it.
  *
  * Region boundaries: callgrind adds a block's cost when the *next* block of
  * the same thread starts, under the collect state of that moment. The block
@@ -37,6 +39,7 @@
 #include "vgcount.h"
 // clang-format on
 
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
@@ -59,6 +62,9 @@ typedef struct {
   // figure where collection last went off.
   ULong uncollected;
   ULong off_since;
+  // Collection was turned on by a request in the thread's own code (not a
+  // signal handler's): a region was entered (vgcount_requests.c).
+  Bool entered;
 } ThreadCollect;
 
 static ThreadCollect* threads = NULL;  // VG_N_THREADS entries, by ThreadId
@@ -73,6 +79,7 @@ static void ResetThread(ThreadId tid) {
   threads[tid].tracked = False;
   threads[tid].uncollected = 0;
   threads[tid].off_since = 0;
+  threads[tid].entered = False;
 }
 
 static ULong Raw(ThreadId tid) { return vgc_shadow_get(tid, VGC_SHADOW_RAW); }
@@ -204,17 +211,48 @@ static void OnPreDeliverSignal(ThreadId tid, Int signal_number, Bool alt_stack) 
   vgc_pin_note_unpinned(kVgcSignals, 1);
   CloseInterval(tid);
   vgc_calls_signal_enter(tid);
+  // The handler goes on in the interrupted code's state: a signal raised
+  // inside a region is part of the region's work. (Callgrind gives a
+  // handler a fresh --collect-atstart state, which would leave a region's
+  // handlers uncounted: work a program could hide there.)
   const Bool was = *CollectSlot(tid);
   threads[tid].depth++;
   *CollectSlot(tid) = was;
-  SetCollect(tid, collect_atstart, Raw(tid));
   ApplySlot(tid);
 }
 
 // The handler's last interval: closed here because the sigreturn that
 // follows puts the counter back (see the top comment).
+// The path an exec names, copied from the program's memory with bounds
+// ("" where it cannot be read).
+static void ExecPath(Addr p, HChar* path, SizeT size) {
+  SizeT n = 0;
+  for (; p != 0 && n + 1 < size; n++) {
+    if (!VG_(am_is_valid_for_client)(p + n, 1, VKI_PROT_READ)) break;
+    path[n] = ((const HChar*)p)[n];
+    if (path[n] == '\0') break;
+  }
+  path[n] = '\0';
+}
+
+static Bool IsExec(UInt syscall_number) {
+  return syscall_number == __NR_execve
+#if defined(__NR_execveat)
+         || syscall_number == __NR_execveat
+#endif
+      ;
+}
+
 static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count) {
   vgc_channel_pre_syscall(syscall_number, args, arg_count);
+  if (IsExec(syscall_number) && arg_count >= 2) {
+    // Nothing of the program runs between here and the exec: Valgrind's
+    // wrapper execs, or fails and returns to OnPostSyscall, with the
+    // thread holding the lock that every other thread waits for.
+    HChar path[256];
+    ExecPath(syscall_number == __NR_execve ? args[0] : args[1], path, sizeof path);
+    vgc_send_part_before_exec(path);
+  }
   Bool is_sigreturn = False;
 #if defined(__NR_rt_sigreturn)
   is_sigreturn = is_sigreturn || syscall_number == __NR_rt_sigreturn;
@@ -231,6 +269,9 @@ static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt ar
 static void OnPostSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count,
                           SysRes result) {
   (void)arg_count;
+  // An exec that returns has failed: the program goes on, counted as the
+  // next part (vgcount_channel.c).
+  if (IsExec(syscall_number)) vgc_channel_exec_failed();
   vgc_pin_post_syscall(tid, syscall_number, args, result);
 }
 
@@ -256,6 +297,8 @@ static void OnPostDeliverSignal(ThreadId tid, Int signal_number) {
 // figures of a process tree add up to its total. (Callgrind instead lets the
 // child inherit the parent's costs so far.)
 static void OnForkChild(ThreadId tid) {
+  // Its own token before anything else, and before its first instruction.
+  vgc_channel_after_fork();
   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
     if (t != tid) ResetThread(t);
   }
@@ -290,13 +333,21 @@ void vgc_account_track_events(void) {
   VG_(atfork)(NULL, NULL, OnForkChild);
 }
 
-void vgc_account_toggle_collect(ThreadId tid) {
+VgcToggle vgc_account_toggle_collect(ThreadId tid) {
   // The request's own block goes with the new state (see the top comment).
   const ULong boundary = Raw(tid) - vgc_clreq_block_instructions;
   CloseIntervalAt(tid, boundary);
-  SetCollect(tid, !*CollectSlot(tid), boundary);
+  const Bool on = !*CollectSlot(tid);
+  SetCollect(tid, on, boundary);
   ApplySlot(tid);
   vgc_lines_request_block_to(LineKey(tid));
+  // A handler's state is dropped when it returns: switching it hides work
+  // (off, then the return switches back on) or counts the handler alone.
+  if (threads[tid].depth > 0) return kVgcToggleInHandler;
+  if (!on) return kVgcToggleOk;
+  const Bool again = threads[tid].entered;
+  threads[tid].entered = True;
+  return again ? kVgcToggleAgain : kVgcToggleOk;
 }
 
 // Marks in `live` the threads the core holds now. The tool interface has no
@@ -342,3 +393,15 @@ ULong vgc_account_finish(void) {
 }
 
 ULong vgc_account_threads(void) { return threads_seen; }
+
+void vgc_account_restart_after_part(void) {
+  // vgc_account_finish closed every live thread's interval at its present
+  // figure; what was handed over now goes, as ZERO_STATS would drop it.
+  vgc_functions_zero();
+  vgc_lines_zero(0);
+  vgc_calls_restart();
+  vgc_pin_forget_counts();
+  // An exec leaves one thread (a failed one, the threads there were; the
+  // next part says "threads" again only if more are made).
+  threads_seen = 1;
+}

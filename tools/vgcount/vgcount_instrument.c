@@ -1399,6 +1399,8 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   // place the region boundary where callgrind places it (vgcount_account.c).
   // Only blocks that end in a client request pay for this store.
   if (sb_in->jumpkind == Ijk_ClientReq) {
+    // Requests the core serves itself (a native call) are looked at here.
+    vgc_requests_instrument(sb_out);
     addStmtToIRSB(sb_out, IRStmt_Store(VGC_HOST_ENDNESS,
                                        HostAddress(&vgc_clreq_block_instructions, host_word_type),
                                        IRExpr_Const(IRConst_U64(total))));

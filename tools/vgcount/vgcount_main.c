@@ -15,7 +15,6 @@
 #include "vgcount.h"
 // clang-format on
 
-#include "callgrind.h"  // callgrind's client request codes, which we answer
 #include "pub_tool_clientstate.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -70,25 +69,6 @@ static void PrintDebugUsage(void) {
    "                              figures are the same either way [yes]\n");
 }
 
-// Callgrind's requests that change what is counted. Its others (dumps,
-// instrumentation on/off) are refused, so Valgrind warns instead of the
-// figures silently meaning something else.
-static Bool HandleClientRequest(ThreadId tid, UWord* args, UWord* ret) {
-  if (!VG_IS_TOOL_USERREQ('C', 'T', args[0])) return False;
-  switch (args[0]) {
-    case VG_USERREQ__TOGGLE_COLLECT:
-      vgc_account_toggle_collect(tid);
-      break;
-    case VG_USERREQ__ZERO_STATS:
-      vgc_account_zero(tid);
-      break;
-    default:
-      return False;
-  }
-  *ret = 0;
-  return True;
-}
-
 // Appends `text` to the growing string `*s` of `*used` bytes in `*size`.
 static void Append(HChar** s, SizeT* used, SizeT* size, const HChar* text, Bool newline_as_space) {
   for (const HChar* p = text; *p != '\0'; p++) {
@@ -138,11 +118,18 @@ static void WriteReport(const HChar* cmd, ULong instructions) {
   WriteAll(&out, &ok, "\n");
   WriteAll(&out, &ok, unpinned);
   WriteAll(&out, &ok, "\n");
+  // What made the count untrustworthy, for a reader of the file (on the
+  // channel, workgate had each at once).
+  for (Int i = 0; i < vgc_channel_invalid_count(); i++) {
+    WriteAll(&out, &ok, "invalid: ");
+    WriteAll(&out, &ok, vgc_channel_invalid_reason(i));
+    WriteAll(&out, &ok, "\n");
+  }
   vgc_output_close(&out, ok);
 }
 
-static void Finish(Int exit_code) {
-  (void)exit_code;
+// Sends (or writes) this process's outputs so far; returns the count.
+static ULong SendOutputs(void) {
   const ULong instructions = vgc_account_finish();
   HChar* cmd = CommandLine();
   // The profile first: a report without its profile is a failed run to
@@ -150,6 +137,22 @@ static void Finish(Int exit_code) {
   if (clo_profile_file != NULL) vgc_profile_write(clo_profile_file, cmd, instructions);
   WriteReport(cmd, instructions);
   VG_(free)(cmd);
+  return instructions;
+}
+
+void vgc_send_part_before_exec(const HChar* path) {
+  // Valgrind starts the exec'd program afresh, without this process's
+  // figures: they go out now, as a part, on the channel. Files cannot keep
+  // them (the next program's output of the same pid replaces them).
+  if (!vgc_channel_active()) return;
+  SendOutputs();
+  vgc_channel_exec(path);
+  vgc_account_restart_after_part();
+}
+
+static void Finish(Int exit_code) {
+  (void)exit_code;
+  const ULong instructions = SendOutputs();
   if (VG_(clo_verbosity) > 0) VG_(umsg)("vgcount instructions: %llu\n", instructions);
   if (VG_(clo_verbosity) > 1) {
     VG_(umsg)
@@ -180,6 +183,7 @@ static void PostCommandLineInit(void) {
   vgc_pin_set_enabled(clo_pin);
   vgc_unroll_set_enabled(clo_unroll);
   vgc_account_init(clo_collect_atstart);
+  vgc_requests_init(clo_collect_atstart);
 }
 
 static void PreCommandLineInit(void) {
@@ -199,7 +203,7 @@ static void PreCommandLineInit(void) {
 
   VG_(basic_tool_funcs)(PostCommandLineInit, vgc_instrument, Finish);
   VG_(needs_command_line_options)(ProcessCommandLineOption, PrintUsage, PrintDebugUsage);
-  VG_(needs_client_requests)(HandleClientRequest);
+  VG_(needs_client_requests)(vgc_requests_handle);
   vgc_account_track_events();
 }
 
