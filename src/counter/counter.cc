@@ -33,6 +33,11 @@ std::vector<std::string> DescribeUnpinned(const std::map<std::string, uint64_t>&
       words.push_back(fmt::format("{} threads (the schedule decides which thread reads what)", n));
     } else if (kind == "signals") {
       words.push_back(fmt::format("{} signal{} delivered", n, n == 1 ? "" : "s"));
+    } else if (kind == "machine-file") {
+      words.push_back(
+          fmt::format("{} read{} of files or devices that change as the machine runs (/proc, /sys: "
+                      "docs/counting.md says which)",
+                      n, n == 1 ? "" : "s"));
     } else {
       const auto call = kCalls.find(kind);
       words.push_back(fmt::format("{} called {} time{} (not pinned)",

@@ -22,6 +22,8 @@
  *   /dev/random        (opened, duplicated or inherited) likewise
  *   sysinfo            uptime, load averages and free memory fixed (the
  *                      machine's sizes stay): glibc's sysconf asks it
+ *   /proc/uptime       opened, it is a file of the tool's whose text is a
+ *                      reading of the pinned boot-time clock
  *   AT_RANDOM          the 16 bytes the kernel gives every program (glibc's
  *                      stack guard, Go's hash seeds), from a far part of the
  *                      stream that the program's own draws never reach
@@ -42,16 +44,26 @@
  *
  * What the tool meets and cannot pin is counted too, for workgate to decide
  * whether a count is deterministic by construction: more than one thread
- * (the schedule decides who reads what), signals delivered, and system calls
+ * (the schedule decides who reads what), signals delivered, system calls
  * that read time or the machine's state without a pinned answer (times,
- * getrusage, getcpu, timer and timerfd readings, adjtimex, clock_adjtime). Both lists are written
- * to the output file (vgcount_main.c).
+ * getrusage, getcpu, timer and timerfd readings, adjtimex, clock_adjtime),
+ * and reads of files that change as the machine runs. Which files those
+ * are is decided by a rule, not by a list of the known ones: every file in
+ * /proc and /sys is one, but for those this file names as fixed while a
+ * program runs (MachineFileIsFixed: a process's own maps and limits,
+ * kernel settings, the CPUs' and caches' layout, cgroup limits); so is
+ * every character device but the random ones (pinned), /dev/null, /dev/zero,
+ * /dev/full and terminals. /proc/stat, /proc/loadavg, /proc/self/stat,
+ * /proc/meminfo, /proc/cpuinfo (its MHz), the real-time clock and hardware
+ * random devices all fall under it. Both lists are written to the output
+ * file (vgcount_main.c).
  */
 // clang-format off: vgcount.h comes before Valgrind's headers (it says why).
 #include "vgcount.h"
 // clang-format on
 
 #include "pinned_sequence.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -82,6 +94,28 @@
 #define VGC_F_DUPFD_CLOEXEC 1030
 #define VGC_S_IFMT 0170000
 #define VGC_S_IFCHR 0020000
+// /dev/null, /dev/zero and /dev/full (1:3, 1:5, 1:7), terminals (4, 5) and
+// pseudo-terminals (136-143): devices whose reads say nothing of the machine.
+#define VGC_NULL_MINOR 3
+#define VGC_ZERO_MINOR 5
+#define VGC_FULL_MINOR 7
+#define VGC_TTY_MAJOR 4
+#define VGC_TTYAUX_MAJOR 5
+#define VGC_PTS_FIRST_MAJOR 136
+#define VGC_PTS_LAST_MAJOR 143
+// O_CLOEXEC and CLOCK_BOOTTIME, the same on amd64 and arm64.
+#define VGC_O_CLOEXEC 02000000
+#define VGC_CLOCK_BOOTTIME 7
+// open(2) exists on amd64 only; arm64 has openat alone.
+#if defined(__NR_open)
+#define VGC_NR_OPEN __NR_open
+#else
+#define VGC_NR_OPEN (~0u)
+#endif
+
+// The core's fcntl, which the tool headers do not declare (the tool is
+// linked with the core).
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 
 static Bool pin_enabled = True;
 static Bool config_read = False;
@@ -100,12 +134,12 @@ static ULong pinned_counts[kVgcPinnedKinds];
 static ULong unpinned_counts[kVgcUnpinnedKinds];
 
 static const HChar* const pinned_names[kVgcPinnedKinds] = {
-    "tsc", "rdrand", "rdseed", "clock", "getrandom", "random-device", "sysinfo"};
+    "tsc", "rdrand", "rdseed", "clock", "getrandom", "random-device", "sysinfo", "uptime"};
 static const HChar* const unpinned_names[kVgcUnpinnedKinds] = {
-    "threads", "signals", "times", "getrusage", "getcpu", "timer-read", "adjtime"};
+    "threads", "signals", "times", "getrusage", "getcpu", "timer-read", "adjtime", "machine-file"};
 
-// Per descriptor: 0 unknown (ask fstat at its first read), 1 a random
-// device, 2 anything else.
+// What a descriptor reads, asked at its first read (Kind).
+enum { kFdUnknown = 0, kFdRandom, kFdFixed, kFdMachine };
 static UChar fd_kind[VGC_FD_CACHE];
 
 // Stops the run with a message naming the variable: a misread setting
@@ -307,19 +341,194 @@ static void WriteTimespec(Addr at, Long ns) {
   ts->tv_nsec = ns % WG_NS_PER_SEC;
 }
 
-// Whether descriptor `fd` reads one of the random devices.
-static Bool IsRandomDevice(Int fd) {
-  if (fd < 0) return False;
-  if (fd < VGC_FD_CACHE && fd_kind[fd] != 0) return fd_kind[fd] == 1;
+static Bool StartsWith(const HChar* s, const HChar* prefix) {
+  return VG_(strncmp)(s, prefix, VG_(strlen)(prefix)) == 0;
+}
+
+static Bool EndsWith(const HChar* s, const HChar* suffix) {
+  const SizeT n = VG_(strlen)(s), m = VG_(strlen)(suffix);
+  return n >= m && VG_(strcmp)(s + n - m, suffix) == 0;
+}
+
+// Whether `name` is one of `names` (a NULL-ended list).
+static Bool OneOf(const HChar* name, const HChar* const* names) {
+  for (; *names != NULL; names++) {
+    if (VG_(strcmp)(name, *names) == 0) return True;
+  }
+  return False;
+}
+
+// Skips "N/" (a number and a slash) at `*s`; False when there is none.
+static Bool SkipNumber(const HChar** s) {
+  const HChar* p = *s;
+  while (*p >= '0' && *p <= '9') p++;
+  if (p == *s || *p != '/') return False;
+  *s = p + 1;
+  return True;
+}
+
+// Whether a /proc or /sys file at `path` (its name as the kernel gives it
+// for an open descriptor) holds the same text for as long as a program
+// runs. Anything not named here changes, or might: the rule's default.
+static Bool MachineFileIsFixed(const HChar* path) {
+  static const HChar* const process_files[] = {
+      "cmdline",         "environ",   "auxv",    "exe",     "maps",        "mountinfo",
+      "mounts",          "limits",    "cgroup",  "comm",    "personality", "oom_score_adj",
+      "loginuid",        "sessionid", "uid_map", "gid_map", "setgroups",   "cpuset",
+      "coredump_filter", NULL};
+  static const HChar* const proc_files[] = {"/proc/version", "/proc/filesystems", "/proc/cmdline",
+                                            NULL};
+  static const HChar* const changing_settings[] = {"/proc/sys/kernel/ns_last_pid",
+                                                   "/proc/sys/fs/file-nr",
+                                                   "/proc/sys/fs/inode-nr",
+                                                   "/proc/sys/fs/inode-state",
+                                                   "/proc/sys/fs/dentry-state",
+                                                   "/proc/sys/kernel/pty/nr",
+                                                   NULL};
+  static const HChar* const cpu_files[] = {"online",     "possible", "present",   "offline",
+                                           "kernel_max", "isolated", "nohz_full", NULL};
+  static const HChar* const node_files[] = {"cpulist", "cpumap", "distance", NULL};
+  static const HChar* const cgroup_suffixes[] = {".max",    ".min",         ".low", ".high",
+                                                 ".weight", ".weight.nice", NULL};
+  static const HChar* const cgroup_files[] = {"cgroup.controllers",    "cgroup.subtree_control",
+                                              "cgroup.type",           "cpuset.cpus.effective",
+                                              "cpuset.mems.effective", NULL};
+  if (StartsWith(path, "/proc/")) {
+    const HChar* s = path + 6;
+    if (SkipNumber(&s)) {
+      // A process's (or a thread's: /proc/P/task/T/) files about itself.
+      if (StartsWith(s, "task/")) {
+        s += 5;
+        if (!SkipNumber(&s)) return False;
+      }
+      return OneOf(s, process_files) || StartsWith(s, "ns/") || StartsWith(s, "attr/") ||
+             StartsWith(s, "fd/") || StartsWith(s, "fdinfo/");
+    }
+    if (StartsWith(path, "/proc/sys/")) {
+      return !StartsWith(path, "/proc/sys/kernel/random/") && !OneOf(path, changing_settings);
+    }
+    return OneOf(path, proc_files);
+  }
+  if (StartsWith(path, "/sys/devices/system/cpu/")) {
+    const HChar* s = path + 24;
+    if (OneOf(s, cpu_files)) return True;
+    if (!StartsWith(s, "cpu")) return False;
+    s += 3;
+    if (!SkipNumber(&s)) return False;
+    return StartsWith(s, "topology/") || StartsWith(s, "cache/") || VG_(strcmp)(s, "online") == 0;
+  }
+  if (StartsWith(path, "/sys/devices/system/node/")) {
+    const HChar* s = path + 25;
+    if (OneOf(s, cpu_files) || StartsWith(s, "has_")) return True;
+    if (!StartsWith(s, "node")) return False;
+    s += 4;
+    return SkipNumber(&s) && OneOf(s, node_files);
+  }
+  if (StartsWith(path, "/sys/kernel/mm/transparent_hugepage/")) return True;
+  if (StartsWith(path, "/sys/fs/cgroup/")) {
+    const HChar* base = VG_(strrchr)(path, '/') + 1;
+    if (OneOf(base, cgroup_files)) return True;
+    for (const HChar* const* suffix = cgroup_suffixes; *suffix != NULL; suffix++) {
+      if (EndsWith(base, *suffix)) return True;
+    }
+  }
+  return False;
+}
+
+// The name of what descriptor `fd` is open on, as /proc/self/fd gives it
+// (the tool's own readlink: the process's /proc), or "" when none.
+static void NameOf(Int fd, HChar* name, SizeT size) {
+  HChar link[48];
+  VG_(snprintf)(link, sizeof link, "/proc/self/fd/%d", fd);
+  const SSizeT n = VG_(readlink)(link, name, size - 1);
+  name[n > 0 ? n : 0] = '\0';
+}
+
+// What descriptor `fd` reads: a random device, a file or device whose text
+// changes as the machine runs, or anything else (fixed, or the program's
+// own making).
+static Int Kind(Int fd) {
+  if (fd < 0) return kFdFixed;
+  if (fd < VGC_FD_CACHE && fd_kind[fd] != kFdUnknown) return fd_kind[fd];
   struct vg_stat st;
-  Bool random = False;
-  if (VG_(fstat)(fd, &st) == 0 && (st.mode & VGC_S_IFMT) == VGC_S_IFCHR) {
+  Int kind = kFdFixed;
+  if (VG_(fstat)(fd, &st) != 0) {
+    kind = kFdFixed;
+  } else if ((st.mode & VGC_S_IFMT) == VGC_S_IFCHR) {
     const ULong major = (st.rdev >> 8) & 0xfff,
                 minor = (st.rdev & 0xff) | ((st.rdev >> 12) & ~0xffULL);
-    random = major == VGC_MEM_MAJOR && (minor == VGC_RANDOM_MINOR || minor == VGC_URANDOM_MINOR);
+    const Bool mem = major == VGC_MEM_MAJOR;
+    if (mem && (minor == VGC_RANDOM_MINOR || minor == VGC_URANDOM_MINOR)) {
+      kind = kFdRandom;
+    } else if ((mem &&
+                (minor == VGC_NULL_MINOR || minor == VGC_ZERO_MINOR || minor == VGC_FULL_MINOR)) ||
+               major == VGC_TTY_MAJOR || major == VGC_TTYAUX_MAJOR ||
+               (major >= VGC_PTS_FIRST_MAJOR && major <= VGC_PTS_LAST_MAJOR)) {
+      kind = kFdFixed;
+    } else {
+      kind = kFdMachine;
+    }
+  } else {
+    HChar name[256];
+    NameOf(fd, name, sizeof name);
+    if ((StartsWith(name, "/proc/") || StartsWith(name, "/sys/")) && !MachineFileIsFixed(name)) {
+      kind = kFdMachine;
+    }
   }
-  if (fd < VGC_FD_CACHE) fd_kind[fd] = random ? 1 : 2;
-  return random;
+  if (fd < VGC_FD_CACHE) fd_kind[fd] = (UChar)kind;
+  return kind;
+}
+
+static Bool IsRandomDevice(Int fd) { return Kind(fd) == kFdRandom; }
+
+// A read from `fd` of `n` bytes: counted when it met the machine's state.
+static void NoteRead(Int fd, UWord n) {
+  if (n > 0 && Kind(fd) == kFdMachine) unpinned_counts[kVgcMachineFile]++;
+}
+
+// Whether the path the program opened (its own memory, read with bounds)
+// may name /proc/uptime: its name ends so. Only those descriptors are
+// asked what they are (PinUptime).
+static Bool MayBeUptime(Addr p) {
+  HChar path[128];
+  SizeT n = 0;
+  for (; p != 0 && n + 1 < sizeof path; n++) {
+    if (!VG_(am_is_valid_for_client)(p + n, 1, VKI_PROT_READ)) return False;
+    path[n] = ((const HChar*)p)[n];
+    if (path[n] == '\0') break;
+  }
+  path[n] = '\0';
+  return EndsWith(path, "uptime");
+}
+
+// Puts, under descriptor `fd` (just opened on /proc/uptime), a file of the
+// tool's whose text is the pinned boot-time clock's next reading: seconds
+// since boot and (the same figure) idle seconds. `cloexec`: the program
+// asked for O_CLOEXEC, which the replacement keeps. False, with `fd` as it
+// was, when no such file can be made (the read is then an unpinned one).
+static Bool PinUptime(Int fd, Bool cloexec) {
+  HChar name[512];
+  static ULong made = 0;
+  VG_(snprintf)
+  (name, sizeof name, "%s/vgcount-uptime-%d-%llu", VG_(tmpdir)(), VG_(getpid)(), made++);
+  SysRes opened = VG_(open)(name, VKI_O_CREAT | VKI_O_EXCL | VKI_O_RDWR, 0600);
+  if (sr_isError(opened)) return False;
+  const Int file = (Int)sr_Res(opened);
+  VG_(unlink)(name);
+  ReadConfig();
+  const Long ns = wg_origin_of_clock(VGC_CLOCK_BOOTTIME, start_ns) + NextOffset();
+  HChar text[96];
+  const ULong seconds = (ULong)(ns / WG_NS_PER_SEC),
+              hundredths = (ULong)(ns % WG_NS_PER_SEC / (WG_NS_PER_SEC / 100));
+  VG_(snprintf)
+  (text, sizeof text, "%llu.%02llu %llu.%02llu\n", seconds, hundredths, seconds, hundredths);
+  const Int length = (Int)VG_(strlen)(text);
+  const Bool ok = VG_(write)(file, text, length) == length &&
+                  VG_(lseek)(file, 0, VKI_SEEK_SET) == 0 && !sr_isError(VG_(dup2)(file, fd));
+  VG_(close)(file);
+  if (ok && cloexec) VG_(fcntl)(fd, VKI_F_SETFD, VKI_FD_CLOEXEC);
+  if (ok && fd < VGC_FD_CACHE) fd_kind[fd] = kFdFixed;
+  return ok;
 }
 
 static void Forget(Int fd) {
@@ -353,10 +562,34 @@ void vgc_pin_post_syscall(ThreadId tid, UInt number, UWord* args, SysRes result)
     case __NR_open:
 #endif
     case __NR_openat:
-    case __NR_close:
-      // A new or closed descriptor: its device is asked for at its first read.
+#if defined(__NR_openat2)
+    case __NR_openat2:
+#endif
+    case __NR_close: {
+      // A new or closed descriptor: what it reads is asked at its first read.
       Forget(number == __NR_close ? (Int)args[0] : (Int)res);
+      if (number == __NR_close || !pin_enabled) return;
+      const Bool at = number != VGC_NR_OPEN;
+      const Addr path = at ? args[1] : args[0];
+      // openat2's flags are in the struct open_how its third argument points at.
+      UWord flags = number == __NR_openat ? args[2] : at ? 0 : args[1];
+#if defined(__NR_openat2)
+      if (number == __NR_openat2 &&
+          VG_(am_is_valid_for_client)(args[2], sizeof(ULong), VKI_PROT_READ)) {
+        flags = (UWord) * (const ULong*)args[2];
+      }
+#endif
+      if (MayBeUptime(path)) {
+        HChar name[64];
+        NameOf((Int)res, name, sizeof name);
+        if (VG_(strcmp)(name, "/proc/uptime") == 0) {
+          if (PinUptime((Int)res, (flags & VGC_O_CLOEXEC) != 0)) {
+            pinned_counts[kVgcUptime]++;
+          }
+        }
+      }
       return;
+    }
     case __NR_dup:
 #if defined(__NR_dup2)
     case __NR_dup2:
@@ -387,6 +620,27 @@ void vgc_pin_post_syscall(ThreadId tid, UInt number, UWord* args, SysRes result)
     case __NR_clock_adjtime:
       unpinned_counts[kVgcAdjtime]++;
       return;
+    default:
+      break;
+  }
+  // What a read met of the machine's changing state, pinned or not; the
+  // data moved between descriptors by sendfile, splice and copy_file_range
+  // is read from their source.
+  switch (number) {
+    case __NR_read:
+    case __NR_pread64:
+    case __NR_readv:
+    case __NR_preadv:
+#if defined(__NR_preadv2)
+    case __NR_preadv2:
+#endif
+    case __NR_splice:
+    case __NR_copy_file_range:
+      NoteRead((Int)args[0], res);
+      break;
+    case __NR_sendfile:
+      NoteRead((Int)args[1], res);
+      break;
     default:
       break;
   }
@@ -452,6 +706,9 @@ void vgc_pin_post_syscall(ThreadId tid, UInt number, UWord* args, SysRes result)
       return;
     case __NR_readv:
     case __NR_preadv:
+#if defined(__NR_preadv2)
+    case __NR_preadv2:
+#endif
       if (res > 0 && IsRandomDevice((Int)args[0])) {
         pinned_counts[kVgcRandomDevice]++;
         FillIovecs(args[1], args[2], res);
