@@ -28,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::BenignWorkload;
+using testing::CountedIr;
 using testing::HostileWorkload;
 using testing::RecordedPids;
 using testing::Survivors;
@@ -40,17 +41,6 @@ std::vector<std::string> ValgrindBackends() {
 #else
   return {"callgrind"};
 #endif
-}
-
-// The total of `count`'s report ("run 1/1: 6,149,368 Ir"), or -1.
-long long CountedIr(const std::string& out) {
-  const size_t at = out.find("run 1/1: ");
-  if (at == std::string::npos) return -1;
-  std::string digits;
-  for (size_t i = at + 9; i < out.size() && (isdigit(out[i]) || out[i] == ','); ++i) {
-    if (out[i] != ',') digits += out[i];
-  }
-  return digits.empty() ? -1 : std::stoll(digits);
 }
 
 class HostileTest : public ::testing::Test {
@@ -77,9 +67,9 @@ class HostileTest : public ::testing::Test {
   std::vector<std::string> Compare(std::vector<std::string> mode,
                                    std::vector<std::string> options = {}) const {
     // --no-store: both sides run, whatever an earlier test's run left.
-    std::vector<std::string> args = {"compare", "--baseline", BenignWorkload(), "--candidate",
-                                     HostileWorkload(), "--timed", "0", "--pass-env",
-                                     "HOSTILE_PIDS", "--no-store"};
+    std::vector<std::string> args = {
+        "compare", "--baseline", BenignWorkload(), "--candidate",  HostileWorkload(),
+        "--timed", "0",          "--pass-env",     "HOSTILE_PIDS", "--no-store"};
     args.insert(args.end(), options.begin(), options.end());
     args.push_back("--");
     args.insert(args.end(), mode.begin(), mode.end());
@@ -347,8 +337,8 @@ TEST_F(HostileTest, AnAllowedDaemonInThePidNamespaceIsKilledAndEveryReportSaysSo
 }
 
 TEST_F(HostileTest, ATreeLeftRunningIsUncountedWorkAndKilled) {
-  auto wg = Start({"count", "--pass-env", "HOSTILE_PIDS", "--", HostileWorkload(), "fork-tree",
-                   "5"});
+  auto wg =
+      Start({"count", "--pass-env", "HOSTILE_PIDS", "--", HostileWorkload(), "fork-tree", "5"});
   EXPECT_EQ(wg->Wait(120), 3) << wg->err();
   EXPECT_NE(wg->err().find("the workload left 31 processes running when it ended"),
             std::string::npos)
@@ -410,8 +400,8 @@ TEST_F(HostileTest, AHostileProgramInterpreterRunsOnlyInsideTheTree) {
 }
 
 TEST_F(HostileTest, AMissingCandidateIsInvalid) {
-  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", Path("absent"),
-                   "--", "x"});
+  auto wg =
+      Start({"compare", "--baseline", BenignWorkload(), "--candidate", Path("absent"), "--", "x"});
   EXPECT_EQ(wg->Wait(60), 3);
   EXPECT_NE(wg->err().find("absent does not exist"), std::string::npos) << wg->err();
   ExpectNothingLeft();
@@ -445,9 +435,9 @@ TEST_F(HostileTest, AScoreBetweenTwoFloodsIsStillFound) {
 }
 
 TEST_F(HostileTest, AFiftyThousandDigitScoreIsAMismatchNotACrash) {
-  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
-                   "--timed", "0", "--suite",
-                   Suite("\"digits\"", {"line", "score: ", "1", "50000"})});
+  auto wg =
+      Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(), "--timed",
+             "0", "--suite", Suite("\"digits\"", {"line", "score: ", "1", "50000"})});
   EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
   EXPECT_NE(wg->out().find("expected 1, got " + std::string(48, '1') + "\u2026(50000 characters)"),
             std::string::npos)
@@ -483,9 +473,9 @@ TEST_F(HostileTest, ANanTimeoutInASuiteIsAUsageError) {
 }
 
 TEST_F(HostileTest, ANanMarginInASuiteIsAUsageError) {
-  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(),
-                   "--suite", Suite("\"w\"", {"sleep", "1"}, "score: ([0-9]+)",
-                                    "max_work_added = nan\n")});
+  auto wg =
+      Start({"compare", "--baseline", BenignWorkload(), "--candidate", HostileWorkload(), "--suite",
+             Suite("\"w\"", {"sleep", "1"}, "score: ([0-9]+)", "max_work_added = nan\n")});
   EXPECT_EQ(wg->Wait(60), 2);
   EXPECT_NE(wg->err().find("key 'max_work_added'"), std::string::npos) << wg->err();
   EXPECT_TRUE(RecordedPids(pids()).empty());
@@ -532,9 +522,8 @@ TEST_F(HostileTest, HostileFunctionNamesStayText) {
   // The candidate's hottest function is named in markup, escape sequences
   // and invalid UTF-8; the explanation shows it everywhere.
   auto wg = Start({"compare", "--baseline", testing::BuildPath("tests/hostile_symbols_baseline"),
-                   "--candidate", testing::BuildPath("tests/hostile_symbols_candidate"),
-                   "--timed", "0", "--json", Path("r.json"), "--markdown", Path("r.md"), "--",
-                   "{exe}"});
+                   "--candidate", testing::BuildPath("tests/hostile_symbols_candidate"), "--timed",
+                   "0", "--json", Path("r.json"), "--markdown", Path("r.md"), "--", "{exe}"});
   EXPECT_EQ(wg->Wait(180), 1) << wg->out() << wg->err();
   const std::string out = wg->out();
   EXPECT_EQ(out.find('\x1b'), std::string::npos) << "an escape sequence reached the terminal";
@@ -563,9 +552,9 @@ TEST_F(HostileTest, HostileFunctionNamesStayText) {
 TEST_F(HostileTest, AHostileWorkloadNameStaysText) {
   const std::string name =
       "\"evil\\u001b[2J\\u001b]0;pwned\\u0007 <img src=x> [x](https://e.example) `q`\"";
-  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", BenignWorkload(),
-                   "--timed", "0", "--markdown", Path("r.md"), "--suite",
-                   Suite(name, {"sleep", "0"})});
+  auto wg =
+      Start({"compare", "--baseline", BenignWorkload(), "--candidate", BenignWorkload(), "--timed",
+             "0", "--markdown", Path("r.md"), "--suite", Suite(name, {"sleep", "0"})});
   EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
   EXPECT_EQ(wg->out().find('\x1b'), std::string::npos);
   EXPECT_EQ(wg->out().find('\x07'), std::string::npos);
@@ -574,15 +563,14 @@ TEST_F(HostileTest, AHostileWorkloadNameStaysText) {
   EXPECT_EQ(md.find('\x1b'), std::string::npos);
   // The escape sequences are gone whole (the window title's text with them);
   // the rest is text in a code span.
-  EXPECT_NE(md.find("`` evil <img src=x> [x](https://e.example) `q` ``"),
-            std::string::npos)
-      << md;
+  EXPECT_NE(md.find("`` evil <img src=x> [x](https://e.example) `q` ``"), std::string::npos) << md;
   ExpectNothingLeft();
 }
 
 TEST_F(HostileTest, OutputPassedThroughCannotDriveTheTerminal) {
   auto wg = Start({"count", "--", HostileWorkload(), "print",
-                   "hello\x1b[2J\x1b]0;title\x07 world\x9b" "31m\xff"});
+                   "hello\x1b[2J\x1b]0;title\x07 world\x9b"
+                   "31m\xff"});
   EXPECT_EQ(wg->Wait(60), 0) << wg->err();
   EXPECT_EQ(wg->out().find('\x1b'), std::string::npos);
   EXPECT_EQ(wg->out().find('\x07'), std::string::npos);
@@ -645,10 +633,9 @@ TEST_F(HostileTest, AFullDiskIsAnEnvironmentFailureNamingThePath) {
   }
   // workgate gets a mount namespace of its own, with a 256 KiB TMPDIR.
   auto wg = std::make_unique<WorkgateProcess>(
-      std::vector<std::string>{"count", "--", HostileWorkload(), "sleep", "0"}, Env(),
-      dir_.path(),
-      std::vector<std::string>{"/usr/bin/unshare", "--mount", "--propagation", "private",
-                               "/bin/sh", "-c",
+      std::vector<std::string>{"count", "--", HostileWorkload(), "sleep", "0"}, Env(), dir_.path(),
+      std::vector<std::string>{"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh",
+                               "-c",
                                "mount -t tmpfs -o size=256k tmpfs \"$TMPDIR\" && "
                                "head -c 262144 /dev/zero > \"$TMPDIR/fill\" 2>/dev/null; "
                                "exec \"$0\" \"$@\""});

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -20,6 +21,17 @@
 #include "util/paths.h"
 
 namespace workgate::testing {
+
+/// The total of `count`'s report ("run 1/1: 6,149,368 Ir"), or -1.
+inline long long CountedIr(const std::string& out) {
+  const size_t at = out.find("run 1/1: ");
+  if (at == std::string::npos) return -1;
+  std::string digits;
+  for (size_t i = at + 9; i < out.size() && (isdigit(out[i]) || out[i] == ','); ++i) {
+    if (out[i] != ',') digits += out[i];
+  }
+  return digits.empty() ? -1 : std::stoll(digits);
+}
 
 class WorkgateProcess {
  public:
@@ -70,8 +82,7 @@ class WorkgateProcess {
   /// Waits up to `seconds` for it to exit, sampling its peak memory. Its
   /// exit code, or 128 + the signal that ended it; nullopt on timeout.
   std::optional<int> Wait(double seconds) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < deadline) {
       SamplePeak();
       int status = 0;
@@ -87,8 +98,7 @@ class WorkgateProcess {
 
   /// Waits until `path` exists (a workload has started), up to `seconds`.
   bool WaitForFile(const std::string& path, double seconds) const {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < deadline) {
       if (access(path.c_str(), F_OK) == 0) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
