@@ -38,12 +38,14 @@ void Check(int ok, const char* what) {
   }
 }
 
-MdCtx NewSha256() {
+MdCtx NewDigest(const EVP_MD* md) {
   MdCtx ctx(EVP_MD_CTX_new());
   if (!ctx) Check(0, "EVP_MD_CTX_new");
-  Check(EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr), "EVP_DigestInit_ex");
+  Check(EVP_DigestInit_ex(ctx.get(), md, nullptr), "EVP_DigestInit_ex");
   return ctx;
 }
+
+MdCtx NewSha256() { return NewDigest(EVP_sha256()); }
 
 std::string Finish(EVP_MD_CTX* ctx) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -52,13 +54,17 @@ std::string Finish(EVP_MD_CTX* ctx) {
   return ToHex(digest, len);
 }
 
-}  // namespace
-
-std::string Sha256Hex(std::string_view data) {
-  MdCtx ctx = NewSha256();
+std::string DigestHex(const EVP_MD* md, std::string_view data) {
+  MdCtx ctx = NewDigest(md);
   Check(EVP_DigestUpdate(ctx.get(), data.data(), data.size()), "EVP_DigestUpdate");
   return Finish(ctx.get());
 }
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) { return DigestHex(EVP_sha256(), data); }
+
+std::string Sha1Hex(std::string_view data) { return DigestHex(EVP_sha1(), data); }
 
 namespace {
 

@@ -15,6 +15,14 @@ TEST(Sha256Test, KnownStrings) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
+// FIPS 180-2, appendix A; and git's name of the empty blob.
+TEST(Sha256Test, Sha1OfKnownStrings) {
+  EXPECT_EQ(Sha1Hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(Sha1Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+  EXPECT_EQ(Sha1Hex(std::string("blob 0\0", 7)), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+}
+
 TEST(Sha256Test, FileReadInChunks) {
   // One million 'a' spans several read chunks.
   const std::string path = ::testing::TempDir() + "/wg_sha256_million_a";
