@@ -1,21 +1,16 @@
 #include "measure/source_lines.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
-#include <string_view>
+#include <utility>
 
-#include "launch/launch.h"
 #include "machine/proc_file.h"
-#include "util/paths.h"
+#include "measure/git_objects.h"
+#include "util/input_file.h"
 #include "util/text.h"
 
 namespace workgate {
@@ -24,52 +19,59 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// How long one git question may take.
-constexpr double kGitSeconds = 20;
-
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? v : "";
 }
 
-// Runs git in `dir` with `args`: through workgate's launcher (contained,
-// bounded, ended at the deadline), with no user or system configuration
-// and the checkout's fsmonitor and ownership check off, so that nothing in
-// the checkout's own configuration runs.
-LaunchResult Git(const std::string& dir, const std::vector<std::string>& args,
-                 std::function<void(std::string_view)> on_line = nullptr) {
-  LaunchSpec spec;
-  const std::string path = Env("PATH").empty() ? "/usr/bin:/bin" : Env("PATH");
-  spec.exec_path = SearchPath("git", path);
-  if (spec.exec_path.empty()) {
-    LaunchResult missing;
-    missing.start_error = "git is not installed";
-    return missing;
-  }
-  spec.argv = {"git", "-C", dir, "-c", "core.fsmonitor=false", "-c", "safe.directory=*"};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = {{"PATH", path},
-              {"LC_ALL", "C"},
-              {"GIT_CONFIG_NOSYSTEM", "1"},
-              {"GIT_CONFIG_GLOBAL", "/dev/null"},
-              {"GIT_LITERAL_PATHSPECS", "1"},
-              {"GIT_OPTIONAL_LOCKS", "0"}};
-  spec.no_aslr = false;
-  spec.timeout_seconds = kGitSeconds;
-  // Each line as it comes, where the output could be longer than the
-  // launcher keeps.
-  spec.stdout_line = std::move(on_line);
-  return Launch(spec);
+// `git rev-parse args` in the checkout `dir`: the one git command that runs
+// there. It reads the checkout's own configuration, as every git command
+// in a repository does, and runs no program a key there could name; the
+// keys that name one for other commands are overridden all the same. The
+// ownership check is off so that a checkout of another user (the CI's, with
+// workgate as root) is read: what it guards against is such a program.
+LaunchResult RevParse(const std::string& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"-C",       dir,
+                                   "-c",       "core.fsmonitor=false",
+                                   "-c",       "core.hooksPath=/dev/null",
+                                   "-c",       "safe.directory=*",
+                                   "rev-parse"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunGit(argv, {{"GIT_OPTIONAL_LOCKS", "0"}});
 }
 
-// The git top level of `dir`, or "" with `*why` set.
-std::string TopLevel(const std::string& dir, std::string* why) {
-  const LaunchResult r = Git(dir, {"rev-parse", "--show-toplevel"});
+// The full name of commit `rev` in the checkout `root`; "" when it is none.
+std::string CommitNamed(const std::string& root, const std::string& rev) {
+  // A revision never starts with "-": that would be an option.
+  if (rev.empty() || rev[0] == '-') return "";
+  const LaunchResult r = RevParse(root, {"--verify", "--quiet", rev + "^{commit}"});
+  return r.ok() ? probe_internal::Trim(r.out) : "";
+}
+
+// Finds the checkout's top level, object directory and object format;
+// false with `*why` set.
+bool FindRepository(const std::string& dir, SourceView* view, std::string* why) {
+  const LaunchResult r = RevParse(dir, {"--path-format=absolute", "--show-toplevel", "--git-path",
+                                        "objects", "--show-object-format"});
   if (!r.ok()) {
     *why = r.started ? dir + " is not in a git work tree" : "cannot run git: " + r.start_error;
-    return "";
+    return false;
   }
-  return probe_internal::Trim(r.out);
+  // One line each; a path with a line feed in it cannot be told apart.
+  std::vector<std::string> lines;
+  for (size_t at = 0, end; at < r.out.size(); at = end + 1) {
+    end = r.out.find('\n', at);
+    if (end == std::string::npos) end = r.out.size();
+    lines.push_back(r.out.substr(at, end - at));
+  }
+  if (lines.size() != 3 || lines[0].empty()) {
+    *why = dir + " is not in a git work tree";
+    return false;
+  }
+  view->root = lines[0];
+  view->objects = lines[1];
+  view->format = lines[2];
+  return true;
 }
 
 bool IsUnreserved(unsigned char c) {
@@ -87,26 +89,60 @@ std::string ReplaceAll(std::string text, const std::string& name, const std::str
 }
 
 // A line's text trimmed and cut to kMaxSourceTextBytes.
-std::string TrimmedText(const std::string& text) {
-  const size_t first = text.find_first_not_of(" \t\r\f\v");
-  if (first == std::string::npos) return std::string();
-  const size_t last = text.find_last_not_of(" \t\r\f\v");
-  return ShortenBytes(ValidUtf8(text.substr(first, last - first + 1)), kMaxSourceTextBytes);
+std::string TrimmedText(std::string_view text) {
+  constexpr const char* kSpace = " \t\r\f\v";
+  const size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return std::string();
+  // Enough is kept to cut it after trimming; the rest is not needed.
+  text = text.substr(first, 4 * kMaxSourceTextBytes);
+  const size_t last = text.find_last_not_of(kSpace);
+  return ShortenBytes(ValidUtf8(std::string(text.substr(0, last + 1))), kMaxSourceTextBytes);
 }
 
-// Line `line` of `relative` at the view's base commit: git's blob, never
-// the file system, so no link can lead anywhere.
-std::optional<std::string> BaseSourceLine(const SourceView& view, const std::string& relative,
-                                          uint64_t line) {
-  uint64_t at = 0;
-  std::optional<std::string> text;
-  const LaunchResult r =
-      Git(view.root, {"show", view.base + ":" + relative}, [&](std::string_view l) {
-        if (++at == line) text = TrimmedText(std::string(l.substr(0, 4 * kMaxSourceTextBytes)));
-      });
-  if (!r.ok()) return std::nullopt;
-  return text;
+// Whether `text` has a carriage return that is not half of a CRLF.
+bool HasLoneCarriageReturn(std::string_view text) {
+  for (size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1)) {
+    if (at + 1 == text.size() || text[at + 1] != '\n') return true;
+  }
+  return false;
 }
+
+// The checkout's files as commits hold them, each read once.
+class CommittedFiles {
+ public:
+  struct File {
+    std::string id;
+    // nullopt: not read, or (at the candidate's commit) not what the work
+    // tree has.
+    std::optional<std::string> text;
+  };
+
+  explicit CommittedFiles(const SourceView& view) : view_(view), git_(view.objects, view.format) {}
+
+  // `relative` at `commit`; nullopt when the commit has no regular file
+  // there.
+  const std::optional<File>& At(const std::string& commit, const std::string& relative) {
+    auto [it, fresh] = files_.try_emplace({commit, relative});
+    if (!fresh || commit.empty()) return it->second;
+    const std::optional<std::string> id = git_.BlobAt(commit, relative);
+    if (!id) return it->second;
+    it->second = File{*id, std::nullopt};
+    // The candidate's build was made from the work tree: where it differs
+    // from the commit, the commit's lines are not the ones the build names.
+    if (commit == view_.commit && !WorkTreeHasBlob(view_.root, relative, view_.format, *id)) {
+      return it->second;
+    }
+    it->second->text = git_.Read("blob", *id, kMaxSourceBytes);
+    return it->second;
+  }
+
+  GitObjects& git() { return git_; }
+
+ private:
+  const SourceView view_;
+  GitObjects git_;
+  std::map<std::pair<std::string, std::string>, std::optional<File>> files_;
+};
 
 }  // namespace
 
@@ -120,31 +156,28 @@ SourceView MakeSourceView(const std::string& root_dir, const std::string& link,
   std::error_code ec;
   const fs::path absolute = fs::absolute(dir, ec);
   std::string why;
-  if (!ec) view.root = TopLevel(absolute.string(), &why);
-  if (view.root.empty()) {
+  if (ec || !FindRepository(absolute.string(), &view, &why)) {
+    view = SourceView{};
     view.note = "no source texts: " + (why.empty() ? dir + " cannot be read" : why);
     return view;
   }
+  // Resolved now, before any workload runs: while the candidate runs it can
+  // write the checkout's HEAD.
+  view.commit = CommitNamed(view.root, "HEAD");
+  if (view.commit.empty()) view.note = "no source texts: " + view.root + " has no commit";
   if (!base.empty()) {
-    // A revision never starts with "-": that would be an option.
-    const LaunchResult r =
-        base[0] == '-' ? LaunchResult{}
-                       : Git(view.root, {"rev-parse", "--verify", "--quiet", base + "^{commit}"});
-    if (r.ok()) {
-      view.base = probe_internal::Trim(r.out);
-    } else {
+    view.base = CommitNamed(view.root, base);
+    if (view.base.empty()) {
       view.note =
           "lines matched by number: the source base " + base + " is not a commit of " + view.root;
     }
   }
   if (link == "none") return view;
   view.link = link;
-  // The texts come from the checkout, so the links go to its commit: the
+  // The texts come from the checkout's commit, so the links go to it: the
   // candidate's. The CI's own commit is not always that: a pull request's
   // workflow that checks out the head has GITHUB_SHA the merge commit.
-  const LaunchResult head = Git(view.root, {"rev-parse", "--verify", "--quiet", "HEAD^{commit}"});
-  const std::string checkout = head.ok() ? probe_internal::Trim(head.out) : "";
-  auto commit = [&checkout](const char* ci) { return checkout.empty() ? Env(ci) : checkout; };
+  auto commit = [&view](const char* ci) { return view.commit.empty() ? Env(ci) : view.commit; };
   if (view.link.empty() && !Env("GITHUB_SERVER_URL").empty() && !Env("GITHUB_REPOSITORY").empty() &&
       !commit("GITHUB_SHA").empty()) {
     view.link = Env("GITHUB_SERVER_URL") + "/" + Env("GITHUB_REPOSITORY") + "/blob/" +
@@ -201,23 +234,23 @@ uint64_t LineAfter(const std::vector<DiffHunk>& hunks, uint64_t line) {
 }
 
 BaselineLineMap LineAlignment(const SourceView& view) {
-  if (view.root.empty() || view.base.empty()) return {};
+  if (view.root.empty() || view.commit.empty() || view.base.empty()) return {};
   // Each file's hunks, asked of git once; nullopt: keep its numbers.
+  auto files = std::make_shared<CommittedFiles>(view);
   auto cache = std::make_shared<std::map<std::string, std::optional<std::vector<DiffHunk>>>>();
-  return [view, cache](const std::string& candidate_file, uint64_t line) -> uint64_t {
+  return [view, files, cache](const std::string& candidate_file, uint64_t line) -> uint64_t {
     auto found = cache->find(candidate_file);
     if (found == cache->end()) {
       std::optional<std::vector<DiffHunk>> hunks;
       const std::optional<std::string> rel = PathInCheckout(view.root, candidate_file);
-      if (rel && TrackedAmong(view.root, {*rel}).count(*rel)) {
-        std::string headers;
-        const LaunchResult r = Git(view.root,
-                                   {"diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames",
-                                    "--no-textconv", view.base, "--", *rel},
-                                   [&headers](std::string_view l) {
-                                     if (l.rfind("@@ -", 0) == 0) headers.append(l).append("\n");
-                                   });
-        if (r.ok()) hunks = ParseDiffHunks(headers);
+      const auto* from = rel ? &files->At(view.base, *rel) : nullptr;
+      const auto* to = rel ? &files->At(view.commit, *rel) : nullptr;
+      if (from && *from && (*from)->text && to && *to && (*to)->text &&
+          !HasLoneCarriageReturn(*(*from)->text) && !HasLoneCarriageReturn(*(*to)->text)) {
+        const std::optional<std::string> headers =
+            (*from)->id == (*to)->id ? std::optional<std::string>("")
+                                     : files->git().DiffHeaders((*from)->id, (*to)->id);
+        if (headers) hunks = ParseDiffHunks(*headers);
       }
       found = cache->emplace(candidate_file, std::move(hunks)).first;
     }
@@ -235,73 +268,38 @@ std::optional<std::string> PathInCheckout(const std::string& root, const std::st
   return relative.string();
 }
 
-std::set<std::string> TrackedAmong(const std::string& root, const std::vector<std::string>& paths) {
-  std::set<std::string> tracked;
-  if (root.empty() || paths.empty()) return tracked;
-  std::vector<std::string> args = {"ls-files", "-z", "--"};
-  args.insert(args.end(), paths.begin(), paths.end());
-  const LaunchResult r = Git(root, args);
-  if (!r.ok()) return tracked;
-  const std::set<std::string> asked(paths.begin(), paths.end());
+std::optional<std::string> SourceLineOf(std::string_view content, uint64_t line) {
+  if (line == 0) return std::nullopt;
   size_t start = 0;
-  while (start < r.out.size()) {
-    size_t end = r.out.find('\0', start);
-    if (end == std::string::npos) end = r.out.size();
-    const std::string name = r.out.substr(start, end - start);
-    // Only what was asked: a directory among the paths would list its files.
-    if (asked.count(name)) tracked.insert(name);
-    start = end + 1;
+  for (uint64_t at = 1; at < line; ++at) {
+    const size_t feed = content.find('\n', start);
+    if (feed == std::string_view::npos) return std::nullopt;
+    start = feed + 1;
   }
-  return tracked;
-}
-
-std::optional<std::string> ReadSourceLine(const std::string& root, const std::string& relative,
-                                          uint64_t line) {
-  if (line == 0 || root.empty()) return std::nullopt;
-  const std::optional<std::string> inside = PathInCheckout(root, relative);
-  if (!inside || *inside != fs::path(relative).lexically_normal().string()) return std::nullopt;
-  // No symbolic link anywhere on the way: the resolved path must be the
-  // lexical one, and the last step is opened without following one.
-  std::error_code ec;
-  const fs::path real_root = fs::canonical(root, ec);
-  if (ec) return std::nullopt;
-  const fs::path lexical = real_root / *inside;
-  const fs::path real = fs::canonical(lexical, ec);
-  if (ec || real != lexical) return std::nullopt;
-  const int fd = open(lexical.c_str(), O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      static_cast<uint64_t>(st.st_size) > kMaxSourceBytes) {
-    close(fd);
+  if (start >= content.size()) return std::nullopt;
+  const size_t feed = content.find('\n', start);
+  const size_t end = feed == std::string_view::npos ? content.size() : feed;
+  if (HasLoneCarriageReturn(content.substr(0, end == content.size() ? end : end + 1))) {
     return std::nullopt;
   }
-  std::string text;
-  uint64_t at_line = 1;
-  char buffer[65536];
-  bool found = false;
-  ssize_t n = 0;
-  uint64_t read_total = 0;
-  while (!found && (n = read(fd, buffer, sizeof buffer)) > 0) {
-    read_total += static_cast<uint64_t>(n);
-    if (read_total > kMaxSourceBytes) break;
-    for (ssize_t i = 0; i < n; ++i) {
-      if (buffer[i] == '\n') {
-        if (at_line == line) {
-          found = true;
-          break;
-        }
-        ++at_line;
-        continue;
-      }
-      // Enough is kept to cut it after trimming; the rest is not needed.
-      if (at_line == line && text.size() < 4 * kMaxSourceTextBytes) text += buffer[i];
-    }
-  }
-  close(fd);
-  // A last line without a newline counts too.
-  if (!found && !(at_line == line && n == 0 && !text.empty())) return std::nullopt;
-  return TrimmedText(text);
+  return std::string(content.substr(start, end - start));
+}
+
+bool WorkTreeHasBlob(const std::string& root, const std::string& relative,
+                     const std::string& format, const std::string& id) {
+  const std::optional<std::string> inside = PathInCheckout(root, relative);
+  if (!inside || *inside != fs::path(relative).lexically_normal().string()) return false;
+  // No symbolic link anywhere on the way: the resolved path must be the
+  // lexical one.
+  std::error_code ec;
+  const fs::path real_root = fs::canonical(root, ec);
+  if (ec) return false;
+  const fs::path lexical = real_root / *inside;
+  const fs::path real = fs::canonical(lexical, ec);
+  if (ec || real != lexical) return false;
+  std::string bytes, why;
+  if (!ReadRegularFile(lexical.string(), kMaxSourceBytes, &bytes, &why)) return false;
+  return GitObjectId(format, "blob", bytes) == id;
 }
 
 std::string LineLink(const std::string& link, const std::string& path, uint64_t line) {
@@ -323,32 +321,23 @@ std::string LineLink(const std::string& link, const std::string& path, uint64_t 
 }
 
 void AttachSourceLines(const SourceView& view, Explanation* e) {
-  if (view.root.empty() || e == nullptr) return;
-  // Every listed line's file, asked of git once.
-  std::map<std::string, std::string> relative_of;  // profile file -> checkout path
-  std::vector<std::string> asked;
-  for (const FunctionDelta& row : e->rows) {
-    for (const LineDelta& l : row.lines) {
-      if (relative_of.count(l.file)) continue;
-      const std::optional<std::string> rel = PathInCheckout(view.root, l.file);
-      relative_of[l.file] = rel.value_or("");
-      if (rel) asked.push_back(*rel);
-    }
-  }
-  const std::set<std::string> tracked = TrackedAmong(view.root, asked);
+  if (view.root.empty() || view.commit.empty() || e == nullptr) return;
+  CommittedFiles files(view);
   for (FunctionDelta& row : e->rows) {
     for (LineDelta& l : row.lines) {
-      const std::string& rel = relative_of[l.file];
-      if (rel.empty() || !tracked.count(rel)) continue;
-      l.path = rel;
-      if (l.baseline_only) {
-        // The baseline's line: its text from the baseline's commit, and no
-        // link (the link is to the candidate's).
-        l.text = view.base.empty() ? "" : BaseSourceLine(view, rel, l.line).value_or("");
-        continue;
-      }
-      l.text = ReadSourceLine(view.root, rel, l.line).value_or("");
-      l.url = LineLink(view.link, rel, l.line);
+      const std::optional<std::string> rel = PathInCheckout(view.root, l.file);
+      if (!rel) continue;
+      // A baseline line is the base commit's, with no link (the link is to
+      // the candidate's).
+      const std::optional<CommittedFiles::File>& file =
+          files.At(l.baseline_only ? view.base : view.commit, *rel);
+      if (!file) continue;
+      l.path = *rel;
+      const std::optional<std::string> text =
+          file->text ? SourceLineOf(*file->text, l.line) : std::nullopt;
+      if (!text) continue;
+      l.text = TrimmedText(*text);
+      if (!l.baseline_only) l.url = LineLink(view.link, *rel, l.line);
     }
   }
 }

@@ -5,16 +5,21 @@
 //
 // The files come from the candidate's debug information, which is
 // untrusted: a build can name any path (/home/runner/.ssh/id_rsa,
-// .git/config with the checkout's token) and give its line a cost. So a
-// line's text is read only from a file that git tracks in the checkout,
-// reached without any symbolic link, regular, and at most kMaxSourceBytes:
-// what the project's own repository already shows to anyone who can read
-// the pull request. Anything else keeps its file:line and no text.
+// .git/config with the checkout's token) and give its line a cost; and the
+// checkout is the candidate's to write while it is counted. So a line's text
+// is never read from the work tree: it is the blob a commit's tree holds at
+// that path, a regular file, at most kMaxSourceBytes, read from git's object
+// store as data and checked against its name (measure/git_objects.h), at the
+// commit the checkout had before anything of the candidate ran: what the
+// project's own repository already shows to anyone who can read the pull
+// request. The work tree is only compared with it: a file changed since the
+// commit was built from other lines, so it gets no text and no link.
+// Anything else keeps its file:line and no text.
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "explain/line_diff.h"
@@ -27,6 +32,12 @@ struct SourceView {
   /// The top level of the git work tree holding the candidate's sources;
   /// empty: no texts, no links.
   std::string root;
+  /// The checkout's object directory and its object format ("sha1" or
+  /// "sha256"), where the texts are read.
+  std::string objects, format;
+  /// The candidate's commit: the checkout's HEAD, resolved to its full name
+  /// when the view is made, before any workload runs; empty: no texts.
+  std::string commit;
   /// A line's address with "{path}" (its path in the checkout, encoded for
   /// a URL) and "{line}" replaced; empty: no links.
   std::string link;
@@ -68,14 +79,18 @@ std::vector<DiffHunk> ParseDiffHunks(const std::string& diff);
 /// hunk changed or removed it.
 uint64_t LineAfter(const std::vector<DiffHunk>& hunks, uint64_t line);
 
-/// The map from a baseline line to the candidate's, through `git diff -U0
-/// BASE -- PATH` in the checkout for each file the checkout tracks (the
-/// candidate's source against the baseline's commit); a file it cannot diff
-/// keeps its numbers. Empty when `view` has no base.
+/// The map from a baseline line to the candidate's, through `git diff -U0`
+/// of each file's blob at the base commit and at the candidate's; a file
+/// either commit lacks as a regular file, that the work tree has changed
+/// (WorkTreeHasBlob), or with a lone carriage return (SourceLineOf) keeps its
+/// numbers. Empty when `view` has no base.
 BaselineLineMap LineAlignment(const SourceView& view);
 
-/// Fills `path`, `text` and `url` of every listed line of `e` that `view`
-/// reaches.
+/// Fills `path` (a regular file at the line's commit: the base's for a
+/// baseline line, else the candidate's), `text` (that line of the blob,
+/// SourceLineOf, trimmed and cut to kMaxSourceTextBytes; the candidate's
+/// only where WorkTreeHasBlob) and `url` (with a candidate's text) of every
+/// listed line of `e` that `view` reaches.
 void AttachSourceLines(const SourceView& view, Explanation* e);
 
 /// `file` (a path a profile names) relative to `root`, lexically: an
@@ -83,17 +98,20 @@ void AttachSourceLines(const SourceView& view, Explanation* e);
 /// nullopt otherwise. No file is touched.
 std::optional<std::string> PathInCheckout(const std::string& root, const std::string& file);
 
-/// Those of `paths` (relative to the work tree at `root`) that git tracks
-/// there, asked of `git ls-files` through workgate's launcher, literally
-/// (no pathspec magic) and with the checkout's fsmonitor off. Empty when
-/// git cannot say.
-std::set<std::string> TrackedAmong(const std::string& root, const std::vector<std::string>& paths);
+/// Line `line` (from 1) of `content` as git numbers lines: each ends at a
+/// line feed, and a last one without it counts. nullopt when there is no
+/// such line, or when a carriage return not followed by a line feed comes
+/// before its end: GCC and Clang end a line there and git does not, so
+/// from there on the line a build's debug information names by a number is
+/// another one than git's (and a link's) of that number.
+std::optional<std::string> SourceLineOf(std::string_view content, uint64_t line);
 
-/// The text of line `line` (from 1) of `root`/`relative`, trailing and
-/// leading white space removed and cut to kMaxSourceTextBytes; nullopt when
-/// the file cannot be read as the top comment requires or has no such line.
-std::optional<std::string> ReadSourceLine(const std::string& root, const std::string& relative,
-                                          uint64_t line);
+/// Whether the work tree at `root` has at `relative` a regular file,
+/// reached through no symbolic link and at most kMaxSourceBytes, whose bytes
+/// are the blob `id` of `format`: the source that was built is the
+/// committed one. The file is hashed, never quoted.
+bool WorkTreeHasBlob(const std::string& root, const std::string& relative,
+                     const std::string& format, const std::string& id);
 
 /// `link` with {path} (each byte outside RFC 3986's unreserved set and '/'
 /// percent-encoded) and {line} replaced; empty when the result is not an

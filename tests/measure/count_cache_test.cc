@@ -36,8 +36,7 @@ class FixedExactCounter : public Counter {
       std::filesystem::create_directories(options.keep_profiles_dir);
       std::ofstream(options.keep_profiles_dir + "/vgcount.profile.2")
           << "# callgrind format\nversion: 1\npositions: line\nevents: Ir\nob=(1) /bin/x\n"
-          << "fn=(1) main\n0 " << value_ - 1 << "\nfn=(2) helper\n0 1\ntotals: " << value_
-          << "\n";
+          << "fn=(1) main\n0 " << value_ - 1 << "\nfn=(2) helper\n0 1\ntotals: " << value_ << "\n";
     }
     return run;
   }

@@ -1,5 +1,7 @@
-// An explanation's lines get their text and links only from files git tracks
-// in the checkout: a profile is the candidate's, and it can name any path.
+// An explanation's lines get their text and links only from the candidate's
+// commit, read from git's objects as data: a profile is the candidate's and
+// can name any path, and the checkout is the candidate's to write while it
+// is counted.
 
 #include "measure/source_lines.h"
 
@@ -11,18 +13,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "measure/git_test_repo.h"
 #include "util/paths.h"
 
 namespace workgate {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Runs a shell command in `dir`; fails the test when it fails.
-void Shell(const std::string& dir, const std::string& command) {
-  const std::string line = "cd '" + dir + "' && " + command + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(line.c_str()), 0) << command;
-}
+using testing::kGitCommit;
+using testing::ShellIn;
+using testing::ShellOutputIn;
 
 // MakeSourceView(root, "") under GitHub Actions' variables, GITHUB_SHA
 // 0123abc.
@@ -37,16 +37,24 @@ SourceView GithubView(const std::string& root) {
   return view;
 }
 
+constexpr const char* kSecret = "SECRET-XYZZY-13 token=ghp_0123456789";
+
 class SourceLinesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::canonical(dir_.path()).string() + "/checkout";
+    base_ = fs::canonical(dir_.path()).string();
+    root_ = base_ + "/checkout";
     fs::create_directories(root_ + "/src");
     std::ofstream(root_ + "/src/vm.c")
         << "int x;\n  \tcounts[op]++;   \n\nlast line without newline";
-    std::ofstream(root_ + "/secret.env") << "TOKEN=hunter2\n";
-    std::ofstream(outside_ = fs::canonical(dir_.path()).string() + "/outside.c") << "SECRET\n";
-    Shell(root_, "git init -q . && git add src/vm.c");
+    std::ofstream(root_ + "/secret.env") << kSecret << "\n";
+    std::ofstream(outside_ = base_ + "/outside.c") << kSecret << "\n";
+    ShellIn(root_, "git init -q . && git add src/vm.c && " + kGitCommit + " -m candidate");
+  }
+
+  // The view of the checkout, linking to example.org.
+  SourceView View(const std::string& base = "") {
+    return MakeSourceView(root_, "https://example.org/o/r/blob/c/{path}#L{line}", base);
   }
 
   // An explanation with one row listing `files` at `line` each.
@@ -58,8 +66,13 @@ class SourceLinesTest : public ::testing::Test {
     return e;
   }
 
+  // The line `line` of `file` (in the checkout) as View() attaches it.
+  LineDelta Attached(const std::string& file, uint64_t line) {
+    return testing::AttachedLine(View(), file, line);
+  }
+
   TempDir dir_{"wg-source-lines"};
-  std::string root_, outside_;
+  std::string base_, root_, outside_;
 };
 
 TEST_F(SourceLinesTest, PathsInsideTheCheckoutOnly) {
@@ -76,52 +89,50 @@ TEST_F(SourceLinesTest, PathsInsideTheCheckoutOnly) {
   EXPECT_FALSE(PathInCheckout("/r", std::string("/r/vm.c\0x", 9)));
 }
 
-TEST_F(SourceLinesTest, ReadsALineTrimmedAndTheLastWithoutANewline) {
-  EXPECT_EQ(ReadSourceLine(root_, "src/vm.c", 2), "counts[op]++;");
-  EXPECT_EQ(ReadSourceLine(root_, "src/vm.c", 3), "");
-  EXPECT_EQ(ReadSourceLine(root_, "src/vm.c", 4), "last line without newline");
-  EXPECT_FALSE(ReadSourceLine(root_, "src/vm.c", 5));
-  EXPECT_FALSE(ReadSourceLine(root_, "src/vm.c", 0));
-  EXPECT_FALSE(ReadSourceLine(root_, "src/missing.c", 1));
-  EXPECT_FALSE(ReadSourceLine(root_, "src", 1)) << "a directory";
+TEST_F(SourceLinesTest, LinesEndAtLineFeedsAsGitsDo) {
+  EXPECT_EQ(SourceLineOf("a\nb\n", 2), "b");
+  EXPECT_EQ(SourceLineOf("a\nb", 2), "b") << "a last line without a line feed";
+  EXPECT_EQ(SourceLineOf("a\n\nb", 2), "");
+  EXPECT_EQ(SourceLineOf("a\r\nb\r\n", 2), "b\r") << "CRLF ends a line for git and compilers";
+  EXPECT_FALSE(SourceLineOf("a\nb\n", 3));
+  EXPECT_FALSE(SourceLineOf("", 1));
+  EXPECT_FALSE(SourceLineOf("a\n", 0));
+  // A lone carriage return ends a line for GCC and Clang, not for git: a
+  // line from there on has two numbers.
+  EXPECT_EQ(SourceLineOf("a\nb\rc\nd\n", 1), "a");
+  EXPECT_FALSE(SourceLineOf("a\nb\rc\nd\n", 2));
+  EXPECT_FALSE(SourceLineOf("a\nb\rc\nd\n", 3));
+  EXPECT_FALSE(SourceLineOf("a\nb\r", 2));
 }
 
-TEST_F(SourceLinesTest, NeverThroughASymbolicLinkNorFromAnythingButARegularFile) {
-  fs::create_symlink(outside_, root_ + "/link.c");
-  EXPECT_FALSE(ReadSourceLine(root_, "link.c", 1));
-  fs::create_directory_symlink(fs::path(outside_).parent_path(), root_ + "/up");
-  EXPECT_FALSE(ReadSourceLine(root_, "up/outside.c", 1));
-  ASSERT_EQ(mkfifo((root_ + "/fifo.c").c_str(), 0600), 0);
-  EXPECT_FALSE(ReadSourceLine(root_, "fifo.c", 1)) << "a FIFO must not be read (nor block)";
+TEST_F(SourceLinesTest, ALineOfTheCommitTrimmedAndTheLastWithoutANewline) {
+  EXPECT_EQ(Attached("src/vm.c", 2).text, "counts[op]++;");
+  EXPECT_EQ(Attached("src/vm.c", 2).url, "https://example.org/o/r/blob/c/src/vm.c#L2");
+  EXPECT_EQ(Attached("src/vm.c", 3).text, "");
+  EXPECT_EQ(Attached("src/vm.c", 4).text, "last line without newline");
+  EXPECT_EQ(Attached("src/vm.c", 5).path, "src/vm.c");
+  EXPECT_EQ(Attached("src/vm.c", 5).text, "") << "no such line";
+  EXPECT_EQ(Attached("src/vm.c", 5).url, "");
 }
 
 TEST_F(SourceLinesTest, ALongLineIsCutAtACharacterBoundary) {
   std::string line(kMaxSourceTextBytes - 1, 'a');
   line += "\u00e9\u00e9\u00e9";  // two bytes each, across the cut
-  std::ofstream(root_ + "/long.c") << line << "\n";
-  const std::optional<std::string> text = ReadSourceLine(root_, "long.c", 1);
-  ASSERT_TRUE(text);
-  EXPECT_EQ(*text, std::string(kMaxSourceTextBytes - 1, 'a') + "\u2026");
+  std::ofstream(root_ + "/long.c") << "   " << line << "\n";
+  ShellIn(root_, "git add long.c && " + kGitCommit + " -m long");
+  EXPECT_EQ(Attached("long.c", 1).text, std::string(kMaxSourceTextBytes - 1, 'a') + "\u2026");
 }
 
-TEST_F(SourceLinesTest, OnlyTrackedFilesCount) {
-  const std::set<std::string> tracked =
-      TrackedAmong(root_, {"src/vm.c", "secret.env", "src", ":(glob)*", ".git/config"});
-  EXPECT_EQ(tracked, std::set<std::string>{"src/vm.c"});
-}
-
-TEST_F(SourceLinesTest, AttachesTextPathAndLinkToTrackedLinesOnly) {
-  SourceView view;
-  view.root = root_;
-  view.link = "https://example.org/o/r/blob/abc/{path}#L{line}";
-  Explanation e = Listing({root_ + "/src/vm.c", root_ + "/secret.env", outside_,
-                           "/home/runner/.ssh/id_rsa", root_ + "/.git/config"},
-                          2);
-  AttachSourceLines(view, &e);
+TEST_F(SourceLinesTest, OnlyRegularFilesOfTheCommitAreQuoted) {
+  ASSERT_EQ(mkfifo((root_ + "/fifo.c").c_str(), 0600), 0);
+  Explanation e =
+      Listing({root_ + "/src/vm.c", root_ + "/secret.env", outside_, "/home/runner/.ssh/id_rsa",
+               root_ + "/.git/config", root_ + "/src", root_ + "/fifo.c"},
+              2);
+  AttachSourceLines(View(), &e);
   const std::vector<LineDelta>& lines = e.rows[0].lines;
   EXPECT_EQ(lines[0].path, "src/vm.c");
   EXPECT_EQ(lines[0].text, "counts[op]++;");
-  EXPECT_EQ(lines[0].url, "https://example.org/o/r/blob/abc/src/vm.c#L2");
   for (size_t i = 1; i < lines.size(); ++i) {
     EXPECT_EQ(lines[i].path, "") << lines[i].file;
     EXPECT_EQ(lines[i].text, "") << lines[i].file;
@@ -133,13 +144,65 @@ TEST_F(SourceLinesTest, ATrackedSymbolicLinkToASecretShowsNothing) {
   // A pull request can add a symbolic link to git; what it points at is the
   // runner's, not the project's.
   fs::create_symlink(outside_, root_ + "/src/evil.c");
-  Shell(root_, "git add src/evil.c");
-  SourceView view;
-  view.root = root_;
-  Explanation e = Listing({root_ + "/src/evil.c"}, 1);
-  AttachSourceLines(view, &e);
-  EXPECT_EQ(e.rows[0].lines[0].path, "src/evil.c");
-  EXPECT_EQ(e.rows[0].lines[0].text, "");
+  fs::create_directory_symlink(base_, root_ + "/up");
+  ShellIn(root_, "git add src/evil.c up && " + kGitCommit + " -m links");
+  for (const std::string file : {"src/evil.c", "up/outside.c"}) {
+    const LineDelta l = Attached(file, 1);
+    EXPECT_EQ(l.path, "") << file;
+    EXPECT_EQ(l.text, "") << file;
+  }
+}
+
+TEST_F(SourceLinesTest, AHardLinkToASecretIsNeverQuoted) {
+  // While it is counted, the candidate replaces a tracked source with a
+  // hard link to a secret: no symbolic link, a regular file git tracks.
+  ASSERT_EQ(unlink((root_ + "/src/vm.c").c_str()), 0);
+  ASSERT_EQ(link(outside_.c_str(), (root_ + "/src/vm.c").c_str()), 0);
+  const LineDelta l = Attached("src/vm.c", 1);
+  EXPECT_EQ(l.path, "src/vm.c");
+  EXPECT_EQ(l.text, "") << "the work tree is not the commit: no text";
+  EXPECT_EQ(l.url, "");
+}
+
+TEST_F(SourceLinesTest, AFileTheWorkTreeChangedHasNoTextAndNoLink) {
+  // What was built is the work tree: the commit's line of that number is
+  // another one.
+  std::ofstream(root_ + "/src/vm.c") << "int inserted;\nint x;\n  \tcounts[op]++;   \n";
+  EXPECT_EQ(Attached("src/vm.c", 2).text, "");
+  EXPECT_EQ(Attached("src/vm.c", 2).url, "");
+  // The same bytes again (a new modification time): the commit's text.
+  std::ofstream(root_ + "/src/vm.c") << "int x;\n  \tcounts[op]++;   \n\nlast line without newline";
+  EXPECT_EQ(Attached("src/vm.c", 2).text, "counts[op]++;");
+}
+
+TEST_F(SourceLinesTest, AForgedObjectIsNeverQuoted) {
+  // The candidate copies an object of its own, a secret, over the file of
+  // the object that holds a tracked source: git hands out those bytes under
+  // the source's name.
+  const std::string id = ShellOutputIn(root_, "git rev-parse HEAD:src/vm.c");
+  const std::string forged = ShellOutputIn(root_, "git hash-object -w '" + outside_ + "'");
+  ASSERT_EQ(forged.size(), 40u);
+  testing::CopyObjectOver(root_, forged, id);
+  ASSERT_EQ(ShellOutputIn(root_, "git show HEAD:src/vm.c"), kSecret);
+  const LineDelta l = Attached("src/vm.c", 1);
+  EXPECT_EQ(l.path, "src/vm.c");
+  EXPECT_EQ(l.text, "");
+}
+
+TEST_F(SourceLinesTest, LoneCarriageReturnsQuoteOnlyLinesGitAndTheCompilerNumberAlike) {
+  // GCC numbers "b();" line 3 and git line 2: past the first lone carriage
+  // return no line is quoted, rather than the wrong one beside a cost.
+  std::ofstream(root_ + "/cr.c") << "a();\nx();\ry();\nb();\n";
+  std::ofstream(root_ + "/crlf.c") << "a();\r\nb();\r\n";
+  ShellIn(root_, "git add cr.c crlf.c && " + kGitCommit + " -m cr");
+  EXPECT_EQ(Attached("cr.c", 1).text, ShellOutputIn(root_, "git show HEAD:cr.c | sed -n 1p"));
+  EXPECT_EQ(Attached("cr.c", 1).text, "a();");
+  for (uint64_t line : {2, 3}) {
+    EXPECT_EQ(Attached("cr.c", line).text, "") << line;
+    EXPECT_EQ(Attached("cr.c", line).url, "") << line;
+  }
+  EXPECT_EQ(ShellOutputIn(root_, "git show HEAD:crlf.c | sed -n 2p"), "b();\r");
+  EXPECT_EQ(Attached("crlf.c", 2).text, "b();");
 }
 
 TEST_F(SourceLinesTest, LinksAreEncodedAndPlain) {
@@ -156,18 +219,26 @@ TEST_F(SourceLinesTest, LinksAreEncodedAndPlain) {
 TEST_F(SourceLinesTest, TheViewComesFromTheCheckoutAndTheCiVariables) {
   const SourceView view = MakeSourceView(root_ + "/src", "");
   EXPECT_EQ(view.root, root_);
+  EXPECT_EQ(view.objects, root_ + "/.git/objects");
+  EXPECT_EQ(view.format, "sha1");
+  EXPECT_EQ(view.commit, ShellOutputIn(root_, "git rev-parse HEAD"));
   const SourceView none = MakeSourceView(root_, "none");
   EXPECT_EQ(none.root, root_);
   EXPECT_EQ(none.link, "");
-  const SourceView outside = MakeSourceView(fs::path(outside_).parent_path().string(), "");
+  const SourceView outside = MakeSourceView(base_, "");
   EXPECT_EQ(outside.root, "");
   EXPECT_NE(outside.note.find("not in a git work tree"), std::string::npos) << outside.note;
+  fs::create_directories(base_ + "/empty");
+  ShellIn(base_ + "/empty", "git init -q .");
+  const SourceView empty = MakeSourceView(base_ + "/empty", "none");
+  EXPECT_EQ(empty.commit, "");
+  EXPECT_NE(empty.note.find("has no commit"), std::string::npos) << empty.note;
 
-  const SourceView github = GithubView(root_);
+  const SourceView github = GithubView(base_ + "/empty");
   EXPECT_EQ(github.link, "https://github.com/o/r/blob/0123abc/{path}#L{line}");
   setenv("CI_PROJECT_URL", "https://gitlab.com/o/r", 1);
   setenv("CI_COMMIT_SHA", "0123abc", 1);
-  const SourceView gitlab = MakeSourceView(root_, "");
+  const SourceView gitlab = MakeSourceView(base_ + "/empty", "");
   unsetenv("CI_PROJECT_URL");
   unsetenv("CI_COMMIT_SHA");
   EXPECT_EQ(gitlab.link, "https://gitlab.com/o/r/-/blob/0123abc/{path}#L{line}");
@@ -176,84 +247,23 @@ TEST_F(SourceLinesTest, TheViewComesFromTheCheckoutAndTheCiVariables) {
 TEST_F(SourceLinesTest, LinksGoToTheCheckoutsCommitWhereItHasOne) {
   // A workflow that checks out a pull request's head: GITHUB_SHA is the
   // merge commit, and the candidate's source is the checkout's HEAD.
-  Shell(root_, "git -c user.name=t -c user.email=t@t commit -qm head");
-  Shell(root_, "git rev-parse HEAD | tee ../head");
-  std::string sha;
-  std::ifstream(dir_.path() + "/head") >> sha;
+  const std::string sha = ShellOutputIn(root_, "git rev-parse HEAD");
   ASSERT_EQ(sha.size(), 40u);
   const SourceView github = GithubView(root_);
   EXPECT_EQ(github.link, "https://github.com/o/r/blob/" + sha + "/{path}#L{line}");
 }
 
-}  // namespace
-}  // namespace workgate
-
-namespace workgate {
-namespace {
-
-TEST(SourceAlignment, HunksAndWhereALineGoes) {
-  const std::vector<DiffHunk> hunks = ParseDiffHunks(
-      "diff --git a/vm.c b/vm.c\n"
-      "@@ -0,0 +1,3 @@\n"  // three lines inserted at the top
-      "+a\n+b\n+c\n"
-      "@@ -5 +8 @@ int x;\n"  // line 5 changed
-      "-old\n+new\n"
-      "@@ -9,2 +12,0 @@\n"  // lines 9 and 10 removed
-      "@@ not a header\n");
-  ASSERT_EQ(hunks.size(), 3u);
-  EXPECT_EQ(hunks[1].old_start, 5u);
-  EXPECT_EQ(hunks[1].old_count, 1u);
-  EXPECT_EQ(hunks[2].new_count, 0u);
-  EXPECT_EQ(LineAfter(hunks, 1), 4u);
-  EXPECT_EQ(LineAfter(hunks, 4), 7u);
-  EXPECT_EQ(LineAfter(hunks, 5), 0u) << "changed";
-  EXPECT_EQ(LineAfter(hunks, 6), 9u);
-  EXPECT_EQ(LineAfter(hunks, 9), 0u) << "removed";
-  EXPECT_EQ(LineAfter(hunks, 10), 0u) << "removed";
-  EXPECT_EQ(LineAfter(hunks, 11), 12u);
-  EXPECT_EQ(LineAfter({}, 7), 7u);
-}
-
-TEST_F(SourceLinesTest, TheBaselinesLinesAreFoundWhereTheCandidateHasThem) {
-  // The baseline's commit, then the candidate's source in the work tree:
-  // two lines inserted at the top and the old line 2 changed.
-  std::ofstream(root_ + "/src/vm.c") << "a;\nb;\nc;\nd;\n";
-  Shell(root_, "git add src/vm.c && git -c user.name=t -c user.email=t@t commit -qm base");
-  std::ofstream(root_ + "/src/vm.c") << "new1;\nnew2;\na;\nB;\nc;\nd;\n";
-  SourceView view = MakeSourceView(root_, "none", "HEAD");
-  ASSERT_EQ(view.base.size(), 40u) << view.note;
-  const BaselineLineMap map = LineAlignment(view);
-  ASSERT_TRUE(map);
-  const std::string file = root_ + "/src/vm.c";
-  EXPECT_EQ(map(file, 1), 3u);
-  EXPECT_EQ(map(file, 2), 0u);
-  EXPECT_EQ(map(file, 4), 6u);
-  EXPECT_EQ(map(root_ + "/untracked.c", 4), 4u) << "a file git cannot diff keeps its numbers";
-  // The lines of a function whose code only moved: no change but the line
-  // that changed, shown in each side's numbering, the baseline's with its
-  // old text.
-  const std::map<SourceLine, uint64_t> base = {{{file, 1}, 10}, {{file, 2}, 20}, {{file, 4}, 40}};
-  const std::map<SourceLine, uint64_t> cand = {{{file, 3}, 10}, {{file, 4}, 25}, {{file, 6}, 40}};
-  Explanation e;
-  FunctionDelta row{"f", "prog", 70, 75};
-  row.lines = DiffLines(&base, &cand, 10, &map);
-  e.rows.push_back(row);
-  AttachSourceLines(view, &e);
-  const std::vector<LineDelta>& lines = e.rows[0].lines;
-  ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[0].line, 4u);
-  EXPECT_FALSE(lines[0].baseline_only);
-  EXPECT_EQ(lines[0].text, "B;");
-  EXPECT_EQ(lines[1].line, 2u);
-  EXPECT_TRUE(lines[1].baseline_only);
-  EXPECT_EQ(lines[1].baseline, 20);
-  EXPECT_EQ(lines[1].candidate, 0);
-  EXPECT_EQ(lines[1].text, "b;");
-  EXPECT_EQ(lines[1].url, "");
-  // A base that is no commit: matched by number, and said.
-  const SourceView bad = MakeSourceView(root_, "none", "-no-such");
-  EXPECT_EQ(bad.base, "");
-  EXPECT_NE(bad.note.find("not a commit"), std::string::npos) << bad.note;
+TEST_F(SourceLinesTest, TheCommitIsTheOneTheCheckoutHadWhenTheViewWasMade) {
+  const SourceView view = View();
+  // Then the candidate points HEAD at a commit of its own, whose vm.c is a
+  // secret (the work tree unchanged).
+  ShellIn(
+      root_,
+      "git checkout -q -b evil && cp '" + outside_ + "' src/vm.c && " + kGitCommit +
+          " -am evil && git checkout -q - && evil=$(git rev-parse evil) && echo $evil > .git/HEAD");
+  ASSERT_EQ(ShellOutputIn(root_, "git show HEAD:src/vm.c"), kSecret);
+  EXPECT_EQ(testing::AttachedLine(view, "src/vm.c", 1).text, "int x;");
+  EXPECT_EQ(Attached("src/vm.c", 1).text, "") << "a view made now: not the work tree";
 }
 
 }  // namespace

@@ -25,8 +25,8 @@ class StabilityCliTest : public CliTest {
                          std::vector<std::string> extra, const std::string& argument,
                          LaunchResult* result = nullptr) {
     // --no-store: every count is taken, so two of one build can differ.
-    std::vector<std::string> args = {"compare", "--baseline", baseline, "--candidate",
-                                     candidate, "--timed",   "0",        "--json",
+    std::vector<std::string> args = {"compare",      "--baseline", baseline, "--candidate",
+                                     candidate,      "--timed",    "0",      "--json",
                                      Path("r.json"), "--no-store"};
     args.insert(args.end(), extra.begin(), extra.end());
     args.insert(args.end(), {"--", "{exe}", argument});

@@ -52,7 +52,7 @@ TEST(TimedRunsTest, ALinearDriftOverTheRunAddsTheSameToBothSides) {
   const std::vector<TimedSlot> even = TimedSchedule({0, 1, 2}, 6, true);
   for (size_t w = 0; w < 3; ++w) EXPECT_EQ(positions(even, w), 0) << w;
   const std::vector<TimedSlot> odd = TimedSchedule({0, 1}, 5, true);
-  EXPECT_EQ(positions(odd, 0), 1);  // its left-over pair is AB
+  EXPECT_EQ(positions(odd, 0), 1);   // its left-over pair is AB
   EXPECT_EQ(positions(odd, 1), -1);  // and the next workload's is BA
   EXPECT_EQ(positions(odd, SIZE_MAX), 0);
 }

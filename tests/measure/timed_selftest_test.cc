@@ -37,8 +37,8 @@ TimedSelftest Phases(TimedStats aa, TimedStats delayed) {
 }
 
 TEST(TimedSelftestTest, ResolvesWhenIdenticalRunsShowNothingAndTheDelayReadsSlower) {
-  TimedSelftest t = Phases(Phase(TimedLabel::kWithinNoise, 0.99, 1.01),
-                         Phase(TimedLabel::kSlower, 1.03, 1.06));
+  TimedSelftest t =
+      Phases(Phase(TimedLabel::kWithinNoise, 0.99, 1.01), Phase(TimedLabel::kSlower, 1.03, 1.06));
   JudgeSelftest(&t);
   EXPECT_EQ(t.outcome, SelftestOutcome::kResolves);
   EXPECT_TRUE(t.covers_expected);
@@ -66,18 +66,18 @@ TEST(TimedSelftestTest, ADelayThatDoesNotReadSlowerIsMissed) {
   for (TimedLabel delayed :
        {TimedLabel::kWithinNoise, TimedLabel::kInconclusive, TimedLabel::kFaster}) {
     TimedSelftest t = Phases(Phase(TimedLabel::kWithinNoise, 0.99, 1.01),
-                           Phase(delayed, 0.99, 1.08, "the tests disagree"));
+                             Phase(delayed, 0.99, 1.08, "the tests disagree"));
     JudgeSelftest(&t);
     EXPECT_EQ(t.outcome, SelftestOutcome::kMisses);
     EXPECT_TRUE(t.covers_expected);
-    EXPECT_NE(t.reason.find(std::string("reads ") + TimedLabelName(delayed) +
-                            " (the tests disagree)"),
-              std::string::npos)
+    EXPECT_NE(
+        t.reason.find(std::string("reads ") + TimedLabelName(delayed) + " (the tests disagree)"),
+        std::string::npos)
         << t.reason;
   }
   // A phase without a comparison (stalls left too few pairs) misses too.
-  TimedSelftest t = Phases(Phase(TimedLabel::kWithinNoise, 0.99, 1.01),
-                         Phase(TimedLabel::kSlower, 1.03, 1.06));
+  TimedSelftest t =
+      Phases(Phase(TimedLabel::kWithinNoise, 0.99, 1.01), Phase(TimedLabel::kSlower, 1.03, 1.06));
   t.delayed->comparison.reset();
   JudgeSelftest(&t);
   EXPECT_EQ(t.outcome, SelftestOutcome::kMisses);
