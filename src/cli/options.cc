@@ -86,7 +86,7 @@ CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,
 
 void AddSourceOptions(CLI::App* cmd, std::string* root, std::string* link, std::string* base) {
   cmd->add_option("--source-root", *root,
-                  "The git checkout of the candidate's sources, whose tracked files give the "
+                  "The git checkout of the candidate's sources, whose commit gives the "
                   "explained lines their text [default: $GITHUB_WORKSPACE, $CI_PROJECT_DIR or "
                   "the current directory]")
       ->type_name("DIR");
