@@ -186,6 +186,14 @@ void Combine(const std::vector<const ReportPart*>& sorted, CompareReport* merged
     auto it = by_name.find(all[p]);
     if (it != by_name.end()) {
       merged->workloads.push_back(*it->second);
+      // The timed context is held against these figures: they come from the
+      // counts again, as the verdict and delta were checked to (PartProblem).
+      WorkloadResult again = *it->second;
+      Decide(&again);
+      WorkloadResult& w = merged->workloads.back();
+      w.relative = again.relative;
+      w.relative_low = again.relative_low;
+      w.relative_high = again.relative_high;
       continue;
     }
     WorkloadResult absent;

@@ -150,6 +150,36 @@ bool ParseTimedLabel(const std::string& name, TimedLabel* label) {
   return false;
 }
 
+const char* CountDisagreementName(CountDisagreement d) {
+  switch (d) {
+    case CountDisagreement::kNone:
+      return "none";
+    case CountDisagreement::kSlower:
+      return "slower";
+    case CountDisagreement::kFaster:
+      return "faster";
+  }
+  return "none";
+}
+
+bool ParseCountDisagreement(const std::string& name, CountDisagreement* d) {
+  for (CountDisagreement each :
+       {CountDisagreement::kNone, CountDisagreement::kSlower, CountDisagreement::kFaster}) {
+    if (name == CountDisagreementName(each)) {
+      *d = each;
+      return true;
+    }
+  }
+  return false;
+}
+
+CountDisagreement DisagreementOf(const TimingVsCount& t) {
+  if (!(t.p_adjusted < kTimedAlpha)) return CountDisagreement::kNone;
+  if (t.bound > t.count_high && t.ci_low > t.bound) return CountDisagreement::kSlower;
+  if (t.bound < t.count_low && t.ci_high < t.bound) return CountDisagreement::kFaster;
+  return CountDisagreement::kNone;
+}
+
 const char* SelftestOutcomeName(SelftestOutcome outcome) {
   switch (outcome) {
     case SelftestOutcome::kResolves:

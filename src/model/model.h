@@ -308,6 +308,55 @@ struct TimedStats {
   bool aa_effect() const;
 };
 
+/// How a workload's wall-time ratio lies against the time ratio its
+/// instruction count allows (stats/timing_vs_count.h): within a factor of it,
+/// or beyond.
+enum class CountDisagreement {
+  kNone,    // the wall-time interval reaches within the factor of the count's ratio
+  kSlower,  // the candidate ran slower than its count allows, beyond the factor
+  kFaster,  // it ran faster than its count allows, beyond the factor
+};
+
+/// "none", "slower", "faster".
+const char* CountDisagreementName(CountDisagreement d);
+/// The inverse of CountDisagreementName; false for any other text.
+bool ParseCountDisagreement(const std::string& name, CountDisagreement* d);
+
+/// The timed runs' wall times held against the count
+/// (stats/timing_vs_count.h), for a workload whose count has figures and
+/// whose wall times can be trusted: 10 or more pairs kept, and an A/A control
+/// of the baseline's own wall times without an effect. Wall times, whatever
+/// the timed context's basis: workgate measures them, while a score is the
+/// program's word. Context only: it never changes the verdict.
+struct TimingVsCount {
+  CountDisagreement disagreement = CountDisagreement::kNone;
+  /// The paired comparison of the wall times (candidate to baseline): the
+  /// pairs kept, the median ratio, its bootstrap interval and the level the
+  /// interval can really have, as in TimedTest, over the family below.
+  int pairs = 0;
+  double median_ratio = 0;
+  double ci_low = 0;
+  double ci_high = 0;
+  double confidence = 0;
+  /// The time ratio the count allows: 1 + the relative delta's interval,
+  /// relative_low to relative_high.
+  double count_low = 1;
+  double count_high = 1;
+  double factor = 2;  // how far beyond that ratio a timing must lie
+  /// The ratio tested, on the side of the count the median ratio lies:
+  /// count_high * factor above it, count_low / factor below.
+  double bound = 0;
+  double p_value = 1;     // the sign-flip test of the pairs' ratios against `bound`
+  double p_adjusted = 1;  // Holm's, over the family
+  int family = 0;         // the workloads whose wall times were tested against their counts
+};
+
+/// What `t`'s figures say, as for a timed label two tests must agree:
+/// kSlower where the bound lies above the count's ratio, the interval wholly
+/// above the bound and the adjusted p below kTimedAlpha; kFaster the same
+/// below; kNone otherwise.
+CountDisagreement DisagreementOf(const TimingVsCount& t);
+
 /// What `workgate selftest --timed` (measure/timed_selftest.h) found: whether
 /// this machine's timed context tells a workload from itself, and from
 /// itself with a delay of known length.
@@ -379,6 +428,8 @@ struct WorkloadResult {
   double relative_low = 0;  // interval of the relative delta from the spreads
   double relative_high = 0;
   std::optional<TimedStats> timed_stats;
+  /// Set with timed_stats where the two can be held against each other.
+  std::optional<TimingVsCount> timing_vs_count;
   std::optional<Explanation> explanation;
 };
 

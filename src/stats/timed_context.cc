@@ -8,6 +8,7 @@
 
 #include "stats/sign_flip.h"
 #include "stats/timed_stats.h"
+#include "stats/timing_vs_count.h"
 
 namespace workgate {
 
@@ -63,7 +64,8 @@ struct Prepared {
   bool controlled() const { return aa_first.size() >= static_cast<size_t>(kMinPairsForInterval); }
 };
 
-std::optional<Prepared> Prepare(const WorkloadResult& w) {
+// `wall`: the wall times even where every sample has a score.
+std::optional<Prepared> Prepare(const WorkloadResult& w, bool wall) {
   const std::vector<TimedSample>& b = w.baseline.timed;
   const std::vector<TimedSample>& c = w.candidate.timed;
   if (b.size() != c.size() || b.size() < static_cast<size_t>(kMinPairsForInterval)) {
@@ -74,7 +76,7 @@ std::optional<Prepared> Prepare(const WorkloadResult& w) {
                        [](const TimedSample& t) { return t.score.has_value(); });
   };
   Prepared p;
-  const bool scores = scored(b) && scored(c);
+  const bool scores = !wall && scored(b) && scored(c);
   p.basis = scores ? "score" : "wall time";
   p.higher_is_better = scores && kScoresHigherIsBetter;
   p.timed_pairs = static_cast<int>(b.size());
@@ -172,7 +174,8 @@ void DecideTimedContext(std::vector<WorkloadResult>* workloads, uint64_t seed) {
   int family = 0, aa_family = 0;
   for (WorkloadResult& w : *workloads) {
     w.timed_stats.reset();
-    prepared.push_back(Prepare(w));
+    w.timing_vs_count.reset();
+    prepared.push_back(Prepare(w, false));
     if (prepared.back() && prepared.back()->compared()) ++family;
     if (prepared.back() && prepared.back()->controlled()) ++aa_family;
   }
@@ -203,6 +206,17 @@ void DecideTimedContext(std::vector<WorkloadResult>* workloads, uint64_t seed) {
   HolmOver(all, [](TimedStats* s) { return s->comparison ? &*s->comparison : nullptr; });
   HolmOver(all, [](TimedStats* s) { return s->aa_control ? &*s->aa_control : nullptr; });
   for (size_t i = 0; i < all.size(); ++i) Label(*sources[i], all[i]);
+  // The wall times against the counts Decide gave before the timed runs.
+  std::vector<WallTimes> tested;
+  for (size_t i = 0; i < workloads->size(); ++i) {
+    WorkloadResult& w = (*workloads)[i];
+    if (!prepared[i] || !CountAllowsTimingCheck(w)) continue;
+    const std::optional<Prepared> wall =
+        prepared[i]->basis == "wall time" ? prepared[i] : Prepare(w, true);
+    if (!wall || !wall->controlled()) continue;
+    tested.push_back({&w, wall->baseline, wall->candidate, wall->aa_first, wall->aa_second});
+  }
+  HoldTimingsAgainstCounts(tested, seed);
 }
 
 }  // namespace workgate

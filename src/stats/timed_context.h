@@ -62,8 +62,12 @@ double NoiseFloor(const std::vector<double>& first, const std::vector<double>& s
 /// runner's timed context cannot be trusted); within noise when the median
 /// ratio lies within the noise floor, whatever the tests say; faster or
 /// slower when both tests find an effect; inconclusive when they disagree or
-/// neither does. Deterministic for given samples and seed, so `merge` decides
-/// the merged suite's family again from its parts' samples.
+/// neither does. Last, the wall times of each workload whose count has
+/// figures (CountAllowsTimingCheck: call this after Decide) and that keeps
+/// kMinPairsForInterval or more A/A pairs of them are held against its count
+/// (stats/timing_vs_count.h: timing_vs_count, none for every other workload).
+/// Deterministic for given samples, counts and seed, so `merge` decides the
+/// merged suite's family again from its parts' samples.
 void DecideTimedContext(std::vector<WorkloadResult>* workloads, uint64_t seed);
 
 }  // namespace workgate

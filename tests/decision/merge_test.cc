@@ -122,6 +122,40 @@ TEST(MergeTest, TheTimedContextIsDecidedAgainWithTheWholeSuiteAsOneFamily) {
   }
 }
 
+TEST(MergeTest, TheTimingIsHeldAgainstTheCountsOfThePartsCountsAgain) {
+  // Each part timed its share: twelve pairs, the candidate 2.9 times as
+  // slow as the baseline in every one, with at most 10% work added. The
+  // merged report holds the wall times against the counts again, over the
+  // whole suite, and takes the count's interval from the counts, not from
+  // what a part says of them: w0's part claims +0% to +60%, under which a
+  // 2.9 ratio would be within the factor (2 x 1.6).
+  std::vector<ReportPart> parts = {Part(1, 2, "a.json"), Part(2, 2, "b.json")};
+  for (ReportPart& part : parts) {
+    for (WorkloadResult& w : part.report.workloads) {
+      for (int i = 0; i < 12; ++i) {
+        w.baseline.timed.push_back({std::nullopt, 2.0 + 0.01 * (i % 3), 2 * i});
+        w.candidate.timed.push_back({std::nullopt, 5.8 + 0.011 * (i % 3), 2 * i + 1});
+      }
+      w.timing_vs_count.reset();  // whatever the part said
+      if (w.name == "w0") w.relative_high = 0.6;
+    }
+  }
+  CompareReport merged;
+  std::vector<std::string> missing;
+  std::string err;
+  ASSERT_TRUE(MergeShards(parts, &merged, &missing, &err)) << err;
+  ASSERT_EQ(merged.workloads.size(), 5u);
+  for (size_t p = 0; p < merged.workloads.size(); ++p) {
+    const WorkloadResult& w = merged.workloads[p];
+    ASSERT_TRUE(w.timing_vs_count) << w.name;
+    EXPECT_EQ(w.timing_vs_count->family, 5);
+    EXPECT_DOUBLE_EQ(w.timing_vs_count->count_high, 1 + Decided(p).relative_high) << w.name;
+    EXPECT_EQ(w.timing_vs_count->disagreement, CountDisagreement::kSlower) << w.name;
+  }
+  EXPECT_EQ(merged.workloads[0].relative_high, 0);
+  EXPECT_EQ(merged.exit_code, kExitWorkAdded);  // the counts' verdict, as before
+}
+
 TEST(MergeTest, AMissingShardIsNamedAndItsWorkloadsAreInvalid) {
   CompareReport merged;
   std::vector<std::string> missing;
