@@ -513,7 +513,9 @@ struct CompareReport {
   /// counted runs met unpinned (`deterministic`, `unpinned`, per workload
   /// and per side); 5: what the candidate could reach (`candidate_reach`);
   /// 6: the ad hoc workload's command (`settings.command`) and a score
-  /// changed on purpose (`previous_score`, `score_changed` per workload).
+  /// changed on purpose (`previous_score`, `score_changed` per workload);
+  /// 7: the explanation's `stored_baseline` and its rows' `lines`; 8: the
+  /// timed ratio held against the count (`timing_vs_count` per workload).
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst

@@ -158,6 +158,7 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"unpinned", UnpinnedToJson(w)},
               {"stability", StabilityToJson(w.stability)},
               {"timed", TimedStatsToJson(w.timed_stats)},
+              {"timing_vs_count", TimingVsCountToJson(w.timing_vs_count)},
               {"explanation", ExplanationToJson(w.explanation)}};
 }
 

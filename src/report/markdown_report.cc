@@ -81,6 +81,11 @@ std::string Notes(const CompareReport& r) {
   for (const WorkloadResult& w : r.workloads) {
     const std::string changed = ScoreChangeSentence(w, code);
     if (!changed.empty()) out += fmt::format("- {}: {}\n", code(w.name), changed);
+    // Here, not in the folded timed table: a reader of the verdict sees it.
+    const std::string timing = TimingVsCountSentence(w, kMarkdownMinus);
+    if (!timing.empty()) {
+      out += fmt::format("- \u26a0\ufe0f {}: {}\n", code(w.name), MarkdownText(timing));
+    }
     for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
                                        std::pair{"candidate", &w.candidate}}) {
       for (const std::string& note : result->notes) {

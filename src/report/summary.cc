@@ -7,6 +7,7 @@
 
 #include "model/backend.h"
 #include "model/model.h"
+#include "report/timed_text.h"
 
 namespace workgate {
 
@@ -95,6 +96,10 @@ std::string HeadlineCounts(const CompareReport& report) {
   const auto changed =
       std::count_if(ws.begin(), ws.end(), [](const WorkloadResult& w) { return w.score_changed; });
   if (changed > 0) text += fmt::format(", {} with a score changed on purpose", changed);
+  // Context, not a verdict, but too large to leave to the folded timed table.
+  if (const int n = TimingDisagreements(report)) {
+    text += fmt::format(", timing and count disagree on {}", n);
+  }
   return text;
 }
 

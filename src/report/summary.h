@@ -15,7 +15,8 @@ namespace workgate {
 std::string VerdictLabel(Verdict v);
 
 /// The suite's headline after its verdict label: "1 of 4 workloads over the
-/// 1.00% margin", with ", 1 invalid" and ", 1 inconclusive" when any are.
+/// 1.00% margin", with ", 1 invalid" and ", 1 inconclusive" when any are,
+/// and ", timing and count disagree on 1" (TimingDisagreements) too.
 std::string HeadlineCounts(const CompareReport& report);
 
 /// The Δ % cell: the relative delta, and the interval from the repeats when

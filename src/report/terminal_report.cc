@@ -66,6 +66,8 @@ std::string Reasons(const CompareReport& r) {
     }
     const std::string changed = ScoreChangeSentence(w, Line);
     if (!changed.empty()) out += fmt::format("{}: {}\n", Line(w.name), changed);
+    const std::string timing = TimingVsCountSentence(w, kTerminalMinus);
+    if (!timing.empty()) out += fmt::format("{}: {}\n", Line(w.name), timing);
     const std::string unstable = StabilitySentence(w, kTerminalMinus);
     if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
       out += fmt::format("{}: {}\n", Line(w.name), unstable);

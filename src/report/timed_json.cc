@@ -109,6 +109,66 @@ json TimedStatsToJson(const std::optional<TimedStats>& stats) {
               {"dropped", dropped}};
 }
 
+json TimingVsCountToJson(const std::optional<TimingVsCount>& t) {
+  if (!t) return nullptr;
+  return json{{"disagreement", CountDisagreementName(t->disagreement)},
+              {"pairs", t->pairs},
+              {"median_ratio", t->median_ratio},
+              {"ci_low", t->ci_low},
+              {"ci_high", t->ci_high},
+              {"confidence", t->confidence},
+              {"count_low", t->count_low},
+              {"count_high", t->count_high},
+              {"factor", t->factor},
+              {"bound", t->bound},
+              {"p_value", t->p_value},
+              {"p_adjusted", t->p_adjusted},
+              {"family", t->family}};
+}
+
+bool TimingVsCountFromJson(const json* j, const std::string& where, WorkloadResult* w,
+                           std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  TimingVsCount t;
+  std::string disagreement;
+  if (!(f.String("disagreement", &disagreement) &&
+        f.Int("pairs", 2 * kMinPairsForInterval, static_cast<int>(kMaxListItems), &t.pairs) &&
+        f.Number("median_ratio", &t.median_ratio) && f.Number("ci_low", &t.ci_low) &&
+        f.Number("ci_high", &t.ci_high) && f.Number("confidence", &t.confidence) &&
+        f.Number("count_low", &t.count_low) && f.Number("count_high", &t.count_high) &&
+        f.Number("factor", &t.factor) && f.Number("bound", &t.bound) &&
+        f.Number("p_value", &t.p_value) && f.Number("p_adjusted", &t.p_adjusted) &&
+        f.Int("family", 1, kMostWorkloads, &t.family) && f.Done())) {
+    return false;
+  }
+  if (!ParseCountDisagreement(disagreement, &t.disagreement)) {
+    return f.Fail("disagreement", "must be none, slower or faster");
+  }
+  if (!w->timed_stats || static_cast<size_t>(t.pairs) > w->baseline.timed.size()) {
+    return f.Fail("pairs", "are more than the workload's timed pairs");
+  }
+  if (!(t.ci_low > 0 && t.ci_low <= t.median_ratio && t.median_ratio <= t.ci_high) ||
+      !InUnit(t.confidence)) {
+    return f.Fail("median_ratio", "must lie in its interval, above 0, at a level in [0, 1]");
+  }
+  if (t.count_low != 1 + w->relative_low || t.count_high != 1 + w->relative_high) {
+    return f.Fail("count_low", "and count_high are not 1 + the workload's relative_low and high");
+  }
+  if (!(t.factor > 1) || !(t.count_low > 0) ||
+      (t.bound != t.count_high * t.factor && t.bound != t.count_low / t.factor)) {
+    return f.Fail("bound", "is not the count's ratio times or over a factor above 1");
+  }
+  if (!InUnit(t.p_value) || !InUnit(t.p_adjusted) || t.p_adjusted < t.p_value) {
+    return f.Fail("p_value", "and p_adjusted must be in [0, 1], the adjusted one no smaller");
+  }
+  if (t.disagreement != DisagreementOf(t)) {
+    return f.Fail("disagreement", "is not what its interval, bound and p_adjusted say");
+  }
+  w->timing_vs_count = t;
+  return true;
+}
+
 bool TimedStatsFromJson(const json* j, const std::string& where, std::optional<TimedStats>* out,
                         std::string* err) {
   if (j == nullptr) return true;

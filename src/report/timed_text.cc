@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "model/backend.h"
 #include "model/model.h"
 
 namespace workgate {
@@ -125,7 +126,79 @@ std::string TimedLabelCell(const WorkloadResult& w) {
 
 std::vector<std::string> TimedDetails(const WorkloadResult& w, Minus minus) {
   if (!w.timed_stats) return {};
-  return TimedStatsLines(*w.timed_stats, minus);
+  std::vector<std::string> lines = TimedStatsLines(*w.timed_stats, minus);
+  if (const std::string count = TimingVsCountLine(w); !count.empty()) lines.push_back(count);
+  return lines;
+}
+
+namespace {
+
+// "more than 2\u00d7 the 1.000 its count allows (sign-flip test against
+// 2.000: p < 0.001)": where the timing lies against the count's ratio, and
+// the test, after `lead` in the parentheses.
+std::string AgainstCount(const TimingVsCount& t, const std::string& lead) {
+  const std::string low = FormatRatio(t.count_low), high = FormatRatio(t.count_high);
+  const std::string allowed = low == high ? high : low + " to " + high;
+  const std::string factor = fmt::format("{:g}", t.factor);
+  std::string where;
+  switch (t.disagreement) {
+    case CountDisagreement::kSlower:
+      where = fmt::format("more than {}\u00d7 the {}", factor, allowed);
+      break;
+    case CountDisagreement::kFaster:
+      where = fmt::format("less than 1/{} of the {}", factor, allowed);
+      break;
+    case CountDisagreement::kNone:
+      where = fmt::format("within {}\u00d7 of the {}", factor, allowed);
+      break;
+  }
+  std::string test =
+      fmt::format("sign-flip test against {}: {}", FormatRatio(t.bound), PIs(t.p_value));
+  if (t.family > 1) {
+    test += fmt::format(", after Holm over {} workloads {}", t.family, PIs(t.p_adjusted));
+  }
+  return fmt::format("{} its count allows ({}{})", where, lead, test);
+}
+
+// "2.900 [2.871, 2.929] at 97.5%": the wall times' ratio and its interval.
+std::string WallInterval(const TimingVsCount& t) {
+  return fmt::format("{} [{}, {}] at {}", FormatRatio(t.median_ratio), FormatRatio(t.ci_low),
+                     FormatRatio(t.ci_high), FormatLevel(t.confidence));
+}
+
+}  // namespace
+
+std::string TimingVsCountLine(const WorkloadResult& w) {
+  if (!w.timing_vs_count) return "";
+  return fmt::format("wall times held against the count: {}, {}", WallInterval(*w.timing_vs_count),
+                     AgainstCount(*w.timing_vs_count, ""));
+}
+
+std::string TimingVsCountSentence(const WorkloadResult& w, Minus minus) {
+  if (!w.timing_vs_count || w.timing_vs_count->disagreement == CountDisagreement::kNone ||
+      !HasDelta(w)) {
+    return "";
+  }
+  const BackendTraits* backend = FindBackend(w.candidate.fingerprint.backend);
+  const std::string counted =
+      backend != nullptr && backend->under_valgrind
+          ? "either a build behaves differently when it is counted (a program can tell that it "
+            "runs under Valgrind, and the timed runs are native) or "
+          : "";
+  return fmt::format(
+      "timing and count disagree: the wall-time ratio, {}, is {}; {}the time is dominated by "
+      "what instruction counts do not see (cache misses, branch mispredictions, waits); the "
+      "verdict is still the count's",
+      WallInterval(*w.timing_vs_count),
+      AgainstCount(*w.timing_vs_count, "\u0394 " + FormatPercent(w.relative, minus) + "; "),
+      counted);
+}
+
+int TimingDisagreements(const CompareReport& report) {
+  return static_cast<int>(
+      std::count_if(report.workloads.begin(), report.workloads.end(), [](const WorkloadResult& w) {
+        return w.timing_vs_count && w.timing_vs_count->disagreement != CountDisagreement::kNone;
+      }));
 }
 
 std::vector<std::string> TimedStatsLines(const TimedStats& s, Minus minus) {

@@ -39,8 +39,25 @@ std::string TimedInterval(const TimedTest& t);
 /// noise floor; the A/A control; each stall dropped.
 std::vector<std::string> TimedStatsLines(const TimedStats& s, Minus minus);
 
-/// TimedStatsLines of the workload's stats; empty without stats.
+/// TimedStatsLines of the workload's stats, and where its timing was held
+/// against its count, TimingVsCountLine; empty without stats.
 std::vector<std::string> TimedDetails(const WorkloadResult& w, Minus minus);
+
+/// "wall times held against the count: 1.020 [1.010, 1.030] at 97.5%, within
+/// 2× of the 1.000 its count allows (sign-flip test against 2.000: p <
+/// 0.001)", or "more than 2× ..." where the two disagree; "" where the
+/// timing was not held against the count.
+std::string TimingVsCountLine(const WorkloadResult& w);
+
+/// For a workload whose timing disagrees with its count, the summary's
+/// sentence: the timed interval, the ratio the count allows and the factor,
+/// what it can mean (on Valgrind: a build that behaves differently when
+/// counted; on any backend: time that instruction counts do not see), and
+/// that the verdict is the count's. "" for any other workload.
+std::string TimingVsCountSentence(const WorkloadResult& w, Minus minus);
+
+/// How many workloads' timing disagrees with their count.
+int TimingDisagreements(const CompareReport& report);
 
 /// The paragraph under the timed table: why no percentage (one sample, or
 /// too few pairs), or how the figures were taken and what a label needs.

@@ -276,6 +276,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* cand = f.Object("candidate", false);
   const json* stability = f.Object("stability", false);
   const json* timed = f.Object("timed", true);
+  const json* timing_vs_count = f.Object("timing_vs_count", true);
   const json* explanation = f.Object("explanation", true);
   if (!(f.String("name", &w->name) && f.String("verdict", &verdict) &&
         f.String("reason", &w->reason) && f.Number("max_work_added", &margin) &&
@@ -315,6 +316,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   }
   return ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
          TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
+         TimingVsCountFromJson(timing_vs_count, f.Path("timing_vs_count"), w, err) &&
          ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err);
 }
 

@@ -15,7 +15,7 @@ using testing_report::PerfReport;
 
 TEST(JsonReportTest, TopLevelFields) {
   json j = ToJson(CallgrindReport());
-  EXPECT_EQ(j["schema_version"], 7);
+  EXPECT_EQ(j["schema_version"], 8);
   EXPECT_EQ(j["workgate_version"], "0.1.0");
   EXPECT_EQ(j["verdict"], "invalid");
   EXPECT_EQ(j["exit_code"], 3);
@@ -153,6 +153,25 @@ TEST(JsonReportTest, SpreadsAndTimedStats) {
   EXPECT_EQ(w["candidate"]["timed"][0]["slot"], 3);
   EXPECT_EQ(w["candidate"]["timed"][1]["slot"], 4);
   EXPECT_EQ(j["workloads"][1]["baseline"]["timed"][0]["slot"], 28);
+}
+
+TEST(JsonReportTest, ATimingHeldAgainstItsCountHasItsFigures) {
+  const json j = ToJson(testing_report::TimingVsCountReport());
+  EXPECT_EQ(j["exit_code"], 0);  // the counts' verdict, whatever the timing says
+  const json& fib = j["workloads"][0]["timing_vs_count"];
+  ASSERT_TRUE(fib.is_object());
+  EXPECT_EQ(fib["disagreement"], "slower");
+  EXPECT_EQ(fib["count_low"], 1.0);
+  EXPECT_EQ(fib["count_high"], 1.0);
+  EXPECT_EQ(fib["factor"], 2.0);
+  EXPECT_EQ(fib["bound"], 2.0);
+  EXPECT_EQ(fib["family"], 2);
+  EXPECT_GE(fib["p_adjusted"].get<double>(), fib["p_value"].get<double>());
+  EXPECT_LT(fib["p_adjusted"].get<double>(), 0.05);
+  EXPECT_GT(j["workloads"][0]["timed"]["comparison"]["ci_low"].get<double>(), 2.0);
+  EXPECT_EQ(j["workloads"][1]["timing_vs_count"]["disagreement"], "none");
+  // Without an A/A control (one timed run a side here) nothing is held.
+  EXPECT_TRUE(ToJson(CallgrindReport())["workloads"][0]["timing_vs_count"].is_null());
 }
 
 TEST(JsonReportTest, WritesParseableJsonAtomically) {

@@ -31,6 +31,33 @@ TEST(MarkdownReportTest, ScoreChangeSnapshot) {
   ExpectSnapshot("score_change_report.md", RenderMarkdown(testing_report::ScoreChangeReport()));
 }
 
+TEST(MarkdownReportTest, TimingVsCountSnapshot) {
+  ExpectSnapshot("timing_vs_count_report.md",
+                 RenderMarkdown(testing_report::TimingVsCountReport()));
+}
+
+TEST(MarkdownReportTest, ATimingThatDisagreesWithItsCountIsSaidAboveTheFold) {
+  const std::string md = RenderMarkdown(testing_report::TimingVsCountReport());
+  EXPECT_EQ(md.rfind("### workgate: \u2705 ok \u2014 0 of 2 workloads over the 1.00% margin, "
+                     "timing and count disagree on 1\n",
+                     0),
+            0u)
+      << md;
+  const size_t note = md.find(
+      "\n- \u26a0\ufe0f `interp/fib`: timing and count disagree: the wall-time ratio, 2.900 "
+      "\\[2.871, "
+      "2.929\\] at 97.5%, is more than 2\u00d7 the 1.000 its count allows");
+  ASSERT_NE(note, std::string::npos) << md;
+  // Outside every <details>: the first one opens after it.
+  EXPECT_LT(note, md.find("<details>")) << md;
+  EXPECT_EQ(md.find("`wgmark`: timing and count disagree"), std::string::npos) << md;
+  // The folded details hold the figures of both.
+  EXPECT_NE(md.find("  - wall times held against the count: 1.020 \\[1.010, 1.030\\] at 97.5%, "
+                    "within 2\u00d7 of the 1.000 its count allows"),
+            std::string::npos)
+      << md;
+}
+
 TEST(MarkdownReportTest, AScoreChangedOnPurposeIsSaidInTheHeadlineTheRowAndANote) {
   const std::string md = RenderMarkdown(testing_report::ScoreChangeReport());
   EXPECT_EQ(md.rfind("### workgate: \u274c work added \u2014 1 of 3 workloads over the 1.00% "

@@ -33,7 +33,8 @@ TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
   merged.merged = MergeInfo{3, {"a.json", "b.json", "c.json"}};
   for (const CompareReport& r :
        {testing_report::CallgrindReport(), testing_report::StrippedReport(),
-        testing_report::PerfReport(), testing_report::ScoreChangeReport(), Sharded(), merged}) {
+        testing_report::PerfReport(), testing_report::ScoreChangeReport(),
+        testing_report::TimingVsCountReport(), Sharded(), merged}) {
     const std::string text = JsonText(ToJson(r));
     std::string err;
     std::optional<CompareReport> read = ParseCompareReport(text, "r.json", &err);
@@ -140,6 +141,53 @@ TEST(ReportReaderTest, RefusesTimedContextsNoWorkgateWrites) {
   EXPECT_EQ(err, "the report p.json is corrupt: workloads[1].candidate.timed[0].slot is missing");
 }
 
+TEST(ReportReaderTest, RefusesATimingVsCountNoWorkgateWrites) {
+  const json report = ToJson(testing_report::TimingVsCountReport());
+  ASSERT_EQ(report["workloads"][0]["timing_vs_count"]["disagreement"], "slower");
+  const std::pair<std::string, std::function<void(json*)>> cases[] = {
+      {"workloads[0].timing_vs_count.disagreement must be none, slower or faster",
+       [](json* w) { (*w)["timing_vs_count"]["disagreement"] = "much"; }},
+      // A part that would hide what its timing says, or claim what it does not.
+      {"workloads[0].timing_vs_count.disagreement is not what its interval, bound and p_adjusted",
+       [](json* w) { (*w)["timing_vs_count"]["disagreement"] = "none"; }},
+      {"workloads[0].timing_vs_count.disagreement is not what its interval, bound and p_adjusted",
+       [](json* w) { (*w)["timing_vs_count"]["p_adjusted"] = 0.5; }},
+      {"workloads[0].timing_vs_count.count_low and count_high are not 1 + the workload's",
+       [](json* w) { (*w)["timing_vs_count"]["count_high"] = 1.5; }},
+      {"workloads[0].timing_vs_count.bound is not the count's ratio times or over a factor",
+       [](json* w) { (*w)["timing_vs_count"]["bound"] = 1.2; }},
+      {"workloads[0].timing_vs_count.bound is not the count's ratio times or over a factor",
+       [](json* w) {
+         (*w)["timing_vs_count"]["factor"] = 1.0;
+         (*w)["timing_vs_count"]["bound"] = 1.0;
+       }},
+      {"workloads[0].timing_vs_count.p_value and p_adjusted must be in [0, 1], the adjusted",
+       [](json* w) { (*w)["timing_vs_count"]["p_value"] = 0.9; }},
+      {"workloads[0].timing_vs_count.family must be an integer in [1, 100000]",
+       [](json* w) { (*w)["timing_vs_count"]["family"] = 0; }},
+      {"workloads[0].timing_vs_count.disagreement is not what its interval, bound and p_adjusted",
+       [](json* w) { (*w)["timing_vs_count"]["ci_low"] = 1.5; }},
+      {"workloads[0].timing_vs_count.pairs are more than the workload's timed pairs",
+       [](json* w) { (*w)["timing_vs_count"]["pairs"] = 13; }},
+      {"workloads[0].timing_vs_count.pairs are more than the workload's timed pairs",
+       [](json* w) { (*w)["timed"] = nullptr; }},
+      {"workloads[0].timing_vs_count.pairs must be an integer in [10, 1000]",
+       [](json* w) { (*w)["timing_vs_count"]["pairs"] = 9; }},
+      {"workloads[0].timing_vs_count.median_ratio must lie in its interval, above 0",
+       [](json* w) { (*w)["timing_vs_count"]["median_ratio"] = 9.0; }},
+      {"workloads[0].timing_vs_count.verdict is not a field workgate writes",
+       [](json* w) { (*w)["timing_vs_count"]["verdict"] = "ok"; }},
+      {"workloads[0].timing_vs_count is missing", [](json* w) { w->erase("timing_vs_count"); }},
+  };
+  for (const auto& [message, edit] : cases) {
+    json doc = report;
+    edit(&doc["workloads"][0]);
+    std::string err;
+    EXPECT_FALSE(ParseCompareReport(doc.dump(), "p.json", &err)) << message;
+    EXPECT_EQ(err.rfind("the report p.json is corrupt: " + message, 0), 0u) << err;
+  }
+}
+
 TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
   std::string err;
   EXPECT_FALSE(ParseCompareReport("{ not json", "x.json", &err));
@@ -153,7 +201,7 @@ TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
   json doc = ToJson(Sharded());
   doc["schema_version"] = 1;  // before the timed context's two tests
   EXPECT_FALSE(ParseCompareReport(doc.dump(), "v1.json", &err));
-  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 7");
+  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 8");
   EXPECT_FALSE(LoadCompareReport("/nonexistent/part.json", &err));
   EXPECT_EQ(err, "the report /nonexistent/part.json does not exist");
 }

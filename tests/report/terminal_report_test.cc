@@ -33,6 +33,37 @@ TEST(TerminalReportTest, ScoreChangeSnapshot) {
                  RenderTerminal(testing_report::ScoreChangeReport(), false));
 }
 
+TEST(TerminalReportTest, TimingVsCountSnapshot) {
+  ExpectSnapshot("timing_vs_count_report.txt",
+                 RenderTerminal(testing_report::TimingVsCountReport(), false));
+}
+
+// Under the table, beside the reasons, and in the verdict's line: not only
+// in the timed context further down.
+TEST(TerminalReportTest, ATimingThatDisagreesWithItsCountIsInTheSummary) {
+  const std::string out = RenderTerminal(testing_report::TimingVsCountReport(), false);
+  const size_t line = out.find(
+      "\ninterp/fib: timing and count disagree: the wall-time ratio, 2.900 [2.871, 2.929] at 97.5%, "
+      "is more than 2\u00d7 the 1.000 its count allows");
+  ASSERT_NE(line, std::string::npos) << out;
+  EXPECT_LT(line, out.find("Timed scores"));
+  EXPECT_NE(out.find("either a build behaves differently when it is counted (a program can tell "
+                     "that it runs under Valgrind, and the timed runs are native)"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("wgmark: timing and count disagree"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nworkgate: ok (0 of 2 workloads over the 1.00% margin, timing and count "
+                     "disagree on 1)\n"),
+            std::string::npos)
+      << out;
+  // A name that tries to drive the terminal is stripped there too.
+  CompareReport r = testing_report::TimingVsCountReport();
+  r.workloads[0].name = "fib\x1b]0;pwned\x07\nx";
+  const std::string hostile = RenderTerminal(r, false);
+  EXPECT_NE(hostile.find("\nfib x: timing and count disagree:"), std::string::npos) << hostile;
+  EXPECT_EQ(hostile.find('\x1b'), std::string::npos);
+}
+
 // The printed scores are the candidate's text: no escape sequence of theirs
 // reaches the terminal from the line that says the score changed.
 TEST(TerminalReportTest, AScoreChangedOnPurposeIsOneLineOfText) {
