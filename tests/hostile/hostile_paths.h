@@ -23,7 +23,8 @@
 namespace workgate::testing {
 
 inline std::string HostileWorkload() { return BuildPath("tests/hostile_workload"); }
-/// The same program built to behave: prints "score: 1", exits 0.
+/// The same program built to behave: prints "score: 1", exits 0 (in its
+/// one mode, `valgrind-aware N`, after N iterations, counted or not).
 inline std::string BenignWorkload() { return BuildPath("tests/benign_workload"); }
 
 /// Where the hostile workload's processes record themselves: a listening
