@@ -13,6 +13,7 @@
 
 #include "cli/cli_fixture.h"
 #include "hostile/hostile_paths.h"
+#include "schemas/schema_check.h"
 
 namespace workgate {
 namespace {
@@ -97,6 +98,14 @@ TEST_F(HostileTimingCliTest, ACandidateThatBehavesOnlyWhenCountedIsNamedInTheSum
   ASSERT_EQ(merged.exit_code, 0) << merged.out << merged.err;
   EXPECT_EQ(ReadJson("merged.json")["workloads"][0]["timing_vs_count"], w["timing_vs_count"]);
   EXPECT_NE(merged.out.find("aware: timing and count disagree: "), std::string::npos) << merged.out;
+  // Both reports, a disagreement in each, fit the schema (SchemaCliTest
+  // requires the validator; here it checks where it is installed).
+  const testing::SchemaCheck schemas(dir_.path());
+  if (schemas.Available()) {
+    const LaunchResult valid = schemas.Validate(true, "compare-report.schema.json",
+                                                {Path("part.json"), Path("merged.json")});
+    EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+  }
 }
 
 TEST_F(HostileTimingCliTest, TwoBuildsThatDoTheSameWorkEverywhereAgree) {
