@@ -120,12 +120,18 @@ void VgcountMessages::Receive(long long sender, const char* data, size_t size) {
       return;
     }
     std::memcpy(&parent, data, sizeof parent);
+    // The same pid for two processes of one run: pids wrapped (over 32,768
+    // or kernel.pid_max processes), or a process spoke for another. Either
+    // way their outputs could not be told apart.
+    const auto reused = [&] {
+      Fail(fmt::format(
+          "two processes of the run said hello on vgcount's channel as process {}: its pids "
+          "wrapped, or one is forged, and their counts cannot be told apart",
+          h.pid));
+    };
     if (found == senders_.end()) {
       for (const auto& [other, s] : senders_) {
-        if (s.process.pid == h.pid) {
-          Fail(fmt::format("two processes said hello on vgcount's channel as process {}", h.pid));
-          return;
-        }
+        if (s.process.pid == h.pid) return reused();
       }
       Sender& s = senders_[sender];
       s.process.pid = h.pid;
@@ -137,6 +143,7 @@ void VgcountMessages::Receive(long long sender, const char* data, size_t size) {
     }
     // After an exec, the new program's vgcount; before it, only a program
     // can send a hello: vgcount's own comes before the program runs.
+    if (found->second.process.complete() && !found->second.execing) return reused();
     if (!found->second.execing || found->second.process.pid != h.pid) {
       Fail(fmt::format(
           "process {} sent a second hello on vgcount's channel: the program itself sends "

@@ -95,6 +95,15 @@ TEST_F(VgcountMessagesTest, TwoProcessesCannotSayHelloAsOnePid) {
   Send(9001, Hello(2, 7, 1));
   Send(9002, Hello(2, 8, 1));
   EXPECT_FALSE(Finish());
+  EXPECT_NE(why_.find("cannot be told apart"), std::string::npos) << why_;
+}
+
+TEST_F(VgcountMessagesTest, APidThatComesBackForAnotherProcessIsSaidSo) {
+  Send(9001, Hello(2, 7, 1));
+  Count(9001, 2, 7, "instructions: 42\n");
+  Send(9001, Hello(5, 8, 1));  // the kernel gave the ended process's pid to a new one
+  EXPECT_FALSE(Finish());
+  EXPECT_NE(why_.find("cannot be told apart"), std::string::npos) << why_;
 }
 
 TEST_F(VgcountMessagesTest, AnExecSplitsTheProcessIntoPartsThatAddUp) {
