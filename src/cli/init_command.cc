@@ -116,6 +116,9 @@ int RunInit(const InitArgs& args) {
     throw Error(kExitInvalid,
                 fmt::format("the command failed, so no suite was written: {}", result.error));
   }
+  if (!result.score_problem.empty()) {
+    throw Error(kExitInvalid, "no suite was written: " + result.score_problem);
+  }
 
   SuiteDraft& draft = result.draft;
   const InitRun& first = result.pinned[0];

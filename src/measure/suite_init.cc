@@ -4,9 +4,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "measure/measure.h"
 #include "model/backend.h"
+#include "workload/score_guess.h"
 
 namespace workgate {
 
@@ -108,11 +112,47 @@ void ChooseClock(const InitResult& result, SuiteDraft* draft) {
   };
 }
 
+std::vector<std::string> Outputs(const std::vector<InitRun>& runs) {
+  std::vector<std::string> out;
+  for (const InitRun& r : runs) out.push_back(r.stdout_text);
+  return out;
+}
+
+// "line 3 ("score: 17") printed 17 in run 1 and 18 in run 2".
+std::string ChangedText(const ChangedNumber& c) {
+  std::vector<std::string> runs;
+  for (size_t i = 0; i < c.values.size(); ++i) {
+    runs.push_back(fmt::format("{} in run {}", c.values[i], i + 1));
+  }
+  return fmt::format("line {} (\"{}\") printed {}", c.line_number, c.line,
+                     fmt::join(runs, " and "));
+}
+
+// Why no suite can be written from the pinned runs' outputs, or "": the
+// program's own score changed between them, or a pinned clock needs a score
+// and no number repeated.
+std::string ScoreProblem(const std::vector<std::string>& pinned, const SuiteDraft& draft) {
+  const std::optional<ChangedNumber> changed = FindChangedNumber(pinned);
+  if (changed && changed->named_score) {
+    return fmt::format(
+        "the program's score changed between its runs with the clock and entropy pinned: {}. "
+        "A suite asserts a score every run prints the same, the proof that both builds did "
+        "the same work; make the program print the same score each run",
+        ChangedText(*changed));
+  }
+  if (draft.score || draft.clock == ClockMode::kNone) return "";
+  return fmt::format(
+      "no number was printed the same in every run with the clock and entropy pinned ({}), "
+      "and a suite with clock = \"{}\" must assert a score, the proof that both builds did "
+      "the same work; make the program print one that is the same each run",
+      changed ? ChangedText(*changed) : "no number was printed at the same place in each",
+      ClockModeName(draft.clock));
+}
+
 // The score, and why, from the runs' outputs.
 void ChooseScore(const InitResult& result, SuiteDraft* draft) {
-  std::vector<std::string> pinned, real;
-  for (const InitRun& r : result.pinned) pinned.push_back(r.stdout_text);
-  for (const InitRun& r : result.real) real.push_back(r.stdout_text);
+  const std::vector<std::string> pinned = Outputs(result.pinned);
+  const std::vector<std::string> real = Outputs(result.real);
   std::vector<ScoreGuess> guesses =
       FindRepeatedNumbers(pinned, real, draft->clock != ClockMode::kNone);
   if (guesses.empty()) {
@@ -196,6 +236,7 @@ InitResult MeasureForSuite(Counter& counter, const InitRequest& request,
   draft.command = request.command;
   ChooseClock(result, &draft);
   ChooseScore(result, &draft);
+  result.score_problem = ScoreProblem(Outputs(result.pinned), draft);
   double slowest = 0;
   for (const auto* runs : {&result.pinned, &result.real}) {
     for (const InitRun& r : *runs) slowest = std::max(slowest, r.seconds);

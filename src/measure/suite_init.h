@@ -8,6 +8,10 @@
 //     real ones left its count unchanged; "shim" when they moved it;
 //   - the score: a number every pinned run printed the same
 //     (workload/score_guess.h), preferring one the real clock did not move;
+//     none at all when the program's own score (a number its line calls a
+//     score or checksum) changed between the pinned runs, or when no
+//     number repeated and the clock is pinned, which needs a score: then no
+//     suite is written, and InitResult::score_problem says why;
 //   - how long one count takes, and a timeout from it.
 
 #include <cstdint>
@@ -47,6 +51,11 @@ struct InitResult {
   std::vector<InitRun> pinned, real;
   bool inputs_seen = false;  // vgcount: the pinned reads are known
   std::string error;         // a run failed: why (the suite is not written)
+  /// The runs printed no score a suite can assert: the program's own score
+  /// changed between the pinned runs, or a suite that pins the clock needs
+  /// one and no number repeated. Which line, and what each run printed
+  /// (the suite is not written).
+  std::string score_problem;
 };
 
 /// Measures `request`'s command for a suite (see the file comment). The

@@ -244,7 +244,52 @@ int ScoreWordRank(std::string_view label) {
   return 0;
 }
 
+// A number's rank before the clock's part (FindRepeatedNumbers): its line's
+// words, its significant digits (a lone digit last), and a later line.
+int NumberRank(std::string_view line, size_t index, const std::string& value, size_t line_index,
+               size_t lines) {
+  const int digits = SignificantDigits(value);
+  const std::string_view label = line.substr(0, NumbersOf(line)[index].begin);
+  return ScoreWordRank(label) + std::min(digits, 20) * 5 - (digits <= 1 ? 50 : 0) +
+         static_cast<int>(10 * (line_index + 1) / std::max<size_t>(1, lines));
+}
+
 }  // namespace
+
+std::optional<ChangedNumber> FindChangedNumber(const std::vector<std::string>& pinned) {
+  if (pinned.size() < 2) return std::nullopt;
+  std::vector<std::map<Place, Found>> outputs;
+  for (const std::string& text : pinned) outputs.push_back(NumbersByPlace(text));
+  const std::vector<std::string_view> lines = LinesOf(pinned[0]);
+  std::optional<ChangedNumber> best;
+  int best_rank = 0;
+  for (const auto& [place, found] : outputs[0]) {
+    ChangedNumber changed;
+    for (const std::map<Place, Found>& output : outputs) {
+      const auto it = output.find(place);
+      if (it == output.end()) break;
+      changed.values.push_back(it->second.value);
+    }
+    if (changed.values.size() < outputs.size() ||
+        std::all_of(changed.values.begin(), changed.values.end(),
+                    [&](const std::string& v) { return v == found.value; })) {
+      continue;
+    }
+    const std::string_view line = lines[found.line];
+    const size_t index = std::get<2>(place);
+    const int rank = NumberRank(line, index, found.value, found.line, lines.size());
+    // Ties go to the earlier line (the map is in place order, not line order).
+    if (best && (rank < best_rank || (rank == best_rank && found.line + 1 >= best->line_number))) {
+      continue;
+    }
+    changed.line = std::string(line.substr(0, 200));
+    changed.line_number = found.line + 1;
+    changed.named_score = ScoreWordRank(line.substr(0, NumbersOf(line)[index].begin)) >= 1500;
+    best = std::move(changed);
+    best_rank = rank;
+  }
+  return best;
+}
 
 std::vector<ScoreGuess> FindRepeatedNumbers(const std::vector<std::string>& pinned,
                                             const std::vector<std::string>& real_clock,
@@ -274,12 +319,9 @@ std::vector<ScoreGuess> FindRepeatedNumbers(const std::vector<std::string>& pinn
     g.line = std::string(c.line.substr(0, 200));
     g.line_number = found.line + 1;
     g.clock_free = !real.empty() && SameInAll(real, place, found.value);
-    const int digits = SignificantDigits(g.value);
     const bool moved_by_clock = !real.empty() && !g.clock_free;
     const int kind = clock_sizes_work ? (moved_by_clock ? 300 : 0) : (g.clock_free ? 300 : 0);
-    const std::string_view label = c.line.substr(0, NumbersOf(c.line)[c.index].begin);
-    g.rank = kind + ScoreWordRank(label) + std::min(digits, 20) * 5 - (digits <= 1 ? 50 : 0) +
-             static_cast<int>(10 * (found.line + 1) / std::max<size_t>(1, lines.size()));
+    g.rank = kind + NumberRank(c.line, c.index, g.value, found.line, lines.size());
     candidates.push_back(std::move(c));
   }
   std::stable_sort(

@@ -6,6 +6,7 @@
 // matcher the gate uses, finds the same value in every output with it.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,21 @@ struct ScoreGuess {
 std::vector<ScoreGuess> FindRepeatedNumbers(const std::vector<std::string>& pinned,
                                             const std::vector<std::string>& real_clock,
                                             bool clock_sizes_work, size_t most = 5);
+
+/// A number printed at the same place in every output, the same line text
+/// around it, whose value is not the same in all of them.
+struct ChangedNumber {
+  std::string line;                 // the line it is on, in the first output (at most 200 bytes)
+  size_t line_number = 0;           // 1-based, in the first output
+  std::vector<std::string> values;  // as printed, one per output
+  /// The line names it a score or a checksum: the program's own score.
+  bool named_score = false;
+};
+
+/// Of the numbers of `pinned` (two or more outputs of the same command,
+/// clock pinned) that changed between them, the one most like a score, as
+/// FindRepeatedNumbers ranks a number by its line's words, its digits and
+/// its line; nullopt when none changed.
+std::optional<ChangedNumber> FindChangedNumber(const std::vector<std::string>& pinned);
 
 }  // namespace workgate

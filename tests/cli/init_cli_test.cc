@@ -34,6 +34,20 @@ class InitCliTest : public CountingCliTest {
     EXPECT_TRUE(LoadSuite(Path(name), &suite, &err)) << err;
     return suite;
   }
+  // init of a shell command that counts its runs in a file and prints the
+  // count after `label`, a number that differs in every run whatever the
+  // clock (`date` reads the clock, so init counts it on the real one too):
+  // exit 3, `said` in the error, and no suite.
+  void ExpectNoSuiteForACounter(const std::string& label, const std::string& said) {
+    const std::string counter = Path("runs");
+    LaunchResult r =
+        Run({"init", "-o", "s.toml", "--exe", "/bin/sh", "--", "{exe}", "-c",
+             "n=$(cat " + counter + " 2>/dev/null || echo 0); n=$((n + 1)); echo $n > " + counter +
+                 "; date > /dev/null; echo \"" + label + " $n\""});
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(Path("s.toml")));
+  }
   // The written suite, gated with one build on both sides: it must pass.
   void ExpectAGateOfItPasses(const std::string& exe, const std::string& suite) {
     LaunchResult r = Run({"compare", "--baseline", exe, "--candidate", exe, "--suite", Path(suite),
@@ -103,6 +117,22 @@ TEST_F(InitCliTest, ALuaScriptsResultIsTheScoreNotItsTiming) {
   EXPECT_EQ(w.name, "lua5.4");
   EXPECT_EQ(w.score_expect, "6765");
   ExpectAGateOfItPasses("/usr/bin/lua5.4", "lua.toml");
+}
+
+TEST_F(InitCliTest, AScoreThatChangesEveryRunWritesNoSuiteAndSaysWhichRunsPrintedWhat) {
+  ExpectNoSuiteForACounter("score:",
+                           "Error: no suite was written: the program's score changed between its "
+                           "runs with the clock and entropy pinned: line 1 (\"score: 1\") printed "
+                           "1 in run 1 and 2 in run 2. A suite asserts a score every run prints "
+                           "the same");
+}
+
+TEST_F(InitCliTest, APinnedClockWithoutANumberThatRepeatsWritesNoSuiteAndSaysWhy) {
+  ExpectNoSuiteForACounter("n:",
+                           "Error: no suite was written: no number was printed the same in every "
+                           "run with the clock and entropy pinned (line 1 (\"n: 1\") printed 1 in "
+                           "run 1 and 2 in run 2), and a suite with clock = \"shim\" must assert "
+                           "a score");
 }
 
 TEST_F(InitCliTest, ItNeverOverwritesUnlessToldAndWritesNothingForAFailingCommand) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,31 @@ TEST(ScoreGuessTest, NothingRepeatsNothingIsProposed) {
   EXPECT_TRUE(FindRepeatedNumbers({}, {}, false).empty());
   // One output alone cannot show that anything repeats... but two of the same can.
   EXPECT_EQ(FindRepeatedNumbers({"n: 12\n", "n: 12\n"}, {}, false).size(), 1u);
+}
+
+TEST(ScoreGuessTest, TheNumberMostLikeAScoreThatChangedIsFoundWithEachRunsValue) {
+  const std::optional<ChangedNumber> c =
+      FindChangedNumber({"pid: 17\nscore: 1\nversion 3\n", "pid: 18\nscore: 2\nversion 3\n",
+                         "pid: 19\nscore: 3\nversion 3\n"});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->line, "score: 1");
+  EXPECT_EQ(c->line_number, 2u);
+  EXPECT_EQ(c->values, (std::vector<std::string>{"1", "2", "3"}));
+  EXPECT_TRUE(c->named_score);
+  // Without a score word, the number with more digits.
+  const std::optional<ChangedNumber> pid =
+      FindChangedNumber({"n: 1\npid: 1017\n", "n: 2\npid: 1018\n"});
+  ASSERT_TRUE(pid);
+  EXPECT_EQ(pid->line, "pid: 1017");
+  EXPECT_EQ(pid->values, (std::vector<std::string>{"1017", "1018"}));
+  EXPECT_FALSE(pid->named_score);
+}
+
+TEST(ScoreGuessTest, NothingChangedOrNothingAtTheSamePlaceIsNoChangedNumber) {
+  EXPECT_FALSE(FindChangedNumber({"score: 5\n", "score: 5\n"}));
+  // A line one run printed and the other did not is not the same place.
+  EXPECT_FALSE(FindChangedNumber({"score: 5\n", "total: 6\n"}));
+  EXPECT_FALSE(FindChangedNumber({"score: 5\n"}));
 }
 
 }  // namespace
