@@ -3,9 +3,11 @@
 //
 // Besides "no crash, no undefined behaviour, no leak" (the sanitizers), it
 // checks what the parser promises: an error always says why and leaves the
-// profile untouched, a parsed profile's total is the sum of its rows, and
-// each row's lines add up to it.
+// profile untouched, a parsed profile's total is the sum of its rows, each
+// row's lines add up to it, and the bounds on call edges and lines keep the
+// costliest and never change a total.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -44,11 +46,50 @@ void CheckTotal(std::string_view text, const std::string& event, bool profile_ok
         profile_ok);
 }
 
+// The same text parsed within tiny bounds on call edges and lines: the
+// same verdict, total and self costs (no bound changes them), and the kept
+// edges and lines are the costliest, with their whole costs.
+void CheckBounded(std::string_view text, const std::string& event, bool profile_ok,
+                  const workgate::Profile& whole) {
+  workgate::ProfileBounds bounds;
+  bounds.calls_kept = 2;
+  bounds.calls_read = 8;
+  bounds.lines_kept = 3;
+  bounds.lines_read = 16;
+  workgate::Profile p;
+  std::string err;
+  Check(workgate::ParseCallgrind(text, "fuzz", &p, &err, event, bounds) == profile_ok);
+  if (!profile_ok) return;
+  Check(p.total == whole.total && p.self == whole.self);
+  Check(p.calls.size() <= bounds.calls_kept && p.calls_cut.kept == p.calls.size());
+  Check(p.calls_cut.dropped ? p.calls.empty() : p.calls_cut.named == whole.calls.size());
+  for (const auto& [edge, cost] : p.calls) {
+    const workgate::CallCost& all = whole.calls.at(edge);
+    Check(cost.calls == all.calls && cost.inclusive == all.inclusive);
+  }
+  if (!p.calls_cut.dropped && !p.calls.empty()) {
+    uint64_t least = UINT64_MAX;
+    for (const auto& [edge, cost] : p.calls) least = std::min(least, cost.inclusive);
+    for (const auto& [edge, cost] : whole.calls) {
+      Check(p.calls.count(edge) == 1 || cost.inclusive <= least);
+    }
+  }
+  size_t lines = 0;
+  for (const auto& [id, costs] : p.lines) {
+    for (const auto& [where, cost] : costs) {
+      Check(whole.lines.at(id).at(where) == cost);
+      ++lines;
+    }
+  }
+  Check(lines <= bounds.lines_kept && p.lines_cut.kept == lines);
+}
+
 void ParseAs(std::string_view text, const std::string& event) {
   workgate::Profile p;
   std::string err;
   bool ok = workgate::ParseCallgrind(text, "fuzz", &p, &err, event);
   CheckTotal(text, event, ok, p.total);
+  CheckBounded(text, event, ok, p);
   if (!ok) {
     Check(err.rfind("fuzz:", 0) == 0);
     Check(p.self.empty() && p.lines.empty() && p.calls.empty() && p.total == 0 && p.parts == 0);

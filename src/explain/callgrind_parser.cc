@@ -1,5 +1,7 @@
 #include "explain/callgrind_parser.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "explain/callgrind_tokens.h"
@@ -11,7 +13,8 @@ bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 
 }  // namespace
 
-Parser::Parser(std::string event, Mode mode) : event_(std::move(event)), mode_(mode) {
+Parser::Parser(std::string event, Mode mode, ProfileBounds bounds)
+    : event_(std::move(event)), mode_(mode), bounds_(bounds) {
   Intern("", &obj_index_, &obj_names_);    // index 0: no "ob=" line yet
   Intern("", &file_index_, &file_names_);  // index 0: no "fl=" line yet
 }
@@ -31,6 +34,25 @@ bool Parser::Parse(std::string_view text, size_t* line, std::string* err) {
   if (Feed(text) && Finish()) return true;
   Error(line, err);
   return false;
+}
+
+void Parser::StartFile() {
+  line_no_ = 0;
+  input_seen_ = false;
+  partial_line_.clear();
+  events_seen_ = false;
+  event_index_ = -1;
+  event_count_ = 0;
+  position_count_ = 1;
+  line_position_ = 0;
+  std::fill(std::begin(last_position_), std::end(last_position_), 0);
+  fn_ids_.clear();
+  obj_ids_.clear();
+  file_ids_.clear();
+  name_bytes_ -= file_id_bytes_;
+  file_id_bytes_ = 0;
+  file_parts_ = parts_;
+  BeginPart();
 }
 
 bool Parser::Feed(std::string_view chunk) {
@@ -90,7 +112,7 @@ bool Parser::Finish() {
   if (!events_seen_) {
     return Fail("no events: header line, not a callgrind output file (or it is truncated)");
   }
-  if (parts_ == 0) {
+  if (parts_ == file_parts_) {
     // Callgrind ends every part with totals:, even one without cost.
     return Fail("input ends before any cost line or totals: line (truncated file?)");
   }
@@ -334,14 +356,7 @@ bool Parser::CostLine(std::string_view line) {
     // The inclusive cost of a call: already counted as the callee's self
     // cost, and kept per call edge.
     pending_call_line_ = 0;
-    if (mode_ == Mode::kSelfCost && current_fn_ && callee_fn_) {
-      CallCost& edge = calls_[EdgeKey{*current_fn_, current_obj_, *callee_fn_,
-                                      callee_obj_.value_or(current_obj_)}];
-      if (__builtin_add_overflow(edge.calls, pending_calls_, &edge.calls) ||
-          __builtin_add_overflow(edge.inclusive, cost, &edge.inclusive)) {
-        return Fail("call cost sum exceeds 2^64-1");
-      }
-    }
+    if (mode_ == Mode::kSelfCost && current_fn_ && callee_fn_ && !AddCall(cost)) return false;
     callee_fn_.reset();
     callee_obj_.reset();
     return true;
@@ -350,16 +365,51 @@ bool Parser::CostLine(std::string_view line) {
   if (mode_ == Mode::kSelfCost) {
     if (current_cost_ == nullptr) {
       uint64_t key = (static_cast<uint64_t>(*current_fn_) << 32) | current_obj_;
-      current_cost_ = &self_[key];  // node addresses are stable in unordered_map
+      const auto [it, inserted] = self_.try_emplace(key, 0);
+      // A function named in two objects is two rows.
+      if (inserted && self_.size() > bounds_.functions) {
+        return Fail("the profile has more than " + std::to_string(bounds_.functions) +
+                    " functions, the most an explanation reads");
+      }
+      current_cost_ = &it->second;  // node addresses are stable in unordered_map
     }
     if (__builtin_add_overflow(*current_cost_, cost, current_cost_)) {
       return Fail("cost sum exceeds 2^64-1");
     }
-    // Cannot overflow where the function's sum did not.
-    line_self_[LineKey{*current_fn_, current_obj_, current_file_, source_line}] += cost;
+    AddLine(source_line, cost);
   }
   if (__builtin_add_overflow(part_sum_, cost, &part_sum_)) return Fail("cost sum exceeds 2^64-1");
   return true;
+}
+
+bool Parser::AddCall(uint64_t cost) {
+  if (calls_dropped_) return true;
+  const auto [it, inserted] = calls_.try_emplace(
+      EdgeKey{*current_fn_, current_obj_, *callee_fn_, callee_obj_.value_or(current_obj_)});
+  if (inserted && calls_.size() > bounds_.calls_read) {
+    // Beyond the bound, no edge is kept: the memory is given back.
+    calls_dropped_ = true;
+    decltype(calls_)().swap(calls_);
+    return true;
+  }
+  CallCost& edge = it->second;
+  if (__builtin_add_overflow(edge.calls, pending_calls_, &edge.calls) ||
+      __builtin_add_overflow(edge.inclusive, cost, &edge.inclusive)) {
+    return Fail("call cost sum exceeds 2^64-1");
+  }
+  return true;
+}
+
+void Parser::AddLine(uint64_t source_line, uint64_t cost) {
+  if (lines_dropped_) return;
+  const auto [it, inserted] =
+      line_self_.try_emplace(LineKey{*current_fn_, current_obj_, current_file_, source_line}, 0);
+  if (inserted && line_self_.size() > bounds_.lines_read) {
+    lines_dropped_ = true;
+    decltype(line_self_)().swap(line_self_);
+    return;
+  }
+  it->second += cost;  // cannot overflow where the function's sum did not
 }
 
 // One subposition of a cost line at `*p`: absolute (decimal or 0x hex),

@@ -25,8 +25,12 @@ using StringIndex = std::unordered_map<std::string, uint32_t, StringHash, std::e
 /// file can make the parser hold for one line small.
 inline constexpr size_t kMaxLineBytes = 16 << 20;
 
-/// Reads one callgrind output file, fed in chunks of any size. Not reusable:
-/// one file per object.
+/// The memory a name table entry is charged besides its bytes
+/// (ProfileBounds::name_bytes): a hash node and a string's own size.
+inline constexpr size_t kNameEntryBytes = 64;
+
+/// Reads one callgrind output file, fed in chunks of any size, or the files
+/// of one profile one after another (StartFile).
 class Parser {
  public:
   /// What the parse keeps besides the checks, which are the same for both.
@@ -38,8 +42,10 @@ class Parser {
     /// demangled nor kept, and every part must end with its totals: line.
     kTotal,
   };
-  /// `event` is the event whose column is summed ("Ir").
-  explicit Parser(std::string event, Mode mode = Mode::kSelfCost);
+  /// `event` is the event whose column is summed ("Ir"). Mode::kSelfCost
+  /// keeps its tables within `bounds` (ProfileBounds); Mode::kTotal keeps
+  /// none of them, and no bound changes a total.
+  explicit Parser(std::string event, Mode mode = Mode::kSelfCost, ProfileBounds bounds = {});
 
   /// Parses the next piece of the file; a line may span pieces. False on
   /// the first error (see Error); later calls then do nothing.
@@ -51,9 +57,14 @@ class Parser {
 
   /// Feed(text), then Finish; on error sets `*line` and `*err` as Error does.
   bool Parse(std::string_view text, size_t* line, std::string* err);
+  /// After Finish returned true: the next file of the same profile follows.
+  /// Its names and costs add to this one's, and the bounds hold for both;
+  /// name ids, the header and line numbers start again, as in a new file.
+  void StartFile();
 
-  /// Adds the parsed self costs to `*profile`; false if a sum overflows.
-  /// Mode::kSelfCost only.
+  /// Adds the parsed self costs to `*profile`, and the costliest call edges
+  /// and lines within the bounds, with what was left out (Profile::calls_cut,
+  /// lines_cut); false if a sum overflows. Mode::kSelfCost only.
   bool AddTo(Profile* profile, std::string* err) const;
   /// The sum of every part's cost lines. Mode::kTotal only.
   uint64_t total() const { return total_; }
@@ -79,7 +90,9 @@ class Parser {
   bool SummaryOrTotals(std::string_view key, std::string_view value);
   bool FunctionSpec(std::string_view key, std::string_view value, uint32_t* display);
   bool FunctionDisplay(std::string_view raw, uint32_t* display);
-  uint32_t ObjectBasename(std::string_view path);
+  bool ObjectBasename(std::string_view path, uint32_t* basename);
+  bool InternName(std::string_view name, StringIndex* index, std::vector<std::string>* names,
+                  uint32_t* at);
   bool ObjectSpec(std::string_view key, std::string_view value, uint32_t* basename);
   bool FileSpec(std::string_view key, std::string_view value, uint32_t* file);
   bool Position(const char** p, const char* end, int index);
@@ -87,11 +100,20 @@ class Parser {
   bool FinishPart();
   void BeginPart();
   bool Fail(std::string message);
+  /// Charges a new name table entry of `bytes` to the name memory; false
+  /// (failed) beyond ProfileBounds::name_bytes. `file_ids`: an entry of
+  /// this file's id tables, which the next file starts without.
+  bool ChargeName(size_t bytes, bool file_ids = false);
+  bool AddCall(uint64_t cost);
+  void AddLine(uint64_t source_line, uint64_t cost);
   static uint32_t Intern(std::string_view name, StringIndex* index,
                          std::vector<std::string>* names);
 
   std::string event_;
   Mode mode_;
+  ProfileBounds bounds_;
+  size_t name_bytes_ = 0;     // charged to bounds_.name_bytes
+  size_t file_id_bytes_ = 0;  // of which this file's id tables, freed with them
   size_t line_no_ = 0;
   std::string error_;
   bool failed_ = false;
@@ -153,6 +175,10 @@ class Parser {
   std::unordered_map<uint64_t, uint64_t> self_;
   std::unordered_map<LineKey, uint64_t, LineKeyHash> line_self_;
   std::unordered_map<EdgeKey, CallCost, EdgeKeyHash> calls_;
+  // The files named more distinct lines or call edges than bounds_ reads:
+  // that table is emptied and stays empty.
+  bool lines_dropped_ = false;
+  bool calls_dropped_ = false;
   std::optional<uint32_t> current_fn_;
   uint32_t current_obj_ = 0;   // index of "" until an "ob=" line
   uint32_t current_file_ = 0;  // index of "" until an "fl=" line
@@ -171,6 +197,7 @@ class Parser {
   bool part_totals_seen_ = false;
   uint64_t part_sum_ = 0;
   int parts_ = 0;
+  int file_parts_ = 0;            // parts_ when this file started
   size_t pending_call_line_ = 0;  // a "calls=" line awaiting its cost line
 };
 

@@ -1,8 +1,7 @@
 // Parser members for position names: name compression tables, display
-// names of functions, object basenames, and the hand-over of the result.
+// names of functions, object basenames, and the memory they are charged.
 
-#include <map>
-#include <set>
+#include <string>
 #include <utility>
 
 #include "explain/callgrind_parser.h"
@@ -25,19 +24,51 @@ uint32_t Parser::Intern(std::string_view name, StringIndex* index,
   return n;
 }
 
-uint32_t Parser::ObjectBasename(std::string_view path) {
-  if (mode_ == Mode::kTotal) return 0;  // a total keeps no names
+bool Parser::ChargeName(size_t bytes, bool file_ids) {
+  // A total keeps names only to check their ids, and no bound may change it.
+  if (mode_ == Mode::kTotal) return true;
+  name_bytes_ += bytes + kNameEntryBytes;
+  if (file_ids) file_id_bytes_ += bytes + kNameEntryBytes;
+  if (name_bytes_ <= bounds_.name_bytes) return true;
+  const size_t mib = bounds_.name_bytes >> 20;
+  return Fail("the profile's names take more than " +
+              (mib << 20 == bounds_.name_bytes ? std::to_string(mib) + " MiB"
+                                               : std::to_string(bounds_.name_bytes) + " bytes") +
+              ", the most an explanation reads");
+}
+
+bool Parser::InternName(std::string_view name, StringIndex* index, std::vector<std::string>* names,
+                        uint32_t* at) {
+  const size_t before = names->size();
+  *at = Intern(name, index, names);
+  // The name is in the list and the index: charged twice.
+  return names->size() == before || ChargeName(2 * name.size());
+}
+
+bool Parser::ObjectBasename(std::string_view path, uint32_t* basename) {
+  if (mode_ == Mode::kTotal) {  // a total keeps no names
+    *basename = 0;
+    return true;
+  }
   auto known = obj_path_index_.find(path);
-  if (known != obj_path_index_.end()) return known->second;
+  if (known != obj_path_index_.end()) {
+    *basename = known->second;
+    return true;
+  }
   size_t slash = path.rfind('/');
-  uint32_t index = Intern(slash == std::string_view::npos ? path : path.substr(slash + 1),
-                          &obj_index_, &obj_names_);
+  uint32_t index = 0;
+  if (!InternName(slash == std::string_view::npos ? path : path.substr(slash + 1), &obj_index_,
+                  &obj_names_, &index) ||
+      !ChargeName(2 * path.size())) {
+    return false;
+  }
   // The path itself is kept for what explain says about the file (whether it
   // has symbols), within a bound.
   if (obj_paths_.size() <= index) obj_paths_.resize(index + 1);
   if (obj_paths_[index].size() < kMaxPathsPerObject) obj_paths_[index].emplace_back(path);
   obj_path_index_.emplace(std::string(path), index);
-  return index;
+  *basename = index;
+  return true;
 }
 
 bool Parser::FunctionDisplay(std::string_view raw, uint32_t* display) {
@@ -59,8 +90,14 @@ bool Parser::FunctionDisplay(std::string_view raw, uint32_t* display) {
     return true;
   }
   // A total keeps no names: no demangling, which costs the most per name.
-  *display = mode_ == Mode::kTotal ? 0 : Intern(DisplayFunctionName(raw), &fn_index_, &fn_names_);
-  return true;
+  if (mode_ == Mode::kTotal) {
+    *display = 0;
+    return true;
+  }
+  if (!InternName(DisplayFunctionName(raw), &fn_index_, &fn_names_, display)) return false;
+  if (fn_names_.size() <= bounds_.functions) return true;
+  return Fail("the profile has more than " + std::to_string(bounds_.functions) +
+              " functions, the most an explanation reads");
 }
 
 bool Parser::FunctionSpec(std::string_view key, std::string_view value, uint32_t* display) {
@@ -75,7 +112,7 @@ bool Parser::FunctionSpec(std::string_view key, std::string_view value, uint32_t
       *display = cached->second;
       return true;
     }
-    if (!FunctionDisplay(spec.name, display)) return false;
+    if (!FunctionDisplay(spec.name, display) || !ChargeName(spec.name.size())) return false;
     plain_fn_cache_.emplace(std::string(spec.name), *display);
     return true;
   }
@@ -93,7 +130,7 @@ bool Parser::FunctionSpec(std::string_view key, std::string_view value, uint32_t
     return Fail(std::string(key) + "=: function id " + IdText(spec.id) +
                 " is used before it is defined");
   }
-  if (!FunctionDisplay(spec.name, display)) return false;
+  if (!FunctionDisplay(spec.name, display) || !ChargeName(spec.name.size(), true)) return false;
   fn_ids_.emplace(spec.id, FnEntry{std::string(spec.name), *display});
   return true;
 }
@@ -102,10 +139,7 @@ bool Parser::ObjectSpec(std::string_view key, std::string_view value, uint32_t* 
   NameSpec spec;
   std::string err;
   if (!ParseNameSpec(value, &spec, &err)) return Fail(std::string(key) + "=: " + err);
-  if (!spec.has_id) {
-    *basename = ObjectBasename(spec.name);
-    return true;
-  }
+  if (!spec.has_id) return ObjectBasename(spec.name, basename);
   auto it = obj_ids_.find(spec.id);
   if (it != obj_ids_.end()) {
     if (!spec.name.empty() && it->second.raw != spec.name) {
@@ -119,7 +153,7 @@ bool Parser::ObjectSpec(std::string_view key, std::string_view value, uint32_t* 
     return Fail(std::string(key) + "=: object id " + IdText(spec.id) +
                 " is used before it is defined");
   }
-  *basename = ObjectBasename(spec.name);
+  if (!ObjectBasename(spec.name, basename) || !ChargeName(spec.name.size(), true)) return false;
   obj_ids_.emplace(spec.id, ObjEntry{std::string(spec.name), *basename});
   return true;
 }
@@ -128,13 +162,12 @@ bool Parser::FileSpec(std::string_view key, std::string_view value, uint32_t* fi
   NameSpec spec;
   std::string err;
   if (!ParseNameSpec(value, &spec, &err)) return Fail(std::string(key) + "=: " + err);
-  // Files are few, and interned in both modes: a total checks their ids
-  // as explain does.
-  auto intern = [&](std::string_view name) { return Intern(name, &file_index_, &file_names_); };
-  if (!spec.has_id) {
-    *file = intern(spec.name);
-    return true;
-  }
+  // Files are interned in both modes: a total checks their ids as explain
+  // does.
+  auto intern = [&](std::string_view name) {
+    return InternName(name, &file_index_, &file_names_, file);
+  };
+  if (!spec.has_id) return intern(spec.name);
   auto it = file_ids_.find(spec.id);
   if (spec.name.empty()) {
     if (it == file_ids_.end()) {
@@ -152,61 +185,8 @@ bool Parser::FileSpec(std::string_view key, std::string_view value, uint32_t* fi
     *file = it->second;
     return true;
   }
-  *file = intern(spec.name);
+  if (!intern(spec.name) || !ChargeName(0, true)) return false;
   file_ids_.emplace(spec.id, *file);
-  return true;
-}
-
-bool Parser::AddTo(Profile* profile, std::string* err) const {
-  uint64_t file_total = 0;
-  for (const auto& [key, cost] : self_) {
-    if (__builtin_add_overflow(file_total, cost, &file_total)) {
-      *err = "the file's total cost exceeds 2^64-1";
-      return false;
-    }
-  }
-  uint64_t total;
-  if (__builtin_add_overflow(profile->total, file_total, &total)) {
-    *err = "the profile's total cost exceeds 2^64-1";
-    return false;
-  }
-  // Call costs are not part of the total: their sums are checked before
-  // anything is added, so that a failure leaves `*profile` as it was.
-  std::map<CallEdge, CallCost> calls = profile->calls;
-  for (const auto& [key, cost] : calls_) {
-    CallCost& edge = calls[CallEdge{FunctionId{fn_names_[key.fn], obj_names_[key.obj]},
-                                    FunctionId{fn_names_[key.cfn], obj_names_[key.cobj]}}];
-    if (__builtin_add_overflow(edge.calls, cost.calls, &edge.calls) ||
-        __builtin_add_overflow(edge.inclusive, cost.inclusive, &edge.inclusive)) {
-      *err = "a call edge's cost exceeds 2^64-1";
-      return false;
-    }
-  }
-  // No self or line entry can overflow now: each is at most the new total.
-  std::set<uint32_t> objects;
-  for (const auto& [key, cost] : self_) {
-    if (cost == 0) continue;
-    const uint32_t object = key & 0xffffffffu;
-    objects.insert(object);
-    FunctionId id{fn_names_[key >> 32], obj_names_[object]};
-    profile->self[std::move(id)] += cost;
-  }
-  for (uint32_t object : objects) {
-    // Index 0 (no "ob=" line) has no path.
-    if (object >= obj_paths_.size() || obj_paths_[object].empty()) continue;
-    std::set<std::string>& paths = profile->object_paths[obj_names_[object]];
-    for (const std::string& path : obj_paths_[object]) {
-      if (paths.size() < kMaxPathsPerObject) paths.insert(path);
-    }
-  }
-  for (const auto& [key, cost] : line_self_) {
-    if (cost == 0) continue;
-    FunctionId id{fn_names_[key.fn], obj_names_[key.obj]};
-    profile->lines[std::move(id)][SourceLine{file_names_[key.file], key.line}] += cost;
-  }
-  profile->calls = std::move(calls);
-  profile->total = total;
-  profile->parts += parts_;
   return true;
 }
 

@@ -76,8 +76,8 @@ std::string DisplayFunctionName(std::string_view raw) {
 }
 
 bool ParseCallgrind(std::string_view text, const std::string& source, Profile* profile,
-                    std::string* err, const std::string& event) {
-  callgrind::Parser parser(event);
+                    std::string* err, const std::string& event, const ProfileBounds& bounds) {
+  callgrind::Parser parser(event, callgrind::Parser::Mode::kSelfCost, bounds);
   size_t line = 0;
   std::string message;
   if (!parser.Parse(text, &line, &message)) {
@@ -92,8 +92,8 @@ bool ParseCallgrind(std::string_view text, const std::string& source, Profile* p
 }
 
 bool ParseCallgrindStream(std::istream& in, const std::string& source, Profile* profile,
-                          std::string* err, const std::string& event) {
-  callgrind::Parser parser(event);
+                          std::string* err, const std::string& event, const ProfileBounds& bounds) {
+  callgrind::Parser parser(event, callgrind::Parser::Mode::kSelfCost, bounds);
   if (!ParseAll(in, source, &parser, err)) return false;
   std::string message;
   if (!parser.AddTo(profile, &message)) {
@@ -104,9 +104,9 @@ bool ParseCallgrindStream(std::istream& in, const std::string& source, Profile* 
 }
 
 bool LoadCallgrindFile(const std::string& path, Profile* profile, std::string* err,
-                       const std::string& event) {
+                       const std::string& event, const ProfileBounds& bounds) {
   std::ifstream in;
-  return Open(path, &in, err) && ParseCallgrindStream(in, path, profile, err, event);
+  return Open(path, &in, err) && ParseCallgrindStream(in, path, profile, err, event, bounds);
 }
 
 bool ParseCallgrindTotal(std::istream& in, const std::string& source, uint64_t* total,
@@ -118,7 +118,7 @@ bool ParseCallgrindTotal(std::istream& in, const std::string& source, uint64_t* 
 }
 
 bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::string* err,
-                  const std::string& event) {
+                  const std::string& event, const ProfileBounds& bounds) {
   if (paths.empty()) {
     *err = "no callgrind output files to load";
     return false;
@@ -130,7 +130,9 @@ bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::
       return false;
     }
   }
-  Profile sum;
+  // One parser reads every file, so that the bounds hold for their sums.
+  callgrind::Parser parser(event, callgrind::Parser::Mode::kSelfCost, bounds);
+  bool first = true;
   for (const std::string& path : paths) {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0 && st.st_size == 0) {
@@ -138,7 +140,16 @@ bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::
       auto next = seen.upper_bound(prefix);
       if (next != seen.end() && next->compare(0, prefix.size(), prefix) == 0) continue;
     }
-    if (!LoadCallgrindFile(path, &sum, err, event)) return false;
+    if (!first) parser.StartFile();
+    first = false;
+    std::ifstream in;
+    if (!Open(path, &in, err) || !ParseAll(in, path, &parser, err)) return false;
+  }
+  Profile sum;
+  std::string message;
+  if (!parser.AddTo(&sum, &message)) {
+    *err = "the profile's files: " + message;
+    return false;
   }
   *profile = std::move(sum);
   return true;

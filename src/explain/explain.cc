@@ -71,6 +71,31 @@ std::vector<std::string> ClonesOf(const std::string& function, const ShownCost* 
   return {names.begin(), names.end()};
 }
 
+// Gives each key of `*map` the one `rename` makes of it, in place; a value
+// whose new key is there already is added to that one's with `merge`.
+template <typename Map, typename Rename, typename Merge>
+void RenameKeys(Map* map, Rename rename, Merge merge) {
+  std::vector<typename Map::node_type> moved;
+  for (auto it = map->begin(); it != map->end();) {
+    auto key = rename(it->first);
+    if (key == it->first) {
+      ++it;
+      continue;
+    }
+    auto node = map->extract(it++);
+    node.key() = std::move(key);
+    moved.push_back(std::move(node));
+  }
+  for (auto& node : moved) {
+    const auto found = map->find(node.key());
+    if (found == map->end()) {
+      map->insert(std::move(node));
+    } else {
+      merge(&found->second, node.mapped());
+    }
+  }
+}
+
 // Renames `own`'s object to kOwnProgram, in the costs and in the paths kept
 // per object, where the path of the file that ran becomes the build's: the
 // file whose symbols a person fixes.
@@ -86,25 +111,30 @@ void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
     if (id.object == own.object) id.object = kOwnProgram;
     return id;
   };
-  std::map<FunctionId, uint64_t> renamed;
-  for (const auto& [id, cost] : profile->self) renamed[rename(id)] += cost;
-  profile->self = std::move(renamed);
   // A hostile profile may name an object "{exe}" too: its costs merge with
-  // the own program's, as self costs do; a sum beyond 2^64-1 saturates (the
-  // self costs' total already refuses such a profile for the table).
-  std::map<FunctionId, std::map<SourceLine, uint64_t>> lines;
-  for (const auto& [id, costs] : profile->lines) {
-    std::map<SourceLine, uint64_t>& into = lines[rename(id)];
-    for (const auto& [where, cost] : costs) AddSaturating(&into[where], cost);
+  // the own program's; a sum beyond 2^64-1 saturates (the self costs' total
+  // already refuses such a profile for the table). Keys are renamed in
+  // place, so the tables are never held twice.
+  RenameKeys(&profile->self, rename,
+             [](uint64_t* into, uint64_t cost) { AddSaturating(into, cost); });
+  RenameKeys(&profile->lines, rename,
+             [](std::map<SourceLine, uint64_t>* into, const std::map<SourceLine, uint64_t>& costs) {
+               for (const auto& [where, cost] : costs) AddSaturating(&(*into)[where], cost);
+             });
+  RenameKeys(
+      &profile->calls,
+      [&rename](const CallEdge& edge) {
+        return CallEdge{rename(edge.first), rename(edge.second)};
+      },
+      [](CallCost* into, const CallCost& cost) {
+        AddSaturating(&into->calls, cost.calls);
+        AddSaturating(&into->inclusive, cost.inclusive);
+      });
+  for (TableCut* cut : {&profile->calls_cut, &profile->lines_cut}) {
+    std::set<FunctionId> renamed;
+    for (const FunctionId& f : cut->functions) renamed.insert(rename(f));
+    cut->functions = std::move(renamed);
   }
-  profile->lines = std::move(lines);
-  std::map<CallEdge, CallCost> calls;
-  for (const auto& [edge, cost] : profile->calls) {
-    CallCost& into = calls[CallEdge{rename(edge.first), rename(edge.second)}];
-    AddSaturating(&into.calls, cost.calls);
-    AddSaturating(&into.inclusive, cost.inclusive);
-  }
-  profile->calls = std::move(calls);
   if (auto paths = profile->object_paths.extract(own.object)) {
     paths.key() = kOwnProgram;
     profile->object_paths.insert(std::move(paths));
@@ -119,6 +149,22 @@ std::map<SourceLine, uint64_t> RowLines(const Profile& profile, const FunctionId
     for (const auto& [where, cost] : lines) out[where] += cost;
   }
   return out;
+}
+
+// Whether `profile` holds every line of every function shown under `row`.
+bool LinesComplete(const Profile& profile, const FunctionId& row) {
+  if (profile.lines_cut.dropped) return false;
+  return std::none_of(profile.lines_cut.functions.begin(), profile.lines_cut.functions.end(),
+                      [&row](const FunctionId& f) { return ShownFunction(f) == row; });
+}
+
+// What the bounds left out of `profile`, the profile of `side`.
+void AddCuts(const Profile& profile, const char* side, std::vector<ProfileCut>* out) {
+  const std::pair<const TableCut*, const char*> tables[] = {{&profile.calls_cut, "call_edges"},
+                                                            {&profile.lines_cut, "source_lines"}};
+  for (const auto& [cut, table] : tables) {
+    if (cut->any()) out->push_back({side, table, cut->named, cut->dropped, cut->kept});
+  }
 }
 
 }  // namespace
@@ -170,12 +216,17 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
     // A row of under 1% of the delta is not where a reviewer looks.
     if (Magnitude(rows[i]) < whole / 100 || Magnitude(rows[i]) == 0) continue;
     const FunctionId id{rows[i].function, rows[i].object};
-    const std::map<SourceLine, uint64_t> base = RowLines(baseline, id);
-    const std::map<SourceLine, uint64_t> cand = RowLines(candidate, id);
-    rows[i].lines = DiffLines(&base, &cand, kLinesPerRow, map);
+    // A line the bounds left out on one side is not a line without cost.
+    if (LinesComplete(baseline, id) && LinesComplete(candidate, id)) {
+      const std::map<SourceLine, uint64_t> base = RowLines(baseline, id);
+      const std::map<SourceLine, uint64_t> cand = RowLines(candidate, id);
+      rows[i].lines = DiffLines(&base, &cand, kLinesPerRow, map);
+    }
     if (have_calls) rows[i].moves = FindInlineMoves(base_graph, cand_graph, rows[i], kMovesPerRow);
   }
   out.rows = std::move(rows);
+  AddCuts(baseline, "baseline", &out.profile_cuts);
+  AddCuts(candidate, "candidate", &out.profile_cuts);
   return out;
 }
 

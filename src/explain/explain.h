@@ -44,8 +44,11 @@ inline constexpr size_t kMovesPerRow = 3;
 /// whole delta) list the kLinesPerRow source lines
 /// whose cost changed most (DiffLines over the row's clones), where the
 /// profiles have line information, and the callers it moved out of line
-/// from or into (FindInlineMoves), where they have call edges. Sets `error`
-/// when a count does not fit in int64_t.
+/// from or into (FindInlineMoves), where they have call edges: a row whose
+/// function (or a clone of it) lost a line to the profiles' bounds on
+/// either side (Profile::lines_cut) lists no lines, and FindInlineMoves
+/// lists no move it cannot see whole. `profile_cuts` says what the bounds
+/// left out of each side. Sets `error` when a count does not fit in int64_t.
 /// With `map`, the baseline's lines are matched to the candidate's through
 /// it (DiffLines).
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n,
@@ -75,8 +78,9 @@ struct OwnProgram {
 /// resolved now: both files must exist.
 OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran = "");
 
-/// Loads both sides' callgrind output files (LoadProfiles) and explains
-/// them (ExplainProfiles). On each side the object of its OwnProgram is
+/// Loads both sides' callgrind output files (LoadProfiles, within the
+/// default ProfileBounds: the candidate's profile is the candidate's to
+/// write) and explains them (ExplainProfiles). On each side the object of its OwnProgram is
 /// renamed kOwnProgram, so that two builds at different files still match,
 /// and the path of the file that ran is given back as the build's.
 /// A file that fails to load gives an Explanation whose `error` says which

@@ -32,6 +32,8 @@ CallGraph ShownCallGraph(const Profile& profile) {
     AddSaturating(&into.calls, cost.calls);
     AddSaturating(&into.inclusive, cost.inclusive);
   }
+  for (const FunctionId& f : profile.calls_cut.functions) g.cut.insert(ShownFunction(f));
+  g.dropped = profile.calls_cut.dropped;
   return g;
 }
 
@@ -48,8 +50,10 @@ int64_t InclusiveCost(const CallGraph& graph, const FunctionId& f) {
 std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGraph& candidate,
                                         const FunctionDelta& row, size_t max) {
   std::vector<CallerMove> moves;
-  if (row.delta() == 0 || max == 0) return moves;
   const FunctionId f{row.function, row.object};
+  if (row.delta() == 0 || max == 0 || !baseline.Complete(f) || !candidate.Complete(f)) {
+    return moves;
+  }
   // Out of line: the candidate calls f from callers that did not call it;
   // inlined: the other way round.
   const bool rose = row.delta() > 0;
@@ -57,8 +61,10 @@ std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGra
   const CallGraph& not_calling = rose ? baseline : candidate;
   std::set<FunctionId> callers;
   for (const auto& [edge, cost] : calling.edges) {
+    // A caller's inclusive cost is its calls' too: all of them must be there.
     if (edge.second == f && edge.first != f && cost.calls > 0 &&
-        CallsOf(not_calling, edge.first, f) == 0) {
+        CallsOf(not_calling, edge.first, f) == 0 && baseline.Complete(edge.first) &&
+        candidate.Complete(edge.first)) {
       callers.insert(edge.first);
     }
   }

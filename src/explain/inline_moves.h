@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,12 @@ namespace workgate {
 struct CallGraph {
   std::map<FunctionId, uint64_t> self;
   std::map<std::pair<FunctionId, FunctionId>, CallCost> edges;  // (caller, callee)
+  /// The functions that lost a call edge to the profile's bounds
+  /// (Profile::calls_cut), as shown; `dropped`: every function did.
+  std::set<FunctionId> cut;
+  bool dropped = false;
+  /// Whether `edges` holds every call from and to `f` the profile named.
+  bool Complete(const FunctionId& f) const { return !dropped && cut.count(f) == 0; }
 };
 
 CallGraph ShownCallGraph(const Profile& profile);
@@ -36,7 +43,10 @@ int64_t InclusiveCost(const CallGraph& graph, const FunctionId& f);
 /// At most `max` callers that `row` moved out of line from (when its self
 /// cost rose: calls from the caller in the candidate, none in the baseline)
 /// or into (when it fell: the other way round), the caller whose self cost
-/// changed most first. Empty where the profiles have no call edges.
+/// changed most first. Empty where the profiles have no call edges, or
+/// where either graph lost an edge of the row's function; a caller that
+/// lost one is left out: a call the bounds left out is not a call that is
+/// not there.
 std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGraph& candidate,
                                         const FunctionDelta& row, size_t max);
 

@@ -201,6 +201,20 @@ struct MissingSymbols {
   std::vector<StrippedFile> files;
 };
 
+/// A table of one side's profile that an explanation kept only in part:
+/// the build writes its profile, and workgate's memory for it is bounded
+/// (explain/callgrind_profile.h: ProfileBounds). Self costs, and so the
+/// rows, are never cut.
+struct ProfileCut {
+  std::string side;   // "baseline" or "candidate"
+  std::string table;  // "call_edges" or "source_lines"
+  /// The distinct entries the profile named; with `more_than_named`, it
+  /// named more than this, and none was kept.
+  uint64_t named = 0;
+  bool more_than_named = false;
+  uint64_t kept = 0;  // the costliest
+};
+
 /// Which workloads `compare` explains (--explain).
 enum class ExplainMode {
   kNever,      // none: no profile is kept
@@ -228,6 +242,10 @@ struct Explanation {
   /// The baseline's profile is the one a stored baseline keeps
   /// (--baseline-results; decision/baseline_file.h), not a run of this one.
   bool stored_baseline = false;
+  /// What the profiles' bounds left out, baseline first: a row whose
+  /// function lost a line or a call edge on either side lists no lines, or
+  /// no moves, rather than a difference the cut made.
+  std::vector<ProfileCut> profile_cuts = {};
   /// The two profiles' differential flame graph, made only when asked for
   /// (--flamegraph); in no report but its page.
   std::optional<FlameGraph> flame_graph = {};

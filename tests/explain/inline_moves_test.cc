@@ -77,6 +77,29 @@ TEST(InlineMoves, NoMoveWithoutANewEdgeOrAgainstTheDelta) {
   EXPECT_EQ(InclusiveCost(ShownCallGraph(rec), kHelper), 7500);
 }
 
+TEST(InlineMoves, NoMoveIsClaimedFromAnEdgeTheBoundsMayHaveLeftOut) {
+  const FunctionDelta helper{"insert_key", "prog", 0, 7500};
+  // The baseline lost a call edge into the helper: it may have called it.
+  Profile base = Side(false);
+  base.calls_cut.functions.insert(kHelper);
+  EXPECT_TRUE(FindInlineMoves(ShownCallGraph(base), ShownCallGraph(Side(true)), helper, 3).empty());
+  // The candidate lost one of the caller's: its inclusive cost is unknown.
+  Profile cand = Side(true);
+  cand.calls_cut.functions.insert(kCaller);
+  EXPECT_TRUE(
+      FindInlineMoves(ShownCallGraph(Side(false)), ShownCallGraph(cand), helper, 3).empty());
+  // A profile that kept no edge at all.
+  cand = Side(true);
+  cand.calls_cut.dropped = true;
+  EXPECT_TRUE(
+      FindInlineMoves(ShownCallGraph(Side(false)), ShownCallGraph(cand), helper, 3).empty());
+  // Edges of other functions lost change nothing.
+  cand = Side(true);
+  cand.calls_cut.functions.insert(FunctionId{"elsewhere", "prog"});
+  EXPECT_EQ(FindInlineMoves(ShownCallGraph(Side(false)), ShownCallGraph(cand), helper, 3).size(),
+            1u);
+}
+
 TEST(InlineMoves, DiffProfilesNamesTheMoveBesideTheRow) {
   const Explanation e = DiffProfiles(Side(false), Side(true), 10);
   ASSERT_FALSE(e.rows.empty());
