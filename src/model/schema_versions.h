@@ -18,7 +18,7 @@ inline constexpr int kProbeTableSchemaVersion = 1;
 /// `history --json` (report/history_json.h)
 inline constexpr int kHistorySchemaVersion = 2;
 /// `explain --json` (report/explain_json.h)
-inline constexpr int kExplainSchemaVersion = 2;
+inline constexpr int kExplainSchemaVersion = 3;
 /// `--save-baseline` files (decision/baseline_file.h)
 inline constexpr int kBaselineSchemaVersion = 2;
 

@@ -3,8 +3,9 @@
 // per-function explanation, the same object the compare report shows under
 // "explanation" (report/json_report.h).
 //
-// Schema version 2 (kExplainSchemaVersion; 2 added the explanation's
-// stored_baseline, always false here, and its rows' lines):
+// Schema version 3 (kExplainSchemaVersion; 2 added the explanation's
+// stored_baseline, always false here, and its rows' lines, 3 its
+// profile_cuts):
 // {"schema_version", "exit_code",
 //  "workloads": [{"name", "explanation": EXPLANATION | null}]}
 

@@ -89,4 +89,24 @@ std::string ProfileSourceSentence(const Explanation& e) {
                      lead, rerun, other);
 }
 
+std::vector<std::string> ProfileCutSentences(const Explanation& e) {
+  std::vector<std::string> out;
+  for (const ProfileCut& c : e.profile_cuts) {
+    const bool calls = c.table == "call_edges";
+    const std::string named =
+        fmt::format("The {}'s profile named {}{} {}; the explanation keeps ", c.side,
+                    c.more_than_named ? "more than " : "", FormatCount(c.named),
+                    calls ? "call edges" : "source lines");
+    if (c.more_than_named) {
+      out.push_back(named + (calls ? "none of them (no row lists moves in or out of line)."
+                                   : "none of them (no row lists its lines)."));
+    } else {
+      out.push_back(named + fmt::format("the {} costliest (a row whose function lost one lists no "
+                                        "{}).",
+                                        FormatCount(c.kept), calls ? "moves" : "lines"));
+    }
+  }
+  return out;
+}
+
 }  // namespace workgate

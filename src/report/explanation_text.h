@@ -1,6 +1,7 @@
 #pragma once
 // What the terminal and Markdown reports say in an explanation beyond its
-// table's figures: a row's clones and the objects that lack symbols. The
+// table's figures: a row's clones, the objects that lack symbols, where the
+// profiles came from and what their bounds left out. The
 // names in it come from the candidate's binary; each renderer passes them
 // through its own escaping (the `shown` functions below).
 
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "model/model.h"
 #include "report/format.h"
@@ -61,6 +63,12 @@ std::string MoveTail(const CallerMove& m);
 /// stored baseline, the candidate profile from the run that counted it." "" when
 /// no profiler was chosen (an explanation that failed early).
 std::string ProfileSourceSentence(const Explanation& e);
+
+/// What the profiles' bounds left out, one sentence per cut table: "The
+/// candidate's profile named 1,440,000 call edges; the explanation keeps the
+/// 100,000 costliest (a row whose function lost one lists no moves)." Only
+/// figures and fixed words.
+std::vector<std::string> ProfileCutSentences(const Explanation& e);
 
 /// How to get names for such code.
 extern const char kSymbolsAdvice[];

@@ -176,6 +176,9 @@ std::string Section(const WorkloadResult& w) {
     out += "<p class=\"note\">The profiles carry no call edges: each function is one frame "
            "under the whole program, as wide as its self cost.</p>\n";
   }
+  for (const std::string& cut : ProfileCutSentences(e)) {
+    out += "<p class=\"note\">" + HtmlText(cut) + "</p>\n";
+  }
   if (g.cut) {
     out += fmt::format(
         "<p class=\"note\">The graph was cut by its bounds ({} frames drawn): what it leaves "

@@ -96,13 +96,22 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
     }
     missing.push_back({{"object", m.object}, {"delta", m.delta}, {"files", files}});
   }
+  json cuts = json::array();
+  for (const ProfileCut& c : e->profile_cuts) {
+    cuts.push_back({{"side", c.side},
+                    {"table", c.table},
+                    {"named", c.named},
+                    {"more_than_named", c.more_than_named},
+                    {"kept", c.kept}});
+  }
   return json{{"total_delta", e->total_delta},
               {"error", e->error.empty() ? json(nullptr) : json(e->error)},
               {"profiler", e->profiler.empty() ? json(nullptr) : json(e->profiler)},
               {"rerun", e->rerun},
               {"stored_baseline", e->stored_baseline},
               {"rows", rows},
-              {"missing_symbols", missing}};
+              {"missing_symbols", missing},
+              {"profile_cuts", cuts}};
 }
 
 namespace {

@@ -6,7 +6,7 @@
 // unpinned, 5 what the candidate could reach, 6 the ad hoc workload's command
 // and a score changed on purpose: previous_score, score_changed, 7 the
 // explanation's stored_baseline and its rows' lines, 8 the timed ratio held
-// against the count: timing_vs_count). Units: `max_work_added`
+// against the count: timing_vs_count, and the explanation's profile_cuts). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
@@ -46,7 +46,10 @@
 //              "candidate", "delta"}] (explain/explain.h: DiffProfiles)}],
 //              "missing_symbols": [{"object", "delta" (of its code without a
 //                symbol), "files": [{"path", "side", "build_id" | null,
-//                "debug_file" | null, "debug_file_exists"}]}]} | null}]}
+//                "debug_file" | null, "debug_file_exists"}]}],
+//              "profile_cuts": [{"side", "table": "call_edges" |
+//                "source_lines", "named", "more_than_named", "kept"}]
+//                (explain/callgrind_profile.h: ProfileBounds)} | null}]}
 // SIDE = {"instructions" (the point count: the minimum of the repeats),
 //         "counts": [...], "min", "max", "score", "error",
 //         "timed": [{"score", "wall_seconds", "slot" (its place in the run's

@@ -194,6 +194,7 @@ std::string MarkdownExplanation(const WorkloadResult& w) {
   }
   const std::string source = ProfileSourceSentence(e);
   if (!source.empty()) out += "\n" + MarkdownText(source) + "\n";
+  for (const std::string& cut : ProfileCutSentences(e)) out += "\n" + MarkdownText(cut) + "\n";
   return out + MarkdownMissingSymbols(e) + "</details>\n";
 }
 

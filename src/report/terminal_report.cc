@@ -148,8 +148,9 @@ std::string ExplanationBlock(const WorkloadResult& w) {
                   share(e.total_delta)});
   }
   const std::string source = ProfileSourceSentence(e);
-  return out + table.Render(2, false) + (source.empty() ? "" : "  " + source + "\n") +
-         MissingSymbolsBlock(e);
+  out += table.Render(2, false) + (source.empty() ? "" : "  " + source + "\n");
+  for (const std::string& cut : ProfileCutSentences(e)) out += "  " + cut + "\n";
+  return out + MissingSymbolsBlock(e);
 }
 
 std::string TimedBlock(const CompareReport& r) {

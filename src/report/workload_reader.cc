@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
 
 #include "model/backend.h"
 #include "model/model.h"
@@ -219,6 +221,32 @@ bool ReadMoves(const json& list, const std::string& where, std::vector<CallerMov
   return true;
 }
 
+// What the profiles' bounds left out: a table of a side, at most once each.
+bool ReadProfileCuts(const json& list, const std::string& where, std::vector<ProfileCut>* out,
+                     std::string* err) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    JsonFields f(list[i], ItemPath(where, i), err);
+    ProfileCut c;
+    if (!(f.String("side", &c.side) && f.String("table", &c.table) && f.Uint("named", &c.named) &&
+          f.Bool("more_than_named", &c.more_than_named) && f.Uint("kept", &c.kept) && f.Done())) {
+      return false;
+    }
+    if (c.side != "baseline" && c.side != "candidate") {
+      return f.Fail("side", "must be baseline or candidate");
+    }
+    if (c.table != "call_edges" && c.table != "source_lines") {
+      return f.Fail("table", "must be call_edges or source_lines");
+    }
+    if (!seen.insert({c.side, c.table}).second) return f.Fail("table", "is cut twice for its side");
+    if (c.more_than_named ? (c.named == 0 || c.kept != 0) : c.kept >= c.named) {
+      return f.Fail("kept", "must be fewer than named, and none when more_than_named");
+    }
+    out->push_back(std::move(c));
+  }
+  return true;
+}
+
 bool ReadExplanation(const json* j, const std::string& where, std::optional<Explanation>* out,
                      std::string* err) {
   if (j == nullptr) return true;
@@ -226,11 +254,13 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
   Explanation e;
   const json* rows = f.Array("rows", kMaxListItems);
   const json* missing = f.Array("missing_symbols", kMaxListItems);
+  const json* cuts = f.Array("profile_cuts", 4);
   if (!(f.Int("total_delta", -kMaxCostDelta, kMaxCostDelta, &e.total_delta) &&
         f.StringOrNull("error", &e.error) && f.StringOrNull("profiler", &e.profiler) &&
         f.Strings("rerun", 2, &e.rerun) && f.Bool("stored_baseline", &e.stored_baseline) &&
         f.Done() &&
-        ReadMissingSymbols(*missing, f.Path("missing_symbols"), &e.missing_symbols, err))) {
+        ReadMissingSymbols(*missing, f.Path("missing_symbols"), &e.missing_symbols, err) &&
+        ReadProfileCuts(*cuts, f.Path("profile_cuts"), &e.profile_cuts, err))) {
     return false;
   }
   if (!e.profiler.empty() &&

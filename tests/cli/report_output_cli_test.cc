@@ -55,14 +55,14 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
                               "--suite", suite, "--workload", "work", "--json", "explain.json"});
   ASSERT_EQ(explain.exit_code, 0) << explain.out << explain.err;
   nlohmann::json e = ReadJson("explain.json");
-  EXPECT_EQ(e["schema_version"], 2);
+  EXPECT_EQ(e["schema_version"], 3);  // 3: the explanation's profile_cuts
   EXPECT_EQ(e["workloads"][0]["explanation"]["total_delta"], 1000000);
 
   LaunchResult compare = Run({"compare", "--backend", "callgrind", "--baseline", kKnownWorkA,
                               "--candidate", kKnownWorkA, "--timed", "0", "--json", "compare.json",
                               "--save-baseline", "base.json", "--", "1000"});
   ASSERT_EQ(compare.exit_code, 0) << compare.out << compare.err;
-  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 8);  // 8: timing_vs_count
+  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 8);  // 8: timing_vs_count, profile_cuts
   EXPECT_EQ(ReadJson("base.json")["schema_version"], 2);     // 2: profiles
 }
 

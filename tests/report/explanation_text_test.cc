@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace workgate {
 namespace {
 
@@ -31,6 +34,28 @@ TEST(ProfileSourceSentenceTest, IsEmptyWhenNoToolWasChosen) {
   Explanation failed;
   failed.error = "valgrind is not installed";
   EXPECT_EQ(ProfileSourceSentence(failed), "");
+}
+
+TEST(ProfileCutSentencesTest, SayWhatEachSidesBoundsLeftOut) {
+  Explanation e;
+  EXPECT_TRUE(ProfileCutSentences(e).empty());
+  e.profile_cuts = {{"baseline", "source_lines", 300000, false, 200000},
+                    {"candidate", "call_edges", 1440000, false, 100000},
+                    {"candidate", "source_lines", 500000, true, 0}};
+  EXPECT_EQ(ProfileCutSentences(e),
+            (std::vector<std::string>{
+                "The baseline's profile named 300,000 source lines; the explanation keeps the "
+                "200,000 costliest (a row whose function lost one lists no lines).",
+                "The candidate's profile named 1,440,000 call edges; the explanation keeps the "
+                "100,000 costliest (a row whose function lost one lists no moves).",
+                "The candidate's profile named more than 500,000 source lines; the explanation "
+                "keeps none of them (no row lists its lines).",
+            }));
+  e.profile_cuts = {{"candidate", "call_edges", 500000, true, 0}};
+  EXPECT_EQ(ProfileCutSentences(e),
+            std::vector<std::string>{"The candidate's profile named more than 500,000 call "
+                                     "edges; the explanation keeps none of them (no row lists "
+                                     "moves in or out of line)."});
 }
 
 }  // namespace

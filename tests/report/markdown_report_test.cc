@@ -58,6 +58,17 @@ TEST(MarkdownReportTest, ATimingThatDisagreesWithItsCountIsSaidAboveTheFold) {
       << md;
 }
 
+TEST(MarkdownReportTest, WhatTheProfilesBoundsLeftOutIsSaidInTheExplanation) {
+  CompareReport r = testing_report::StrippedReport();
+  r.workloads[0].explanation->profile_cuts = {{"candidate", "source_lines", 500000, true, 0}};
+  const std::string md = RenderMarkdown(r);
+  const size_t said = md.find(
+      "\nThe candidate&#39;s profile named more than 500,000 source lines; "
+      "the explanation keeps none of them (no row lists its lines).\n");
+  ASSERT_NE(said, std::string::npos) << md;
+  EXPECT_LT(said, md.find("</details>")) << "inside the folded explanation";
+}
+
 TEST(MarkdownReportTest, AScoreChangedOnPurposeIsSaidInTheHeadlineTheRowAndANote) {
   const std::string md = RenderMarkdown(testing_report::ScoreChangeReport());
   EXPECT_EQ(md.rfind("### workgate: \u274c work added \u2014 1 of 3 workloads over the 1.00% "

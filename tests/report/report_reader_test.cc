@@ -28,13 +28,21 @@ CompareReport Sharded() {
   return r;
 }
 
+// A report whose explanation's profiles were cut by their bounds.
+CompareReport Cut() {
+  CompareReport r = testing_report::StrippedReport();
+  r.workloads[0].explanation->profile_cuts = {{"baseline", "source_lines", 300000, false, 200000},
+                                              {"candidate", "call_edges", 500000, true, 0}};
+  return r;
+}
+
 TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
   CompareReport merged = testing_report::PerfReport();
   merged.merged = MergeInfo{3, {"a.json", "b.json", "c.json"}};
   for (const CompareReport& r :
        {testing_report::CallgrindReport(), testing_report::StrippedReport(),
         testing_report::PerfReport(), testing_report::ScoreChangeReport(),
-        testing_report::TimingVsCountReport(), Sharded(), merged}) {
+        testing_report::TimingVsCountReport(), Sharded(), merged, Cut()}) {
     const std::string text = JsonText(ToJson(r));
     std::string err;
     std::optional<CompareReport> read = ParseCompareReport(text, "r.json", &err);
@@ -101,6 +109,33 @@ TEST(ReportReaderTest, RefusesWhatNoWorkgateWrites) {
   for (const auto& [message, edit] : cases) {
     const std::string err = Refusal(edit);
     EXPECT_EQ(err.rfind("the report p.json is corrupt: " + message, 0), 0u) << err;
+  }
+}
+
+TEST(ReportReaderTest, RefusesProfileCutsNoWorkgateWrites) {
+  const json cut = ToJson(Cut());
+  const std::pair<std::string, std::function<void(json*)>> cases[] = {
+      {"profile_cuts[0].kept must be fewer than named, and none when more_than_named",
+       [](json* c) { (*c)[0]["kept"] = 300000; }},
+      {"profile_cuts[1].kept must be fewer than named, and none when more_than_named",
+       [](json* c) { (*c)[1]["kept"] = 5; }},
+      {"profile_cuts[0].side must be baseline or candidate",
+       [](json* c) { (*c)[0]["side"] = "both"; }},
+      {"profile_cuts[1].table must be call_edges or source_lines",
+       [](json* c) { (*c)[1]["table"] = "functions"; }},
+      {"profile_cuts[1].table is cut twice for its side", [](json* c) { (*c)[1] = (*c)[0]; }},
+      {"profile_cuts has 5 items, more than the 4 workgate writes",
+       [](json* c) {
+         *c = json::array({(*c)[0], (*c)[0], (*c)[0], (*c)[0], (*c)[0]});
+       }},
+  };
+  for (const auto& [message, edit] : cases) {
+    json doc = cut;
+    edit(&doc["workloads"][0]["explanation"]["profile_cuts"]);
+    std::string err;
+    EXPECT_FALSE(ParseCompareReport(doc.dump(), "p.json", &err));
+    EXPECT_EQ(err.rfind("the report p.json is corrupt: workloads[0].explanation." + message, 0), 0u)
+        << err;
   }
 }
 

@@ -85,6 +85,18 @@ TEST(TerminalReportTest, AScoreChangedOnPurposeIsOneLineOfText) {
       << out;
 }
 
+TEST(TerminalReportTest, WhatTheProfilesBoundsLeftOutIsSaidUnderTheTable) {
+  CompareReport r = StrippedReport();
+  r.workloads[0].explanation->profile_cuts = {{"candidate", "call_edges", 1440000, false, 100000}};
+  const std::string out = RenderTerminal(r, false);
+  EXPECT_NE(out.find("\n  Profiles: callgrind, from a run of each side made for this "
+                     "explanation.\n  The candidate's profile named 1,440,000 call edges; the "
+                     "explanation keeps the 100,000 costliest (a row whose function lost one "
+                     "lists no moves).\n"),
+            std::string::npos)
+      << out;
+}
+
 TEST(TerminalReportTest, BackendLineNamesTheValgrindThatCounted) {
   CompareReport r = CallgrindReport();
   r.workloads[0].candidate.fingerprint.valgrind_path = "/usr/bin/valgrind";
