@@ -116,6 +116,16 @@ class HostileTest : public ::testing::Test {
     return path;
   }
 
+  /// workgate's own peak resident set stayed under `mib` MiB.
+  static void ExpectPeakUnderMiB(const WorkgateProcess& wg, uint64_t mib) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make the resident set no "
+                    "measure of workgate's own use";
+#endif
+    EXPECT_GT(wg.peak_kib(), 0u);
+    EXPECT_LT(wg.peak_kib(), mib * 1024) << "workgate's own peak resident set";
+  }
+
   /// Waits until the workload's `n` processes have recorded their pids.
   void AwaitWorkload(WorkgateProcess& wg, size_t n = 1) const {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -301,12 +311,34 @@ TEST_F(HostileTest, TwoGigabytesOfOutputKeepWorkgateUnder64MiB) {
                    "flood", "2000000000"});
   EXPECT_EQ(wg->Wait(300), 0) << wg->out() << wg->err();
   ExpectNothingLeft();
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make the resident set no "
-                  "measure of workgate's own use";
-#endif
-  EXPECT_GT(wg->peak_kib(), 0u);
-  EXPECT_LT(wg->peak_kib(), 64u * 1024) << "workgate's own peak resident set";
+  ExpectPeakUnderMiB(*wg, 64);
+}
+
+TEST_F(HostileTest, MillionsOfCallEdgesInTheProfileKeepWorkgateUnder128MiB) {
+  // 1,200 functions that all call each other: the candidate's profile names
+  // 1,440,000 distinct call edges (the explanation kept 0.5 KB of memory
+  // for each, 700 MiB in all, before its tables were bounded).
+  auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate",
+                   testing::BuildPath("tests/hostile_calls"), "--backend", ValgrindBackends()[0],
+                   "--timed", "0", "--no-store", "--explain", "always", "--json", Path("r.json"),
+                   "--flamegraph", Path("f.html"), "--", "{exe}", "1200"});
+  EXPECT_EQ(wg->Wait(300), 1) << wg->out() << wg->err();
+  const std::string said =
+      "The candidate's profile named more than 500,000 call edges; the explanation keeps none "
+      "of them";
+  EXPECT_NE(wg->out().find(said), std::string::npos) << wg->out();
+  EXPECT_NE(ReadFile(Path("f.html")).value_or("").find("more than 500,000 call edges"),
+            std::string::npos);
+  auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
+  const auto& explanation = report["workloads"][0]["explanation"];
+  EXPECT_EQ(explanation["profile_cuts"],
+            nlohmann::json::parse(R"([{"side": "candidate", "table": "call_edges",
+                                       "named": 500000, "more_than_named": true, "kept": 0}])"))
+      << explanation.dump();
+  // The rows are the functions' self costs, which no bound cuts.
+  EXPECT_EQ(explanation["rows"].size(), 10u) << explanation.dump();
+  ExpectNothingLeft();
+  ExpectPeakUnderMiB(*wg, 128);
 }
 
 // --- Containment, continued -------------------------------------------------
