@@ -29,26 +29,28 @@
 
 #include "workgate/region.h"
 
-/* Records this process for the tests: where HOSTILE_PIDS names a Unix
- * socket, it connects to it, and the test asks the kernel who connected
- * (SO_PEERCRED), which gives the pid the test knows it by. Inside a PID
- * namespace getpid() gives the namespace's number, and the namespace's own
- * /proc knows no other. */
+/* Records this process for the tests: where the test listens on the
+ * abstract Unix socket named after HOSTILE_PIDS, it connects to it, and the
+ * test asks the kernel who connected (SO_PEERCRED), which gives the pid the
+ * test knows it by. Inside a PID namespace getpid() gives the namespace's
+ * number, and the namespace's own /proc knows no other. An abstract socket
+ * is no file: the workload's fresh /tmp does not hide it. */
 static void record_pid(void) {
   const char* path = getenv("HOSTILE_PIDS");
   if (path == NULL) return;
   struct sockaddr_un address;
   memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
-  if (strlen(path) >= sizeof address.sun_path) _exit(99);
-  strcpy(address.sun_path, path);
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr*)&address, sizeof address) != 0) _exit(99);
-    close(fd);
+  if (strlen(path) + 1 >= sizeof address.sun_path) _exit(99);
+  strcpy(address.sun_path + 1, path);
+  int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) _exit(99);
+  if (connect(sock, (struct sockaddr*)&address, sizeof address) == 0) {
+    close(sock);
     return;
   }
+  if (errno != ECONNREFUSED) _exit(99);
+  close(sock);
   /* No socket: a line in the file, the pid /proc/self names (the test's
    * own outside a PID namespace). */
   char self[32];

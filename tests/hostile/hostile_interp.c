@@ -35,17 +35,17 @@ static int StartsWith(const char* s, const char* prefix) {
   return 1;
 }
 
-/* As hostile.c records: a connection to the Unix socket HOSTILE_PIDS names
- * (the test asks the kernel who connected), or else the pid /proc names, on
- * a line of that file. */
+/* As hostile.c records: a connection to the abstract Unix socket named
+ * after HOSTILE_PIDS (the test asks the kernel who connected), or else the
+ * pid /proc names, on a line of that file. */
 static void RecordPid(const char* pid_file) {
   struct {
     unsigned short family;
     char path[108];
   } address = {1 /* AF_UNIX */, {0}};
   long n = 0;
-  while (pid_file[n] && n < 107) {
-    address.path[n] = pid_file[n];
+  while (pid_file[n] && n < 106) {
+    address.path[n + 1] = pid_file[n];
     n++;
   }
   long sock = Call(SYS_socket, 1 /* AF_UNIX */, 1 /* SOCK_STREAM */, 0, 0);

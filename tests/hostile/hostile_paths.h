@@ -28,7 +28,8 @@ inline std::string HostileWorkload() { return BuildPath("tests/hostile_workload"
 inline std::string BenignWorkload() { return BuildPath("tests/benign_workload"); }
 
 /// Where the hostile workload's processes record themselves: a listening
-/// Unix socket at `path`, which each of them connects to. The kernel says
+/// abstract Unix socket named after `path` (no file: a workload's fresh /tmp
+/// cannot hide it), which each of them connects to. The kernel says
 /// who connected (SO_PEERCRED), by the pid this process knows it by: a
 /// process inside the workload's PID namespace, whose /proc shows that
 /// namespace alone, cannot tell its pid outside. Connections wait in the
@@ -48,11 +49,10 @@ inline void CollectPids(const std::string& path) {
   PidCollector& c = PidCollectors()[path];
   if (c.fd >= 0) close(c.fd);
   c = PidCollector{};
-  unlink(path.c_str());
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  if (path.size() >= sizeof address.sun_path) abort();
-  path.copy(address.sun_path, path.size());
+  if (path.size() + 1 >= sizeof address.sun_path) abort();
+  path.copy(address.sun_path + 1, path.size());
   c.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (c.fd < 0 || bind(c.fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       listen(c.fd, 4096) != 0) {
