@@ -81,11 +81,8 @@ std::optional<std::string> CompatibilityProblem(const Fingerprint& baseline,
 bool SharedLibrariesOf(const std::string& exe, const std::map<std::string, std::string>& env,
                        std::map<std::string, std::string>* libraries, std::string* err) {
   libraries->clear();
-  LoaderInputs inputs;
-  if (auto it = env.find("LD_LIBRARY_PATH"); it != env.end()) inputs.ld_library_path = it->second;
-  if (auto it = env.find("LD_PRELOAD"); it != env.end()) inputs.ld_preload = it->second;
   std::vector<LoadedObject> objects;
-  if (!ResolveSharedLibraries(exe, inputs, &objects, err)) return false;
+  if (!ResolveSharedLibraries(exe, LoaderInputsOf(env), &objects, err)) return false;
   for (const LoadedObject& object : objects) {
     if (object.path.empty()) {
       (*libraries)[object.name] = "not found";

@@ -261,6 +261,13 @@ class Resolver {
 
 }  // namespace
 
+LoaderInputs LoaderInputsOf(const std::map<std::string, std::string>& env) {
+  LoaderInputs inputs;
+  if (auto it = env.find("LD_LIBRARY_PATH"); it != env.end()) inputs.ld_library_path = it->second;
+  if (auto it = env.find("LD_PRELOAD"); it != env.end()) inputs.ld_preload = it->second;
+  return inputs;
+}
+
 bool ResolveSharedLibraries(const std::string& exe, const LoaderInputs& inputs,
                             std::vector<LoadedObject>* objects, std::string* err) {
   objects->clear();

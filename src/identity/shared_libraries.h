@@ -5,6 +5,7 @@
 // loader (LD_TRACE_LOADED_OBJECTS, what ldd does) would run it unconfined.
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct LoaderInputs {
   std::string cache_path = "/etc/ld.so.cache";
   std::string preload_path = "/etc/ld.so.preload";
 };
+
+/// The loader's inputs a workload's environment `env` sets (LD_LIBRARY_PATH,
+/// LD_PRELOAD); the system's configuration at its usual places.
+LoaderInputs LoaderInputsOf(const std::map<std::string, std::string>& env);
 
 /// One object the loader would map.
 struct LoadedObject {

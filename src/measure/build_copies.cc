@@ -28,6 +28,14 @@ bool FindsLibrariesBesideItself(const std::string& path) {
   return search.find("ORIGIN") != std::string::npos;
 }
 
+// Why a run of `build` is refused when a file it loads changed (`why`).
+std::string LoadsChangedError(const std::string& build, const std::string& why) {
+  return fmt::format(
+      "the files the build {} loads changed during the run ({}): no count after that is a count "
+      "of the build that was named, so the run is invalid",
+      build, why);
+}
+
 constexpr fs::perms kReadOnly = fs::perms::owner_read | fs::perms::owner_exec |
                                 fs::perms::group_read | fs::perms::group_exec |
                                 fs::perms::others_read | fs::perms::others_exec;
@@ -47,7 +55,8 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
   }
   std::optional<std::string> sha = Sha256OfFile(build, err);
   if (!sha) return false;
-  Pinned pinned{*sha, ""};
+  Pinned pinned{*sha, "", {}};
+  if (!TakeLoadedFiles(build, LoaderInputs{}, &pinned.loads, err)) return false;
   if (copy && !FindsLibrariesBesideItself(build)) {
     if (!dir_) {
       dir_ = std::make_unique<TempDir>("workgate-builds");
@@ -78,7 +87,8 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
   return true;
 }
 
-bool BuildCopies::Resolve(const std::string& build, std::string* target, std::string* err) const {
+bool BuildCopies::Resolve(const std::string& build, const std::map<std::string, std::string>* env,
+                          std::string* target, std::string* err) const {
   const auto found = builds_.find(build);
   *target = build;
   if (found == builds_.end() || found->second.sha256.empty()) return true;
@@ -97,20 +107,46 @@ bool BuildCopies::Resolve(const std::string& build, std::string* target, std::st
                                     now ? "rewritten" : "removed or made unreadable"));
     return false;
   }
+  std::vector<LoadedFile> loads;
+  std::string why;
+  if (!TakeLoadedFiles(build, LoaderInputs{}, &loads, &why) ||
+      !(why = LoadedFilesChange(pinned.loads, loads)).empty()) {
+    *err = LoadsChangedError(build, why);
+    return false;
+  }
+  if (env != nullptr && !EnvironmentLoadsUnchanged(build, *env, err)) return false;
   if (!pinned.copy.empty()) *target = pinned.copy;
   return true;
 }
 
-std::function<bool(const std::string&, std::string*, std::string*)> PinBuilds(
-    const std::vector<std::string>& builds, bool copy) {
+bool BuildCopies::EnvironmentLoadsUnchanged(const std::string& build,
+                                            const std::map<std::string, std::string>& env,
+                                            std::string* err) const {
+  const LoaderInputs inputs = LoaderInputsOf(env);
+  if (inputs.ld_library_path.empty() && inputs.ld_preload.empty()) return true;
+  std::vector<LoadedFile> loads;
+  std::string why;
+  if (!TakeLoadedFiles(build, inputs, &loads, &why)) {
+    *err = LoadsChangedError(build, why);
+    return false;
+  }
+  const std::vector<std::string> key = {build, inputs.ld_library_path, inputs.ld_preload};
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto [first, added] = env_loads_.emplace(key, loads);
+  if (added || (why = LoadedFilesChange(first->second, loads)).empty()) return true;
+  *err = LoadsChangedError(build, why);
+  return false;
+}
+
+ResolveBuild PinBuilds(const std::vector<std::string>& builds, bool copy) {
   auto copies = std::make_shared<BuildCopies>();
   for (const std::string& build : builds) {
     std::string err;
     if (!build.empty() && !copies->Add(build, copy, &err)) throw EnvironmentError(err);
   }
-  return [copies](const std::string& build, std::string* target, std::string* err) {
-    return copies->Resolve(build, target, err);
-  };
+  return [copies](const std::string& build, const std::map<std::string, std::string>* env,
+                  std::string* target,
+                  std::string* err) { return copies->Resolve(build, env, target, err); };
 }
 
 }  // namespace workgate

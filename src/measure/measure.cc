@@ -67,17 +67,18 @@ std::string LeftoverError(const LaunchResult& launch) {
          "purpose says so: allow_leftover = true in its suite entry, or --allow-leftover";
 }
 
-bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
+bool PointAtBuild(const WorkDir& dir, const std::string& exe,
+                  const std::map<std::string, std::string>& env, const LaunchOptions& options,
                   std::string* err) {
   std::string target = exe;
-  if (options.resolve_build && !options.resolve_build(exe, &target, err)) return false;
+  if (options.resolve_build && !options.resolve_build(exe, &env, &target, err)) return false;
   // --as-is runs the command as given, so the check is all there is.
   return options.as_is || dir.PointExeAt(target, err);
 }
 
 std::string ExecutedFile(const LaunchOptions& options, const std::string& exe) {
   std::string target = exe, ignored;
-  if (!options.resolve_build || !options.resolve_build(exe, &target, &ignored)) return exe;
+  if (!options.resolve_build || !options.resolve_build(exe, nullptr, &target, &ignored)) return exe;
   return target;
 }
 
@@ -99,8 +100,8 @@ bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkD
                     const std::string& exe, const LaunchOptions& options, RunIdentity* run,
                     std::string* err) {
   LaunchSpec spec;
-  if (!PointAtBuild(dir, exe, options, err) ||
-      !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, err)) {
+  if (!PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, err) ||
+      !PointAtBuild(dir, exe, spec.env, options, err)) {
     return false;
   }
   run->argv = spec.argv;
@@ -156,8 +157,8 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
   CountedWorkload result;
   std::string err;
   LaunchSpec spec;
-  if (!PointAtBuild(dir, exe, options, &err) ||
-      !PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, &err)) {
+  if (!PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, &err) ||
+      !PointAtBuild(dir, exe, spec.env, options, &err)) {
     result.error = err;
     return result;
   }
@@ -169,7 +170,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
   count_options.pin = !options.as_is && options.pin_inputs;
   for (int i = 0; i < repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
-    if (i > 0 && !PointAtBuild(dir, exe, options, &err)) {
+    if (i > 0 && !PointAtBuild(dir, exe, spec.env, options, &err)) {
       result.error = err;
       return result;
     }
@@ -187,7 +188,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
     // rewritten the build between the check and the exec.
     std::string unchanged;
     if (run.valid() && options.resolve_build &&
-        !options.resolve_build(exe, &unchanged, &run.error)) {
+        !options.resolve_build(exe, &spec.env, &unchanged, &run.error)) {
       run.events.clear();
     }
     const std::string note = run.launch.LeftoverNote();
@@ -255,8 +256,8 @@ TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const 
                          const std::string& exe, const LaunchOptions& options, std::string* err) {
   TimedSample sample;
   LaunchSpec spec;
-  if (!PointAtBuild(dir, exe, options, err) ||
-      !PlanRun(w, suite_dir, dir, exe, RunKind::kTimed, options, &spec, err)) {
+  if (!PlanRun(w, suite_dir, dir, exe, RunKind::kTimed, options, &spec, err) ||
+      !PointAtBuild(dir, exe, spec.env, options, err)) {
     return sample;
   }
   KeepCopiesReadOnly(options, exe, &spec);

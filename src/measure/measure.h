@@ -64,9 +64,11 @@ std::string CheckScore(const Workload& w, ScoreSide side, const std::optional<st
 std::string LeftoverError(const LaunchResult& launch);
 
 /// Points `dir`'s exe link at what a run of the build `exe` executes
-/// (LaunchOptions::resolve_build: its checked copy), before every run. False
-/// with `*err` when the build changed or the link cannot be made.
-bool PointAtBuild(const WorkDir& dir, const std::string& exe, const LaunchOptions& options,
+/// (LaunchOptions::resolve_build: its checked copy), before every run, `env`
+/// being the run's environment. False with `*err` when the build or a file
+/// it loads changed, or the link cannot be made.
+bool PointAtBuild(const WorkDir& dir, const std::string& exe,
+                  const std::map<std::string, std::string>& env, const LaunchOptions& options,
                   std::string* err);
 
 /// The file the runs of the build `exe` execute (its copy, PointAtBuild),

@@ -14,6 +14,14 @@
 
 namespace workgate {
 
+/// What a run of the build `build` executes (`*target`), once checked that
+/// the build and the files it loads have not changed (measure/build_copies.h);
+/// with `env`, the run's environment, the files it loads under that too.
+/// False with `*err` when one has.
+using ResolveBuild =
+    std::function<bool(const std::string& build, const std::map<std::string, std::string>* env,
+                       std::string* target, std::string* err)>;
+
 struct LaunchOptions {
   bool as_is = false;  // no normalisation: the user's environment, path and directory
   /// vgcount answers the program's time and entropy reads with the pinned
@@ -25,11 +33,9 @@ struct LaunchOptions {
   /// The program's output as it arrives (`count` passes it through); the
   /// first counted run only.
   std::function<void(int fd, std::string_view chunk)> passthrough;
-  /// What a run of the build `build` executes, once checked that the build
-  /// has not changed (measure/build_copies.h): false with `*err` when it
-  /// has. Unset: the build itself, unchecked.
-  std::function<bool(const std::string& build, std::string* target, std::string* err)>
-      resolve_build;
+  /// What a run of a build executes, checked (ResolveBuild). Unset: the
+  /// build itself, unchecked.
+  ResolveBuild resolve_build;
 };
 
 /// What names a workload's private directory (WorkDir): its suite's folder

@@ -1,5 +1,6 @@
-// BuildCopies: what runs is a read-only copy of the build, and a build or a
-// copy that changes after it was taken is refused, by name.
+// BuildCopies: what runs is a read-only copy of the build, and a build, a
+// copy or a library it loads that changes after it was taken is refused, by
+// name.
 #include "measure/build_copies.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "identity/test_programs.h"
+#include "test_requirements.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -33,8 +36,8 @@ TEST_F(BuildCopiesTest, RunsAReadOnlyCopyOfEachBuild) {
   std::string err, ta, tb;
   ASSERT_TRUE(copies.Add(a, true, &err)) << err;
   ASSERT_TRUE(copies.Add(b, true, &err)) << err;
-  ASSERT_TRUE(copies.Resolve(a, &ta, &err)) << err;
-  ASSERT_TRUE(copies.Resolve(b, &tb, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(a, nullptr, &ta, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(b, nullptr, &tb, &err)) << err;
   EXPECT_NE(ta, a);
   EXPECT_NE(ta, tb);
   EXPECT_EQ(fs::path(ta).filename(), "exe");  // the same shape on both sides
@@ -54,7 +57,7 @@ TEST_F(BuildCopiesTest, ABuildRewrittenAfterItWasTakenIsRefusedByName) {
   std::string err, target;
   ASSERT_TRUE(copies.Add(a, true, &err)) << err;
   Build("a", "#!/bin/sh\necho other\n");
-  EXPECT_FALSE(copies.Resolve(a, &target, &err));
+  EXPECT_FALSE(copies.Resolve(a, nullptr, &target, &err));
   EXPECT_NE(err.find("the build " + a + " changed during the run"), std::string::npos) << err;
 }
 
@@ -63,10 +66,10 @@ TEST_F(BuildCopiesTest, ACopyRewrittenIsRefused) {
   BuildCopies copies;
   std::string err, target;
   ASSERT_TRUE(copies.Add(a, true, &err)) << err;
-  ASSERT_TRUE(copies.Resolve(a, &target, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(a, nullptr, &target, &err)) << err;
   chmod(target.c_str(), 0755);
   std::ofstream(target, std::ios::app) << "x";
-  EXPECT_FALSE(copies.Resolve(a, &target, &err));
+  EXPECT_FALSE(copies.Resolve(a, nullptr, &target, &err));
   EXPECT_NE(err.find("(the copy it runs from, "), std::string::npos) << err;
   EXPECT_NE(err.find("was rewritten)"), std::string::npos) << err;
 }
@@ -76,10 +79,10 @@ TEST_F(BuildCopiesTest, WithoutACopyTheBuildItselfRunsAndIsChecked) {
   BuildCopies copies;
   std::string err, target;
   ASSERT_TRUE(copies.Add(a, false, &err)) << err;
-  ASSERT_TRUE(copies.Resolve(a, &target, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(a, nullptr, &target, &err)) << err;
   EXPECT_EQ(target, a);
   fs::remove(a);
-  EXPECT_FALSE(copies.Resolve(a, &target, &err));
+  EXPECT_FALSE(copies.Resolve(a, nullptr, &target, &err));
   EXPECT_NE(err.find("the build " + a + " changed during the run"), std::string::npos) << err;
 }
 
@@ -87,8 +90,66 @@ TEST_F(BuildCopiesTest, ADirectoryIsNeitherCopiedNorChecked) {
   BuildCopies copies;
   std::string err, target;
   ASSERT_TRUE(copies.Add(dir_.path(), true, &err)) << err;
-  ASSERT_TRUE(copies.Resolve(dir_.path(), &target, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(dir_.path(), nullptr, &target, &err)) << err;
   EXPECT_EQ(target, dir_.path());
+}
+
+constexpr char kHeldLibrary[] = "int wg_held(void) { return 1; }\n";
+constexpr char kOtherHeldLibrary[] = "int wg_held(void) { return 2; }\n";
+constexpr char kUsesHeldLibrary[] = "int wg_held(void);\nint main(void) { return wg_held(); }\n";
+
+// `dir`/program, which needs libwgheld.so, built in `libs` (made here) and
+// linked with `flags` besides.
+std::string ProgramUsingHeldLibrary(const std::string& dir, const std::string& libs,
+                                    const std::string& flags) {
+  fs::create_directory(libs);
+  const std::string program = dir + "/program";
+  EXPECT_TRUE(testing::CompileC(kHeldLibrary, libs + "/libwgheld.so", "-shared -fPIC"));
+  EXPECT_TRUE(testing::CompileC(kUsesHeldLibrary, program, "-L'" + libs + "' -lwgheld " + flags));
+  return program;
+}
+
+// A library a build finds through its RUNPATH, in a directory anyone may
+// write (as /tmp/libs), rewritten after Add: every run after is refused,
+// naming the library.
+TEST_F(BuildCopiesTest, ALibraryTheBuildLoadsRewrittenIsRefusedByName) {
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
+  const std::string libs = dir_.path() + "/libs";
+  const std::string library = libs + "/libwgheld.so";
+  const std::string program = ProgramUsingHeldLibrary(
+      dir_.path(), libs, "-Wl,--enable-new-dtags -Wl,-rpath,'" + libs + "'");
+  BuildCopies copies;
+  std::string err, target;
+  ASSERT_TRUE(copies.Add(program, true, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(program, nullptr, &target, &err)) << err;
+  ASSERT_TRUE(testing::CompileC(kOtherHeldLibrary, library, "-shared -fPIC"));
+  EXPECT_FALSE(copies.Resolve(program, nullptr, &target, &err));
+  EXPECT_NE(err.find("the files the build " + program +
+                     " loads changed during the run (the library libwgheld.so at " + library +
+                     " changed)"),
+            std::string::npos)
+      << err;
+}
+
+// A library only the run's LD_LIBRARY_PATH finds: held from the first
+// check of a run with that environment.
+TEST_F(BuildCopiesTest, ALibraryTheRunsEnvironmentFindsIsHeldFromItsFirstCheck) {
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
+  const std::string libs = dir_.path() + "/env";
+  const std::string library = libs + "/libwgheld.so";
+  const std::string program = ProgramUsingHeldLibrary(dir_.path(), libs, "");
+  const std::map<std::string, std::string> env = {{"LD_LIBRARY_PATH", libs}};
+  BuildCopies copies;
+  std::string err, target;
+  ASSERT_TRUE(copies.Add(program, true, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(program, &env, &target, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(program, &env, &target, &err)) << err;
+  ASSERT_TRUE(testing::CompileC(kOtherHeldLibrary, library, "-shared -fPIC"));
+  EXPECT_FALSE(copies.Resolve(program, &env, &target, &err));
+  EXPECT_NE(err.find("(the library libwgheld.so at " + library + " changed)"), std::string::npos)
+      << err;
+  // Without that environment the build does not load it.
+  EXPECT_TRUE(copies.Resolve(program, nullptr, &target, &err)) << err;
 }
 
 }  // namespace
