@@ -434,6 +434,9 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // the run is to be as it is.
     if (!options.pin) run_spec.argv.push_back("--vgcount-pin=no");
     run_spec.env["VALGRIND_LIB"] = vgcount_lib_;
+    // Valgrind loads the tool from there inside the workload's namespace,
+    // whose fresh /tmp would hide a workgate installed under it.
+    run_spec.readonly_dirs.push_back(vgcount_lib_);
   }
   if (options.region) run_spec.argv.push_back("--collect-atstart=no");
   run_spec.argv.push_back(spec.exec_path.empty() ? spec.argv[0] : spec.exec_path);

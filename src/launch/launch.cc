@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <memory>
 
+#include "launch/file_system.h"
 #include "launch/output_capture.h"
 #include "launch/supervisor.h"
 #include "launch/tree_registry.h"
@@ -187,20 +188,40 @@ void RecordOutcome(const LaunchMessage* final_msg, int native_status, LaunchResu
   }
 }
 
-// The directories bound for a contained workload on its read-only file
-// system, in order (ContainFileSystem): the usual temporary directories
-// writable; then, read-only, what the spec keeps from it there; then its
-// working directory, its TMPDIR and what the spec adds, writable.
-std::vector<std::pair<std::string, bool>> BoundDirs(const LaunchSpec& spec) {
-  std::vector<std::pair<std::string, bool>> dirs = {
-      {"/tmp", true}, {"/var/tmp", true}, {"/dev/shm", true}};
-  for (const std::string& dir : spec.readonly_dirs) dirs.emplace_back(dir, false);
-  if (!spec.cwd.empty()) dirs.emplace_back(spec.cwd, true);
+// The paths bound for a contained workload on its read-only file system,
+// in order (ContainFileSystem): what its command names that lies in a fresh
+// directory (the program it executes, an argument that is an absolute path
+// to a file there) and no other path bound, read-only; what the spec keeps
+// from it, read-only; then its working directory, its TMPDIR and what the
+// spec adds, writable.
+std::vector<std::pair<std::string, BoundPath::Mode>> BoundPaths(const LaunchSpec& spec) {
+  std::vector<std::pair<std::string, BoundPath::Mode>> own;
+  for (const std::string& dir : spec.readonly_dirs) own.emplace_back(dir, BoundPath::kReadOnly);
+  if (!spec.cwd.empty()) own.emplace_back(spec.cwd, BoundPath::kWritable);
   if (const auto tmpdir = spec.env.find("TMPDIR"); tmpdir != spec.env.end()) {
-    dirs.emplace_back(tmpdir->second, true);
+    own.emplace_back(tmpdir->second, BoundPath::kWritableOrEmpty);
   }
-  for (const std::string& dir : spec.writable_dirs) dirs.emplace_back(dir, true);
-  return dirs;
+  for (const std::string& dir : spec.writable_dirs) own.emplace_back(dir, BoundPath::kWritable);
+  auto named_only_here = [&own](const std::string& path) {
+    if (path.empty() || path[0] != '/') return false;
+    bool fresh = false;
+    for (const char* dir : kFreshDirectories) {
+      if (path == dir) return false;  // the fresh one stays
+      fresh = fresh || PathIsWithin(path.c_str(), dir);
+    }
+    for (const auto& [bound, mode] : own) {
+      if (PathIsWithin(path.c_str(), bound.c_str())) return false;
+    }
+    return fresh;
+  };
+  std::vector<std::pair<std::string, BoundPath::Mode>> paths;
+  std::vector<std::string> named = {spec.exec_path.empty() ? spec.argv[0] : spec.exec_path};
+  named.insert(named.end(), spec.argv.begin() + 1, spec.argv.end());
+  for (const std::string& path : named) {
+    if (named_only_here(path)) paths.emplace_back(path, BoundPath::kReadOnly);
+  }
+  paths.insert(paths.end(), own.begin(), own.end());
+  return paths;
 }
 
 std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::string>& env) {
@@ -403,17 +424,19 @@ LaunchResult Launch(const LaunchSpec& spec) {
     return result;
   }
   ChildPlan plan = PlanChild(spec, sv[1]);
-  // What the workload may write in its namespace, and what not.
-  const std::vector<std::pair<std::string, bool>> dirs = BoundDirs(spec);
-  std::vector<const char*> dir_names;
-  std::vector<unsigned char> dir_writable;
-  for (const auto& [dir, writable] : dirs) {
-    dir_names.push_back(dir.c_str());
-    dir_writable.push_back(writable ? 1 : 0);
+  // What the workload may reach in its namespace, and how.
+  const std::vector<std::pair<std::string, BoundPath::Mode>> paths = BoundPaths(spec);
+  if (spec.new_pid_namespace && paths.size() > static_cast<size_t>(kMaxBoundPaths)) {
+    close(sv[0]);
+    close(sv[1]);
+    result.start_error =
+        fmt::format("{} paths to bind for the workload; at most {}", paths.size(), kMaxBoundPaths);
+    return result;
   }
-  plan.dirs = dir_names.data();
-  plan.dir_writable = dir_writable.data();
-  plan.n_dirs = static_cast<int>(dir_names.size());
+  std::vector<BoundPath> bound;
+  for (const auto& [path, mode] : paths) bound.push_back(BoundPath{path.c_str(), mode});
+  plan.bound = bound.data();
+  plan.n_bound = static_cast<int>(bound.size());
   std::vector<std::string> env_strings = EnvironmentStrings(spec.env);
   std::vector<char*> envp;
   for (std::string& kv : env_strings) envp.push_back(kv.data());
@@ -434,7 +457,13 @@ namespace {
 struct NamespaceSupport {
   bool pid = false;
   bool read_only = false;
+  unsigned fresh = 0;  // FileSystemView::fresh
 };
+
+// The probe child's exit status: 1 when it could make none of it, else
+// kMadeNamespaces with the file system's bits.
+constexpr int kMadeNamespaces = 0x40;
+constexpr int kMadeReadOnly = 0x20;
 
 const NamespaceSupport& Namespaces() {
   static const NamespaceSupport support = [] {
@@ -444,16 +473,16 @@ const NamespaceSupport& Namespaces() {
     if (pid == 0) {
       // What a launch does (launch/supervisor.cc): a user namespace when not
       // root, the PID namespace, and in a process of it the mount namespace.
-      // Exit 0: all of it; 2: no read-only file system; 1: none.
       if (geteuid() != 0 && EnterUserNamespace() != 0) _exit(1);
       if (unshare(CLONE_NEWPID) != 0) _exit(1);
       const pid_t inside = fork();
       if (inside < 0) _exit(1);
       if (inside == 0) {
-        bool read_only = false;
-        if (ContainFileSystem(nullptr, nullptr, 0, &read_only) != 0) _exit(1);
+        FileSystemView view;
+        if (ContainFileSystem(nullptr, 0, &view) != 0) _exit(1);
         if (geteuid() == 0 && DropCapabilities() != 0) _exit(1);
-        _exit(read_only ? 0 : 2);
+        _exit(kMadeNamespaces | (view.read_only ? kMadeReadOnly : 0) |
+              static_cast<int>(view.fresh));
       }
       int inner = 0;
       while (waitpid(inside, &inner, 0) < 0 && errno == EINTR) {
@@ -464,7 +493,13 @@ const NamespaceSupport& Namespaces() {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-    return NamespaceSupport{code == 0 || code == 2, code == 0};
+    const int all_fresh = (1 << kFreshDirectoryCount) - 1;
+    if ((code & kMadeNamespaces) == 0 ||
+        (code & ~(kMadeNamespaces | kMadeReadOnly | all_fresh)) != 0) {
+      return NamespaceSupport{};
+    }
+    return NamespaceSupport{true, (code & kMadeReadOnly) != 0,
+                            static_cast<unsigned>(code & all_fresh)};
   }();
   return support;
 }
@@ -474,6 +509,16 @@ const NamespaceSupport& Namespaces() {
 bool PidNamespaceAvailable() { return Namespaces().pid; }
 
 bool ReadOnlyFileSystemAvailable() { return Namespaces().read_only; }
+
+std::vector<std::string> SharedTemporaryDirectories() {
+  std::vector<std::string> shared;
+  for (int r = 0; r < kFreshDirectoryCount; ++r) {
+    if (!PidNamespaceAvailable() || (Namespaces().fresh & (1u << r)) == 0) {
+      shared.push_back(kFreshDirectories[r]);
+    }
+  }
+  return shared;
+}
 
 std::map<std::string, std::string> MinimalEnvironment(const std::string& home) {
   return {

@@ -39,10 +39,15 @@ struct LaunchSpec {
   bool no_aslr = true;            // personality(ADDR_NO_RANDOMIZE)
   /// Run as pid 2 of a fresh PID namespace, with a mount namespace of its
   /// own in which /proc shows that namespace alone (not workgate, not the
-  /// runner's other processes) and every file system is read-only but
-  /// /tmp, /var/tmp, /dev/shm (less `readonly_dirs` in them), `cwd`, the
-  /// environment's TMPDIR and `writable_dirs` (where the machine allows:
-  /// ReadOnlyFileSystemAvailable).
+  /// runner's other processes), /tmp, /var/tmp and /dev/shm are each a
+  /// fresh tmpfs of its own (SharedTemporaryDirectories), and every file
+  /// system is read-only but those, `cwd`, the environment's TMPDIR and
+  /// `writable_dirs` (where the machine allows: ReadOnlyFileSystemAvailable).
+  /// Bound at their own paths, the fresh directories covering them: those,
+  /// `readonly_dirs` (directories or files, read-only), and what the command
+  /// names in a fresh directory (the program executed, an argument that is
+  /// an absolute path there), read-only. A TMPDIR in a fresh directory that
+  /// does not exist is made there, empty (launch/file_system.h).
   /// Without root, in a user namespace that maps workgate's user to itself;
   /// either way the workload holds no capability.
   bool new_pid_namespace = false;
@@ -117,5 +122,12 @@ std::map<std::string, std::string> MinimalEnvironment(const std::string& home);
 /// read-only for the workload (LaunchSpec::new_pid_namespace): not where /
 /// is no mount point (a chroot), nor on a kernel before 5.12.
 bool ReadOnlyFileSystemAvailable();
+
+/// The temporary directories (/tmp, /var/tmp, /dev/shm) a launch with a PID
+/// namespace cannot give the workload fresh, so that what one run, or a
+/// step before workgate, leaves there another run sees: all of them without
+/// the namespace; where / is no mount point (a chroot), those that are no
+/// mount point of their own; on a kernel before 5.12, all.
+std::vector<std::string> SharedTemporaryDirectories();
 
 }  // namespace workgate

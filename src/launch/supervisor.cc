@@ -7,12 +7,10 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -345,8 +343,8 @@ int MapToItself(const char* path, unsigned long id) {
 // descriptors when the workload itself uses them (a region's counters).
 void PrepareForExec(const ChildPlan& plan, const int* kept, int nkept) {
   if (plan.new_pid_namespace) {
-    bool read_only = false;
-    int error = ContainFileSystem(plan.dirs, plan.dir_writable, plan.n_dirs, &read_only);
+    FileSystemView view;
+    int error = ContainFileSystem(plan.bound, plan.n_bound, &view);
     // Root keeps its user id but no capability: it cannot mount the file
     // system writable again, or trace the namespace's init. A user in its
     // user namespace loses them at exec.
@@ -392,48 +390,6 @@ int EnterUserNamespace() {
   if (error == 0) error = MapToItself("/proc/self/uid_map", uid);
   if (error == 0) error = MapToItself("/proc/self/gid_map", gid);
   return error;
-}
-
-int ContainFileSystem(const char* const* dirs, const unsigned char* writable, int n_dirs,
-                      bool* read_only) {
-  *read_only = false;
-  if (unshare(CLONE_NEWNS) != 0) return errno;
-  // A copied mount keeps its propagation: a shared one would carry what is
-  // mounted here back to the namespace workgate runs in. Where / is no
-  // mount point (a chroot), only /proc can be made private, and the file
-  // system stays as it is.
-  const bool root_private = mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-  if (!root_private && mount(nullptr, "/proc", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return errno;
-  }
-  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return errno;
-  if (!root_private) return 0;
-  // Every mount read-only, then each directory of `dirs` bound onto itself,
-  // writable or read-only, in order: a later one lies on top of an earlier
-  // one it is in. Flags of this namespace's mounts: nothing changes outside.
-  mount_attr read_only_attr{};
-  read_only_attr.attr_set = MOUNT_ATTR_RDONLY;
-  if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &read_only_attr, sizeof read_only_attr) != 0) {
-    // A kernel before 5.12: the file system stays as it is.
-    return errno == ENOSYS ? 0 : errno;
-  }
-  mount_attr writable_attr{};
-  writable_attr.attr_clr = MOUNT_ATTR_RDONLY;
-  for (int i = 0; i < n_dirs; ++i) {
-    struct stat st;
-    if (dirs[i][0] != '/' || stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    mount_attr* attr = writable[i] ? &writable_attr : &read_only_attr;
-    if (mount(dirs[i], dirs[i], nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
-        mount_setattr(AT_FDCWD, dirs[i], AT_RECURSIVE, attr, sizeof *attr) != 0) {
-      return errno;
-    }
-  }
-  // The working directory was taken before the mounts covered it: taken
-  // again by its name, it is the one on top.
-  char cwd[4096];
-  if (getcwd(cwd, sizeof cwd) != nullptr && chdir(cwd) != 0) return errno;
-  *read_only = true;
-  return 0;
 }
 
 int DropCapabilities() {

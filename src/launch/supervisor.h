@@ -19,6 +19,8 @@
 
 #include <cstdint>
 
+#include "launch/file_system.h"
+
 namespace workgate {
 
 class ChildSetup;
@@ -48,11 +50,9 @@ struct ChildPlan {
   /// With the PID namespace: enter a user namespace first (not root).
   bool user_namespace = false;
   int fd_limit = 0;  // > 0: RLIMIT_NOFILE's soft and hard limits for W
-  /// With the PID namespace: the directories bound for W, writable or not
-  /// (ContainFileSystem).
-  const char* const* dirs = nullptr;
-  const unsigned char* dir_writable = nullptr;
-  int n_dirs = 0;
+  /// With the PID namespace: the paths bound for W (ContainFileSystem).
+  const BoundPath* bound = nullptr;
+  int n_bound = 0;
   ChildSetup* setup = nullptr;
   const int* inherit_fds = nullptr;  // descriptors W keeps across exec
   int n_inherit_fds = 0;
@@ -64,18 +64,6 @@ struct ChildPlan {
 /// lets a process that is not root make PID and mount namespaces. 0, or an
 /// errno value. Async-signal-safe.
 int EnterUserNamespace();
-
-/// Enters a fresh mount namespace and makes its mounts private (nothing
-/// mounted there shows outside); mounts a fresh proc on /proc, which shows
-/// the caller's PID namespace alone; makes every mount read-only; then binds
-/// each of `dirs` (absolute; those that exist) onto itself, writable where
-/// `writable[i]`, read-only elsewhere, in order, so that a later one lies on
-/// top of an earlier one it is in. Sets `*read_only`. Where / is no mount
-/// point (a chroot) or the kernel lacks mount_setattr(2), the file system
-/// stays as it is (`*read_only` false) and only /proc is new. 0, or an errno
-/// value. Async-signal-safe.
-int ContainFileSystem(const char* const* dirs, const unsigned char* writable, int n_dirs,
-                      bool* read_only);
 
 /// Empties the capability sets, the bounding and ambient sets included, so
 /// that the caller, root or not, holds no capability now or after any exec.

@@ -9,10 +9,26 @@
 
 namespace workgate {
 
+/// What decides the candidate's reach on a machine (launch/launch.h).
+struct ContainmentFacts {
+  bool root = false;           // workgate runs as root
+  bool pid_namespace = false;  // PidNamespaceAvailable
+  bool read_only = false;      // ReadOnlyFileSystemAvailable
+  /// SharedTemporaryDirectories: the temporary directories a contained run
+  /// shares with the others.
+  std::vector<std::string> shared_temporary;
+};
+
+/// This machine's facts, as workgate's launches find them.
+ContainmentFacts ThisMachine();
+
 /// Each thing the candidate could reach, with why, in words ("its own
 /// count: callgrind writes its output files where the workload can write
 /// them; ..."). `backend` is the counter's name; `as_is` whether the
 /// workloads run as they are (--as-is: no namespaces). Empty: nothing.
+std::vector<std::string> CandidateReach(const std::string& backend, bool as_is,
+                                        const ContainmentFacts& facts);
+/// The same on this machine.
 std::vector<std::string> CandidateReach(const std::string& backend, bool as_is);
 
 }  // namespace workgate

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "identity/elf_file.h"
+#include "measure/run_files.h"
 #include "model/backend.h"
 #include "util/text.h"
 #include "workload/score.h"
@@ -82,20 +82,6 @@ std::string ExecutedFile(const LaunchOptions& options, const std::string& exe) {
   return target;
 }
 
-namespace {
-
-// The directory of the build copies (measure/build_copies.h) a run
-// executes from is read-only to the workload, as workgate's other
-// directories are (LaunchSpec::readonly_dirs): `<dir>/<n>/exe`.
-void KeepCopiesReadOnly(const LaunchOptions& options, const std::string& exe, LaunchSpec* spec) {
-  const std::string ran = ExecutedFile(options, exe);
-  if (ran != exe) {
-    spec->readonly_dirs.push_back(std::filesystem::path(ran).parent_path().parent_path());
-  }
-}
-
-}  // namespace
-
 bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
                     const std::string& exe, const LaunchOptions& options, RunIdentity* run,
                     std::string* err) {
@@ -162,7 +148,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
     result.error = err;
     return result;
   }
-  KeepCopiesReadOnly(options, exe, &spec);
+  BindWhatTheRunLoads(options, exe, suite_dir, &spec);
   result.argv = spec.argv;
   result.env = spec.env;
   CountOptions count_options;
@@ -260,7 +246,7 @@ TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const 
       !PointAtBuild(dir, exe, spec.env, options, err)) {
     return sample;
   }
-  KeepCopiesReadOnly(options, exe, &spec);
+  BindWhatTheRunLoads(options, exe, suite_dir, &spec);
   std::optional<ScoreMatcher> matcher;
   if (w.score_pattern) matcher.emplace(*w.score_pattern);
   spec.stdout_line = [&matcher](std::string_view line) {

@@ -378,17 +378,18 @@ TEST_F(CountingCliTest, TheTimedContextIsRedoneFromTheSamplesAndTheSeed) {
 
 TEST_F(CountingCliTest, JobsCountsSeveralWorkloadsAtOnceWithTheSameCounts) {
   // Two workloads that can finish only together: each marks its arrival and
-  // waits (up to 60 s) for the other's mark. Counted one at a time, the first
-  // would wait for nothing; with --jobs 2 both baseline runs meet, and the
-  // candidate runs find the marks already there.
+  // waits (up to 60 s) for the other's mark, in their TMPDIR (a directory
+  // that exists: the one every run shares). Counted one at a time, the
+  // first would wait for nothing; with --jobs 2 both baseline runs meet, and
+  // the candidate runs find the marks already there.
   const std::string meet = Path("meet");
   std::filesystem::create_directory(meet);
   auto workload = [&meet](const std::string& self, const std::string& other) {
-    return "[[workload]]\nname = \"" + self + "\"\ncommand = [\"{exe}\", \"-c\", \"touch " + meet +
-           "/" + self + "; i=0; while [ ! -e " + meet + "/" + other +
-           " ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; [ -e " + meet + "/" + other +
-           " ] && echo met\"]\nclock = \"none\"\ntimeout = 120\n[workload.score]\n"
-           "pattern = '(met)'\nexpect = \"met\"\n";
+    return "[[workload]]\nname = \"" + self + "\"\ncommand = [\"{exe}\", \"-c\", \"touch $TMPDIR/" +
+           self + "; i=0; while [ ! -e $TMPDIR/" + other +
+           " ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; [ -e $TMPDIR/" + other +
+           " ] && echo met\"]\nclock = \"none\"\ntimeout = 120\nenv = { TMPDIR = '" + meet +
+           "' }\n[workload.score]\npattern = '(met)'\nexpect = \"met\"\n";
   };
   std::ofstream(Path("meet.toml")) << workload("left", "right") << workload("right", "left");
   LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", "/bin/sh",

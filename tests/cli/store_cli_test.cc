@@ -22,12 +22,15 @@ class StoreCliTest : public CountingCliTest {
   void SetUp() override {
     CountingCliTest::SetUp();
     if (IsSkipped()) return;
-    // Every run but `--version` is one count (or a profile rerun).
+    // Every run but `--version` is one count (or a profile rerun), logged in
+    // the workloads' TMPDIR: a directory that exists, which every run shares
+    // (their /tmp is each run's own).
     wrapper_ = Path("valgrind-logging");
     std::ofstream(wrapper_) << "#!/bin/sh\n"
-                            << "[ \"$1\" = --version ] || echo run >> " << Path("valgrind.log")
+                            << "[ \"$1\" = --version ] || echo run >> \"$TMPDIR/valgrind.log\""
                             << "\nexec " << FindValgrind().path << " \"$@\"\n";
     chmod(wrapper_.c_str(), 0755);
+    std::filesystem::create_directory(Path("runs"));
   }
 
   // workgate with the logging Valgrind and the store at `store` (one per
@@ -35,12 +38,13 @@ class StoreCliTest : public CountingCliTest {
   LaunchResult Workgate(std::vector<std::string> args) {
     std::map<std::string, std::string> env = MinimalEnvironment(dir_.path());
     env["WORKGATE_VALGRIND"] = wrapper_;
+    args.insert(args.begin() + 1, {"--env", "TMPDIR=" + Path("runs")});
     return Run(args, env);
   }
 
   // How many Valgrind runs the commands so far asked for.
   int Runs() {
-    std::ifstream in(Path("valgrind.log"));
+    std::ifstream in(Path("runs/valgrind.log"));
     int n = 0;
     for (std::string line; std::getline(in, line);) ++n;
     return n;

@@ -285,6 +285,19 @@ static void busy(long n) {
   }
 }
 
+/* Work behind a result cache at $HOSTILE_CACHE, as a test step or an
+ * earlier run could leave one in /tmp: where the file is there, the N
+ * iterations are skipped; where not, done, and the file left for the next
+ * run. */
+static void cached_work(long n) {
+  const char* cache = getenv("HOSTILE_CACHE");
+  if (cache != NULL && access(cache, F_OK) == 0) return;
+  busy(n);
+  if (cache == NULL) return;
+  int fd = open(cache, O_WRONLY | O_CREAT, 0644);
+  if (fd >= 0) close(fd);
+}
+
 /* Copies the file at `from` to `to` (created or truncated) with `mode`. */
 static int copy_file(const char* from, const char* to, mode_t mode) {
   int in = open(from, O_RDONLY);
@@ -528,9 +541,15 @@ int main(int argc, char** argv) {
     busy(atol(arg));
     WORKGATE_REGION_END();
   } else if (strcmp(mode, "overwrite") == 0) {
-    overwrite_with_self(arg);
+    /* Its target as an argument, or else in HOSTILE_VICTIM: a path the
+     * command does not name. */
+    const char* victim = arg[0] != '\0' ? arg : getenv("HOSTILE_VICTIM");
+    if (victim == NULL) return 2;
+    overwrite_with_self(victim);
   } else if (strcmp(mode, "overwrite-self") == 0) {
     overwrite_own_file();
+  } else if (strcmp(mode, "cached-work") == 0) {
+    cached_work(atol(arg));
   } else if (strcmp(mode, "sleep") == 0) {
     record_pid();
     struct timespec t = {atoi(arg), 0};

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -893,15 +894,28 @@ std::vector<std::string> CompareTwoWorkloads(const std::string& baseline,
 }
 
 // The candidate writes itself over the baseline's file during its first
-// workload. The second workload's baseline would count the candidate: the
-// run is invalid and names the file, and no count of the second workload's
-// baseline is the candidate's.
+// workload. Where each run has a read-only file system and a /tmp of its own
+// (the baseline lies in /tmp, in TMPDIR), it cannot: the file is bound
+// read-only for it, and the counts stand. Elsewhere the second workload's
+// baseline would count the candidate: the run is invalid and names the
+// file, and no count of the second workload's baseline is the candidate's.
 TEST_F(HostileTest, ACandidateThatOverwritesTheBaselineMakesTheRunInvalid) {
   const std::string baseline = Path("baseline");
   fs::copy_file(BenignWorkload(), baseline);
+  const std::string before = ReadFile(baseline).value_or("");
   auto wg = Start(CompareTwoWorkloads(baseline, HostileWorkload(),
                                       TwoWorkloadSuite(Path("suite.toml"), {"overwrite", baseline}),
                                       Path("r.json")));
+  const std::vector<std::string> shared = SharedTemporaryDirectories();
+  if (PidNamespaceAvailable() && ReadOnlyFileSystemAvailable() &&
+      std::find(shared.begin(), shared.end(), "/tmp") == shared.end()) {
+    // 1: the hostile program does more work than the benign one.
+    EXPECT_EQ(wg->Wait(180), 1) << wg->out() << wg->err();
+    EXPECT_EQ(ReadFile(baseline).value_or(""), before);
+    EXPECT_EQ(wg->out().find("changed during the run"), std::string::npos) << wg->out();
+    ExpectNothingLeft();
+    return;
+  }
   EXPECT_EQ(wg->Wait(180), 3) << wg->out() << wg->err();
   // The attack was made: the file is the candidate now.
   EXPECT_EQ(ReadFile(baseline), ReadFile(HostileWorkload()));

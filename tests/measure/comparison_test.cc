@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "../identity/elf_builder.h"
 #include "identity/fingerprint.h"
@@ -22,7 +23,14 @@
 namespace workgate {
 namespace {
 
-// Every run of the workload (run for real) reads `value` instructions.
+// The build the workload's exe link points at, by its file name.
+std::string LinkedBuild(const LaunchSpec& spec) {
+  std::error_code ec;
+  return std::filesystem::read_symlink(spec.cwd + "/exe", ec).filename().string();
+}
+
+// Every run of the workload (run for real) reads `value` instructions;
+// `after_run` is called after each with its launch.
 class FixedCounter : public Counter {
  public:
   explicit FixedCounter(uint64_t value, int throw_code = 0)
@@ -35,8 +43,10 @@ class FixedCounter : public Counter {
     run.launch = Launch(spec);
     MarkFailedLaunch(&run, spec.timeout_seconds);
     run.events = {EventCount{"instructions:u", value_, 1, 1}};
+    if (after_run) after_run(spec);
     return run;
   }
+  std::function<void(const LaunchSpec&)> after_run;
 
  private:
   uint64_t value_;
@@ -63,8 +73,10 @@ class ComparisonTest : public ::testing::Test {
     plan.timed = 0;
     return plan;
   }
-  WorkloadResult Compare(const ComparisonPlan& plan) {
+  WorkloadResult Compare(const ComparisonPlan& plan,
+                         std::function<void(const LaunchSpec&)> after_run = {}) {
     FixedCounter counter(1000);
+    counter.after_run = std::move(after_run);
     CompareReport report;
     RunComparison(plan, counter, &report, [](const std::string&) {});
     EXPECT_EQ(report.workloads.size(), 1u);
@@ -138,12 +150,15 @@ TEST_F(ComparisonTest, ARelativeProgramIsFoundFromTheRunsDirectory) {
 }
 
 TEST_F(ComparisonTest, AProgramThatIsGoneAfterItsRunIsInvalid) {
-  // Nothing left to hash: the side cannot say what was measured.
+  // Nothing left to hash: the side cannot say what was measured. (Removed
+  // after its run: its own file system is read-only to the program itself.)
   const std::string kept = BuildDirWith(dir_.path() + "/kept", "prog", "#!/bin/sh\nexit 0\n");
-  const std::string gone = BuildDirWith(dir_.path() + "/gone", "prog", "#!/bin/sh\nrm -f \"$0\"\n");
+  const std::string gone = BuildDirWith(dir_.path() + "/gone", "prog", "#!/bin/sh\nexit 0\n");
   ComparisonPlan plan = Plan(kept, gone);
   plan.workloads[0].command = {"{exe}/prog"};
-  WorkloadResult r = Compare(plan);
+  WorkloadResult r = Compare(plan, [&gone](const LaunchSpec& spec) {
+    if (LinkedBuild(spec) == "gone") std::filesystem::remove(gone + "/prog");
+  });
   EXPECT_TRUE(r.baseline.error.empty()) << r.baseline.error;
   EXPECT_FALSE(r.baseline.fingerprint.binary_sha256.empty());
   EXPECT_EQ(r.candidate.error.rfind("cannot fingerprint what was measured: cannot find the "
@@ -175,14 +190,15 @@ class RecordingCounter : public Counter {
   std::string event() const override { return backend_ == "perf" ? "instructions:u" : "Ir"; }
   CountedRun Run(const LaunchSpec& spec, const CountOptions&) override {
     CountedRun run;
-    std::error_code ec;
-    builds.push_back(std::filesystem::read_symlink(spec.cwd + "/exe", ec).filename().string());
+    builds.push_back(LinkedBuild(spec));
     run.launch = Launch(spec);
     MarkFailedLaunch(&run, spec.timeout_seconds);
     run.events = {EventCount{event(), 1000, 1, 1}};
+    if (after_run) after_run(builds.back());
     return run;
   }
   std::vector<std::string> builds;
+  std::function<void(const std::string& build)> after_run;  // called after each run
 
  private:
   std::string backend_;
@@ -209,17 +225,18 @@ TEST_F(ComparisonTest, PerfRepeatsAlternateBetweenTheBuilds) {
 }
 
 TEST_F(ComparisonTest, AFailedRepeatEndsItsBuildsRounds) {
-  // The candidate fails its second run: it is not run again, its error
-  // stands, and the baseline's rounds go on.
+  // The candidate fails its second run (its program fails from its first
+  // run on): it is not run again, its error stands, and the baseline's
+  // rounds go on.
   const std::string a = BuildDirWith(dir_.path() + "/a", "prog", "#!/bin/sh\nexit 0\n");
-  const std::string b = BuildDirWith(
-      dir_.path() + "/b", "prog",
-      "#!/bin/sh\nn=$(cat \"$0.runs\" 2>/dev/null || echo 0)\necho $((n + 1)) > \"$0.runs\"\n"
-      "[ \"$n\" -lt 1 ]\n");
+  const std::string b = BuildDirWith(dir_.path() + "/b", "prog", "#!/bin/sh\nexit 0\n");
   ComparisonPlan plan = Plan(a, b);
   plan.workloads[0].command = {"{exe}/prog"};
   plan.repeat = 4;
   RecordingCounter perf("perf");
+  perf.after_run = [&b](const std::string& build) {
+    if (build == "b") std::ofstream(b + "/prog") << "#!/bin/sh\nexit 1\n";
+  };
   CompareReport report;
   RunComparison(plan, perf, &report, [](const std::string&) {});
   EXPECT_EQ(perf.builds, (std::vector<std::string>{"a", "b", "b", "a", "a", "a"}));
