@@ -23,7 +23,7 @@ using testing::BuildPath;
 using testing::WorkgateProcess;
 
 // The honest work of every mode: 100,000 iterations of two instructions.
-constexpr const char* kWork = "100000";
+constexpr const char* kHonestWork = "100000";
 
 class HostileCounterTest : public ::testing::Test {
  protected:
@@ -51,7 +51,7 @@ class HostileCounterTest : public ::testing::Test {
                      const std::vector<std::string>& options = {}) const {
     std::vector<std::string> args = {"count", "--no-store", "--backend", "vgcount"};
     args.insert(args.end(), options.begin(), options.end());
-    args.insert(args.end(), {"--", Hostile(), mode, kWork});
+    args.insert(args.end(), {"--", Hostile(), mode, kHonestWork});
     auto wg = Start(args);
     EXPECT_EQ(wg->Wait(120), 3) << wg->out() << wg->err();
     for (const std::string& text : said) {
@@ -66,7 +66,7 @@ class HostileCounterTest : public ::testing::Test {
                     const std::vector<std::string>& options = {}) const {
     std::vector<std::string> args = {"count", "--no-store", "--backend", "vgcount"};
     args.insert(args.end(), options.begin(), options.end());
-    args.insert(args.end(), {"--", program, mode, kWork});
+    args.insert(args.end(), {"--", program, mode, kHonestWork});
     auto wg = Start(args);
     EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
     return testing::CountedIr(wg->out());
@@ -79,7 +79,7 @@ class HostileCounterTest : public ::testing::Test {
     std::vector<std::string> args = {"compare",     "--no-store", "--backend",  "vgcount",
                                      "--timed",     "0",          "--baseline", Benign(),
                                      "--candidate", Hostile(),    "--json",     json};
-    args.insert(args.end(), {"--", "{exe}", mode, kWork});
+    args.insert(args.end(), {"--", "{exe}", mode, kHonestWork});
     auto wg = Start(args);
     const auto code = wg->Wait(180);
     *said = wg->out() + wg->err();
@@ -174,7 +174,7 @@ TEST_F(HostileCounterTest, AFailedExecIsCountedWhole) {
 TEST_F(HostileCounterTest, UptimeIsPinned) {
   const std::string json = dir_.path() + "/count.json";
   auto wg = Start({"count", "--no-store", "--backend", "vgcount", "--repeat", "2", "--json", json,
-                   "--", Hostile(), "uptime", kWork});
+                   "--", Hostile(), "uptime", kHonestWork});
   ASSERT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
   EXPECT_NE(wg->out().find("uptime 1"), std::string::npos) << wg->out();
   std::ifstream in(json);
@@ -189,7 +189,7 @@ TEST_F(HostileCounterTest, UptimeIsPinned) {
 TEST_F(HostileCounterTest, ALoadAverageIsAnUnpinnedInput) {
   const std::string json = dir_.path() + "/count.json";
   auto wg = Start({"count", "--no-store", "--backend", "vgcount", "--json", json, "--", Hostile(),
-                   "loadavg", kWork});
+                   "loadavg", kHonestWork});
   ASSERT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
   std::ifstream in(json);
   const std::string text = nlohmann::json::parse(in).dump();
