@@ -37,13 +37,18 @@ class InitCliTest : public CountingCliTest {
   // init of a shell command that counts its runs in a file and prints the
   // count after `label`, a number that differs in every run whatever the
   // clock (`date` reads the clock, so init counts it on the real one too):
-  // exit 3, `said` in the error, and no suite.
+  // exit 3, `said` in the error, and no suite. The file is in the TMPDIR
+  // given, a directory that exists: the one place a contained run can keep
+  // state for the next (each has a /tmp of its own, and the rest read-only).
   void ExpectNoSuiteForACounter(const std::string& label, const std::string& said) {
-    const std::string counter = Path("runs");
+    const std::string state = Path("state");
+    fs::create_directories(state);
     LaunchResult r =
-        Run({"init", "-o", "s.toml", "--exe", "/bin/sh", "--", "{exe}", "-c",
-             "n=$(cat " + counter + " 2>/dev/null || echo 0); n=$((n + 1)); echo $n > " + counter +
-                 "; date > /dev/null; echo \"" + label + " $n\""});
+        Run({"init", "-o", "s.toml", "--env", "TMPDIR=" + state, "--exe", "/bin/sh", "--", "{exe}",
+             "-c",
+             "n=$(cat \"$TMPDIR/runs\" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "
+             "\"$TMPDIR/runs\"; date > /dev/null; echo \"" +
+                 label + " $n\""});
     EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
     EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(Path("s.toml")));

@@ -31,7 +31,9 @@ class HostileCheckoutCliTest : public CountingCliTest {};
 TEST_F(HostileCheckoutCliTest, ACandidateThatWritesTheCheckoutRunsNothingAndIsNotQuoted) {
   WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
   const std::string checkout = Path("checkout");
-  const std::string secret = Path("secret.txt");
+  // An untracked secret in the checkout (a hard link must stay on one
+  // file system, and the checkout is a mount of its own to the workload).
+  const std::string secret = checkout + "/.env";
   const std::string marker = Path("planted-command-ran");
   fs::create_directories(checkout);
   fs::copy_file(testing::SourcePath("tests/hostile/checkout_writer.c"),
@@ -48,7 +50,13 @@ TEST_F(HostileCheckoutCliTest, ACandidateThatWritesTheCheckoutRunsNothingAndIsNo
                           Path(side) + "/prog' '" + checkout + "/checkout_writer.c'");
   }
 
+  // A contained run sees a /tmp of its own and every directory but its own
+  // read-only; a TMPDIR the command sets to a directory that exists is the
+  // one it shares, writable: here the checkout, as any directory is to a
+  // candidate on a machine without namespaces.
   LaunchResult r = Run({"compare",
+                        "--env",
+                        "TMPDIR=" + checkout,
                         "--backend",
                         kExactBackend,
                         "--baseline",
