@@ -263,7 +263,10 @@ std::optional<ChangedNumber> FindChangedNumber(const std::vector<std::string>& p
   const std::vector<std::string_view> lines = LinesOf(pinned[0]);
   std::optional<ChangedNumber> best;
   int best_rank = 0;
-  for (const auto& [place, found] : outputs[0]) {
+  for (const auto& entry : outputs[0]) {
+    // Named copies, not structured bindings: clang 14 cannot capture those.
+    const Place& place = entry.first;
+    const Found& found = entry.second;
     ChangedNumber changed;
     for (const std::map<Place, Found>& output : outputs) {
       const auto it = output.find(place);
