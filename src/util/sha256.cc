@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -86,6 +87,26 @@ std::optional<std::string> HashFile(const std::string& path, std::string* err) {
   }
   return Finish(ctx.get());
 }
+
+}  // namespace
+
+std::optional<std::string> Sha256OfDescriptor(int fd, std::string* err) {
+  MdCtx ctx = NewSha256();
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *err = std::strerror(errno);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    Check(EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(n)), "EVP_DigestUpdate");
+  }
+  return Finish(ctx.get());
+}
+
+namespace {
 
 // What identifies a file's content without reading it again: a file that
 // keeps its device, inode, size and modification time keeps its digest.

@@ -20,4 +20,8 @@ std::string Sha1Hex(std::string_view data);
 /// `*err` set (naming the path) when it cannot be opened or read.
 std::optional<std::string> Sha256OfFile(const std::string& path, std::string* err);
 
+/// Lower-case hex SHA-256 of what is left to read from descriptor `fd`,
+/// read in chunks; nullopt with `*err` (strerror's text) on a read error.
+std::optional<std::string> Sha256OfDescriptor(int fd, std::string* err);
+
 }  // namespace workgate
