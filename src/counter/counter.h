@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "counter/input_record.h"
 #include "launch/launch.h"
 #include "model/backend.h"
 
@@ -70,6 +71,14 @@ struct CountedRun {
   /// vgcount, in a run without a region: the program turned collection on
   /// or off as <workgate/region.h>'s markers do (the run is invalid).
   bool toggled_collection = false;
+  /// vgcount: what the run read from the file system (counter/input_record.h),
+  /// every process's and part's, deduplicated and sorted.
+  std::vector<InputRecord> inputs;
+  /// The counter recorded the run's reads (vgcount with --vgcount-inputs=yes).
+  bool inputs_traced = false;
+  /// A process read more than vgcount records, or a record could not be
+  /// read back: what the run read is not known.
+  bool inputs_overflow = false;
 
   bool valid() const { return error.empty() && !events.empty(); }
   std::optional<uint64_t> instructions() const {
