@@ -75,7 +75,8 @@ bool ReadEntry(sqlite3* db, const std::string& key, bool with_profiles, Entry* s
                std::string* problem, SqlError* e) {
   Statement s(db,
               "SELECT counts, score, profiles_sha256, counted_at, ref, label, workgate_version, "
-              "checksum, last_used, deterministic FROM count_cache WHERE key = ?1");
+              "checksum, last_used, deterministic, inputs, inputs_sha256 FROM count_cache "
+              "WHERE key = ?1");
   s.BindText(1, key);
   bool have = false;
   if (!s.Step(&have, e)) return TooBig(*e, state, problem);
@@ -106,6 +107,12 @@ bool ReadEntry(sqlite3* db, const std::string& key, bool with_profiles, Entry* s
     return true;
   }
   v.deterministic = s.Int(9) == 1;
+  if (s.Type(10) != SQLITE_TEXT || s.Type(11) != SQLITE_TEXT) {
+    *problem = "its input manifest is not text";
+    return true;
+  }
+  v.inputs = s.Text(10);
+  v.inputs_digest = s.Text(11);
   if (with_profiles) {
     if (!ReadProfiles(db, key, &v.profiles, problem, e)) return false;
     if (!problem->empty()) return true;
@@ -180,8 +187,8 @@ bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   const std::string digest = ProfilesDigest(profiles);
   Statement s(db,
               "INSERT INTO count_cache(key, counts, score, profiles_sha256, counted_at, ref, "
-              "label, workgate_version, checksum, last_used, deterministic) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+              "label, workgate_version, checksum, last_used, deterministic, inputs, inputs_sha256) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   s.BindText(1, key);
   s.BindText(2, EncodeCounts(fields.counts));
   fields.score ? s.BindText(3, *fields.score) : s.BindNull(3);
@@ -193,6 +200,8 @@ bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   s.BindText(9, EntryChecksum(key, fields, digest));
   s.BindText(10, StoreDate(0));
   s.BindInt(11, fields.deterministic ? 1 : 0);
+  s.BindText(12, fields.inputs);
+  s.BindText(13, fields.inputs_digest);
   if (!s.Run(e)) return false;
   Statement p(db,
               "INSERT INTO cache_profiles(key, ordinal, name, contents) VALUES(?1, ?2, ?3, ?4)");
@@ -216,7 +225,7 @@ bool AddEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   EntryRow row;
   std::string problem;
   if (!t.Begin(e) || !ReadEntry(db, key, false, &state, &row, &problem, e)) return false;
-  if (state == Entry::kValid) {
+  if (state == Entry::kValid && row.value.inputs_digest == fields.inputs_digest) {
     StoredCount& v = row.value;
     for (uint64_t c : fields.counts) {
       if (v.counts.size() < kMaxStoredCounts) v.counts.push_back(c);
@@ -234,7 +243,8 @@ bool AddEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
     s.BindText(5, key);
     if (!s.Run(e)) return false;
   } else {
-    if (state == Entry::kInvalid && !DeleteEntry(db, key, e)) return false;
+    // A damaged entry, or one whose program read other inputs: replaced.
+    if (state != Entry::kNone && !DeleteEntry(db, key, e)) return false;
     if (!InsertEntry(db, key, fields, profiles, e)) return false;
   }
   return t.Commit(e);
@@ -272,6 +282,8 @@ bool ResultStore::Add(const std::string& key, const StoredCount& entry, std::str
   fields.label = entry.label;
   fields.workgate_version = entry.workgate_version;
   fields.deterministic = entry.deterministic;
+  fields.inputs = entry.inputs;
+  fields.inputs_digest = entry.inputs_digest;
   if (!EntryProblem(fields).empty()) return true;  // no counts, or a text too long: not kept
   static const Profiles kNoProfiles;
   const Profiles& profiles = ProfilesFit(entry.profiles) ? entry.profiles : kNoProfiles;

@@ -36,7 +36,7 @@ struct SqlError;
 
 /// The schema version this workgate writes; an older store is migrated to
 /// it step by step, a newer one is left alone.
-inline constexpr int kStoreSchemaVersion = 4;
+inline constexpr int kStoreSchemaVersion = 5;
 
 /// SQLite's application_id of a workgate store ("wgat"): a database with
 /// another id is someone else's and is never touched.
@@ -49,6 +49,7 @@ inline constexpr size_t kMaxStoredCounts = 1000;
 inline constexpr size_t kMaxStoredProfileBytes = 32 << 20;  // all of an entry's files
 inline constexpr size_t kMaxStoredProfileFiles = 4096;      // one per process
 inline constexpr size_t kMaxStoredTextBytes = 64 << 10;     // score, ref, label, names
+inline constexpr size_t kMaxStoredInputsBytes = 32 << 20;   // the input manifest's JSON
 
 /// Entries no gate has used for this long are removed (history is kept).
 inline constexpr int kStoreEntryMaxAgeDays = 60;
@@ -69,6 +70,14 @@ struct StoredCount {
   /// work verdict may stand on it alone. False in entries from before
   /// store version 3.
   bool deterministic = false;
+  /// What the counted program read besides what the key holds: its input
+  /// manifest's JSON (measure/input_manifest.h), which the caller checks
+  /// before it uses the counts, and the digest of what identifies those
+  /// inputs (ManifestDigest). Counts are appended to an entry only when
+  /// their runs read the same inputs (equal digests); otherwise they replace
+  /// it. An entry stored before store version 5 had none, and is gone.
+  std::string inputs;
+  std::string inputs_digest;
 };
 
 /// Where the store lives unless --store names it:
@@ -121,10 +130,12 @@ class ResultStore {
   bool Find(const std::string& key, std::optional<StoredCount>* found, std::string* note,
             std::string* err);
 
-  /// Adds `entry` under `key`: a new entry when there is none; otherwise its
-  /// counts are appended to the stored ones (two processes that counted the
-  /// same thing at once both add their counts; the stored score, profiles,
-  /// time, ref, label and version stay the first writer's). A ref given
+  /// Adds `entry` under `key`: a new entry when there is none, or when the
+  /// stored one's inputs_digest differs (its inputs changed since: the new
+  /// count replaces it); otherwise its counts are appended to the stored
+  /// ones (two processes that counted the same thing at once both add their
+  /// counts; the stored score, profiles, time, ref, label, version and
+  /// manifest stay the first writer's). A ref given
   /// here replaces an empty stored ref. Counts beyond kMaxStoredCounts are
   /// dropped, profiles beyond kMaxStoredProfileBytes (or kMaxStoredProfileFiles
   /// files, or with a name beyond kMaxStoredTextBytes) are not stored, and an

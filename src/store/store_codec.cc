@@ -133,6 +133,8 @@ std::string EntryChecksum(const std::string& key, const StoredCount& entry,
   // Only when set: an entry from before the flag (store version 2) keeps
   // its checksum, and reads as not deterministic.
   if (entry.deterministic) c.Field("deterministic", "1");
+  c.Field("inputs", entry.inputs);
+  c.Field("inputs_sha256", entry.inputs_digest);
   return c.Digest();
 }
 
@@ -160,6 +162,10 @@ std::string EntryProblem(const StoredCount& entry) {
   if (entry.score && entry.score->size() > kMaxStoredTextBytes) {
     return TooLong("score", entry.score->size());
   }
+  if (entry.inputs.empty() || entry.inputs.size() > kMaxStoredInputsBytes) {
+    return fmt::format("its input manifest is missing or beyond {} bytes", kMaxStoredInputsBytes);
+  }
+  if (!IsHexDigest(entry.inputs_digest)) return "its inputs digest is not a SHA-256";
   if (!ProfilesFit(entry.profiles)) {
     return fmt::format("its profiles exceed {} files, {} bytes in all or a name's bound",
                        kMaxStoredProfileFiles, kMaxStoredProfileBytes);

@@ -82,13 +82,24 @@ bool AddSubject(sqlite3* db, SqlError* e) {
   return Exec(db, "ALTER TABLE history ADD COLUMN subject TEXT;", e);
 }
 
+bool AddInputs(sqlite3* db, SqlError* e) {
+  // An entry an older workgate stored does not say what its program read,
+  // so nothing tells whether its count is still the program's: every such
+  // entry goes (history stays), and is counted again when next asked for.
+  return Exec(db,
+              "DELETE FROM cache_profiles; DELETE FROM count_cache;"
+              "ALTER TABLE count_cache ADD COLUMN inputs TEXT NOT NULL DEFAULT '';"
+              "ALTER TABLE count_cache ADD COLUMN inputs_sha256 TEXT NOT NULL DEFAULT '';",
+              e);
+}
+
 struct Step {
   int version;  // the user_version once it is applied
   bool (*apply)(sqlite3* db, SqlError* e);
 };
 
 constexpr Step kSteps[] = {
-    {1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic}, {4, AddSubject}};
+    {1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic}, {4, AddSubject}, {5, AddInputs}};
 static_assert(std::size(kSteps) == kStoreSchemaVersion, "one step per schema version");
 
 bool UserVersion(sqlite3* db, int64_t* version, SqlError* e) {

@@ -86,6 +86,47 @@ TEST_F(ResultStoreTest, AddAppendsCountsAndKeepsTheFirstWritersFields) {
   EXPECT_EQ(Find(*store, Key(1))->ref, "main");
 }
 
+TEST_F(ResultStoreTest, CountsOfOtherInputsReplaceTheEntry) {
+  auto store = OpenStore();
+  StoredCount first = MakeEntry({100, 101}, "first");
+  first.profiles = {{"p", "first's profile"}};
+  Add(*store, Key(1), first);
+  // The program read other inputs (its script changed): the new count is
+  // the entry now, with its own manifest, profile and fields.
+  StoredCount second = MakeEntry({900}, "second");
+  second.inputs = R"({"entries":[],"made_at_ns":1,"version":1})";
+  second.inputs_digest = Sha256Hex("other inputs");
+  second.profiles = {{"p", "second's profile"}};
+  Add(*store, Key(1), second);
+  std::optional<StoredCount> found = Find(*store, Key(1));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->counts, std::vector<uint64_t>{900});
+  EXPECT_EQ(found->label, "second");
+  EXPECT_EQ(found->inputs, second.inputs);
+  EXPECT_EQ(found->inputs_digest, second.inputs_digest);
+  EXPECT_EQ(found->profiles, second.profiles);
+  // Counts of the same inputs are appended again.
+  StoredCount third = MakeEntry({901}, "third");
+  third.inputs_digest = second.inputs_digest;
+  Add(*store, Key(1), third);
+  StoredCount same = MakeEntry({902}, "fourth");
+  same.inputs_digest = second.inputs_digest;
+  Add(*store, Key(1), same);
+  EXPECT_EQ(Find(*store, Key(1))->counts, (std::vector<uint64_t>{900, 901, 902}));
+}
+
+TEST_F(ResultStoreTest, AnEntryWithoutAManifestIsNotStored) {
+  auto store = OpenStore();
+  StoredCount none = MakeEntry({1});
+  none.inputs.clear();
+  Add(*store, Key(1), none);
+  EXPECT_FALSE(Find(*store, Key(1)).has_value());
+  StoredCount bad_digest = MakeEntry({1});
+  bad_digest.inputs_digest = "abc";
+  Add(*store, Key(2), bad_digest);
+  EXPECT_FALSE(Find(*store, Key(2)).has_value());
+}
+
 TEST_F(ResultStoreTest, KeepsAtMostTheBoundOfCounts) {
   auto store = OpenStore();
   std::vector<uint64_t> counts(kMaxStoredCounts + 1);
@@ -146,6 +187,10 @@ TEST_F(ResultStoreTest, AChangedRowFailsItsChecksumAndIsDeleted) {
   for (const Change& change : {
            Change{"UPDATE count_cache SET counts = '1000,1002' WHERE key = ?1", "checksum"},
            Change{"UPDATE count_cache SET label = 'other' WHERE key = ?1", "checksum"},
+           Change{"UPDATE count_cache SET inputs = '{}' WHERE key = ?1", "checksum"},
+           Change{"UPDATE count_cache SET inputs_sha256 = ?1 WHERE key = ?1", "checksum"},
+           Change{"UPDATE count_cache SET inputs_sha256 = 'abc' WHERE key = ?1", "SHA-256"},
+           Change{"UPDATE count_cache SET inputs = x'7b7d' WHERE key = ?1", "not text"},
            Change{"UPDATE cache_profiles SET contents = x'00' WHERE key = ?1", "digest"},
            Change{"UPDATE count_cache SET counts = '18446744073709551616' WHERE key = ?1",
                   "64 bits"},

@@ -33,6 +33,10 @@ inline StoredCount MakeEntry(std::vector<uint64_t> counts, const std::string& la
   e.counted_at = "2026-12-02T03:04:05Z";
   e.label = label;
   e.workgate_version = "0.1.0-test";
+  // A manifest of no inputs (measure/input_manifest.h's form): the store
+  // keeps and checks it as text, whatever it holds.
+  e.inputs = R"({"entries":[],"made_at_ns":0,"version":1})";
+  e.inputs_digest = Sha256Hex("inputs");
   return e;
 }
 
