@@ -6,6 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "launch/file_system.h"
+#include "launch/launch.h"
+
 #include "explain/callgrind_profile.h"
 #include "measure/profile_pack.h"
 #include "measure/stability_runs.h"
@@ -74,8 +77,12 @@ bool CountCache::Add(const std::string& key, const StoredCount& entry, std::stri
   if (!store_->Add(key, entry, err)) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, added] = known_.try_emplace(key, entry);
-  if (!added) it->second.counts.insert(it->second.counts.end(), entry.counts.begin(),
-                                       entry.counts.end());
+  if (added) return true;
+  if (it->second.inputs_digest != entry.inputs_digest) {
+    it->second = entry;  // other inputs: the store replaced it too
+  } else {
+    it->second.counts.insert(it->second.counts.end(), entry.counts.begin(), entry.counts.end());
+  }
   return true;
 }
 
@@ -95,9 +102,23 @@ namespace {
 // The key holds no expected score (Workload::Canonical): the stored score is
 // checked against what this run expects of the side.
 std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, ScoreSide side,
-                                  const std::string& key) {
+                                  const std::string& label, const std::string& key) {
   std::optional<StoredCount> entry = cache.Find(key);
   if (!entry) return std::nullopt;
+  // Everything the program read besides what the key holds must be as it
+  // was when it was counted.
+  InputManifest manifest;
+  std::string why;
+  if (!ParseManifestJson(entry->inputs, &manifest, &why)) {
+    cache.Note(fmt::format("{} ({}): the stored count was not used: {}; counted again", w.name,
+                           label, why));
+    return std::nullopt;
+  }
+  if (why = ManifestChange(manifest); !why.empty()) {
+    cache.Note(fmt::format("{} ({}): the stored count was not used: {}; counted again", w.name,
+                           label, why));
+    return std::nullopt;
+  }
   std::optional<std::string> score;
   const std::string wrong = CheckScore(w, side, entry->score, &score);
   if (!wrong.empty()) {
@@ -127,6 +148,37 @@ SideCounter::SideCounter(Counter& counter, Fingerprint common, std::string suite
 
 bool SideCounter::storing() const {
   return cache_ != nullptr && cache_->enabled() && IsExactBackend(counter_.name());
+}
+
+ManifestScope SideCounter::Scope(const WorkDir& dir, const std::string& exe,
+                                 const std::vector<std::string>& argv,
+                                 const std::map<std::string, std::string>& env) const {
+  ManifestScope scope;
+  scope.pinned = options_.pin_inputs;
+  scope.excluded_files.push_back(ExecutedFile(options_, exe));
+  if (const auto tmpdir = env.find("TMPDIR"); tmpdir != env.end() && !tmpdir->second.empty()) {
+    scope.excluded_dirs.push_back(tmpdir->second);
+  }
+  if (options_.as_is) return scope;
+  // Workgate's base directory: every workload's private directory (this
+  // one's is its working directory and HOME), and the build's copy.
+  scope.excluded_dirs.push_back(fs::path(dir.path()).parent_path().string());
+  scope.exe_link = dir.exe_link();
+  scope.exe = fs::absolute(exe).lexically_normal().string();
+  if (PidNamespaceAvailable()) {
+    const std::vector<std::string> shared = SharedTemporaryDirectories();
+    for (const char* fresh : kFreshDirectories) {
+      if (std::find(shared.begin(), shared.end(), fresh) == shared.end()) {
+        scope.excluded_dirs.push_back(fresh);
+      }
+    }
+    // What the command names there is bound into the run from outside
+    // (launch/launch.h): the program's own, like any input.
+    for (const std::string& arg : argv) {
+      if (!arg.empty() && arg[0] == '/') scope.bound.push_back(arg);
+    }
+  }
+  return scope;
 }
 
 // Counted and fingerprinted without the store: the fingerprint is taken
@@ -195,7 +247,8 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   side.key = KeyOf(cache, before, run.cwd);
   side.fingerprint = before;
 
-  std::optional<StoredCount> entry = LookUp(cache, w, request.side, side.key);
+  std::optional<StoredCount> entry =
+      LookUp(cache, w, request.side, request.labels.label, side.key);
   std::string keep = request.keep_profiles_dir;
   if (entry) {
     side.counted.from_store = entry->counts;
@@ -205,6 +258,8 @@ CachedSide SideCounter::Count(const SideRequest& request) {
     side.counted.deterministic = entry->deterministic;
     side.from_store = FromStore{entry->counted_at, entry->ref, entry->label, entry->counts.size()};
     side.in_store = entry->counts.size();
+    side.inputs = entry->inputs;
+    side.inputs_digest = entry->inputs_digest;
     if (!keep.empty() && !entry->profiles.empty()) {
       if (WriteProfileFiles(keep, entry->profiles, entry->counts.front(), &err)) {
         keep.clear();  // the first count's profile is in place: the runs keep none
@@ -240,7 +295,31 @@ CachedSide SideCounter::Count(const SideRequest& request) {
     side.key.clear();
     return side;
   }
+  // What the runs read, as it is now: what a later run must find unchanged
+  // to be given these counts.
+  std::string not_kept;
+  InputManifest manifest;
+  std::vector<InputRecord> records;
+  for (const CountedRun& r : side.counted.runs) {
+    if (!r.inputs_traced) {
+      not_kept = counter_.name() + " does not show what the program reads";
+    } else if (r.inputs_overflow && not_kept.empty()) {
+      not_kept = "vgcount could not record all that the program read";
+    }
+    records.insert(records.end(), r.inputs.begin(), r.inputs.end());
+  }
+  if (not_kept.empty()) {
+    MakeInputManifest(records, Scope(request.dir, request.exe, side.counted.argv, side.counted.env), &manifest,
+                      &not_kept);
+  }
+  if (!not_kept.empty()) {
+    cache.Note(fmt::format("{}: its count is not kept in the store: {}", w.name, not_kept));
+    side.key.clear();
+    return side;
+  }
   StoredCount add;
+  add.inputs = ManifestJson(manifest);
+  add.inputs_digest = ManifestDigest(manifest);
   const std::vector<uint64_t> counts = side.counted.counts();
   add.counts.assign(counts.begin() + static_cast<long>(side.in_store), counts.end());
   add.score = side.counted.score;
@@ -252,6 +331,8 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   add.deterministic = side.counted.deterministic;
   if (cache.Add(side.key, add, &err)) {
     side.in_store = counts.size();
+    side.inputs = add.inputs;
+    side.inputs_digest = add.inputs_digest;
   } else {
     cache.Note("the result store could not keep a count (" + err + ")");
   }
@@ -260,7 +341,8 @@ CachedSide SideCounter::Count(const SideRequest& request) {
 
 void SideCounter::KeepMore(const SideResult& result, CachedSide* side) {
   const std::vector<uint64_t>& counts = result.counts;
-  if (!storing() || side->key.empty() || !result.error.empty() || counts.size() <= side->in_store) {
+  if (!storing() || side->key.empty() || side->inputs.empty() || !result.error.empty() ||
+      counts.size() <= side->in_store) {
     return;
   }
   StoredCount more;
@@ -268,6 +350,9 @@ void SideCounter::KeepMore(const SideResult& result, CachedSide* side) {
   more.score = side->counted.score;
   more.counted_at = UtcNow();
   more.workgate_version = side->fingerprint.workgate_version;
+  // The same inputs as the entry: appended to it, never replacing it.
+  more.inputs = side->inputs;
+  more.inputs_digest = side->inputs_digest;
   std::string err;
   if (cache_->Add(side->key, more, &err)) {
     side->in_store = counts.size();

@@ -15,6 +15,7 @@
 
 #include "counter/counter.h"
 #include "identity/count_key.h"
+#include "measure/input_manifest.h"
 #include "measure/measure.h"
 #include "model/model.h"
 #include "store/result_store.h"
@@ -49,7 +50,8 @@ class CountCache {
   /// since; before Prefetch, read from the store.
   std::optional<StoredCount> Find(const std::string& key);
   /// Adds `entry` under `key` to the store (ResultStore::Add) and to what
-  /// this run knows. False with `*err` when the store failed.
+  /// this run knows (appending its counts to an entry of the same inputs,
+  /// replacing one of other inputs). False with `*err` when the store failed.
   bool Add(const std::string& key, const StoredCount& entry, std::string* err);
 
   /// Says that the store failed (`what`): the run goes on without what it
@@ -84,6 +86,10 @@ struct CachedSide {
   std::string key;                // the cache key; "" where the store was not used
   std::optional<FromStore> from_store;  // set when the store gave counts
   size_t in_store = 0;  // how many of counted.counts() the store holds now
+  /// The input manifest of the entry its counts are kept under (JSON, and
+  /// the digest of what identifies the inputs); "" when they are not kept.
+  std::string inputs;
+  std::string inputs_digest;
 };
 
 /// What the store should say of a side it keeps.
@@ -139,14 +145,19 @@ class SideCounter {
   /// Counts the side `repeat` times (CountWorkload), through the store where
   /// it is used:
   ///   - the side is fingerprinted before it runs and looked up under its key;
-  ///   - a stored entry with a score the workload asserts of the side gives its counts
+  ///   - a stored entry whose inputs are all as they were (ManifestChange:
+  ///     the script, the data, the modules and directories the program read)
+  ///     and with a score the workload asserts of the side gives its counts
   ///     (all of them: an entry counted more than once shows whether the
   ///     workload repeats), and its profile is written to the side's
   ///     `keep_profiles_dir` where one is asked for; only the repeats it
   ///     lacks are run;
   ///   - what is run is added to the store, once the fingerprint taken again
   ///     after the run is the one it was looked up under (a program that
-  ///     changed its own files is counted, never kept).
+  ///     changed its own files is counted, never kept), with the manifest of
+  ///     what its runs read (MakeInputManifest); a run whose reads the
+  ///     counter cannot show (callgrind), or whose inputs changed while it
+  ///     ran, is counted and not kept, and the store's notes say why.
   /// Without the store the side is counted and fingerprinted after its
   /// first run.
   CachedSide Count(const SideRequest& side);
@@ -159,6 +170,11 @@ class SideCounter {
   void KeepMore(const SideResult& result, CachedSide* side);
 
  private:
+  // What is the run's own, and what the exe link stands for, in the
+  // manifests of `w`'s side for the build `exe`.
+  ManifestScope Scope(const WorkDir& dir, const std::string& exe,
+                      const std::vector<std::string>& argv,
+                      const std::map<std::string, std::string>& env) const;
   // The side counted and fingerprinted without the store.
   void CountUncached(const SideRequest& side, const std::string& keep, CachedSide* out) const;
   // The side's launch and its fingerprint before it runs; false when the

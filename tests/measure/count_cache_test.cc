@@ -12,6 +12,8 @@
 #include <fstream>
 #include <functional>
 
+#include <sys/stat.h>
+
 #include "measure/stability_runs.h"
 #include "model/backend.h"
 #include "store/result_store.h"
@@ -34,6 +36,9 @@ class FixedExactCounter : public Counter {
     run.launch = Launch(spec);
     MarkFailedLaunch(&run, spec.timeout_seconds);
     run.events = {EventCount{"Ir", value_, 0, 0}};
+    run.inputs_traced = traced;
+    run.inputs_overflow = overflow;
+    for (const std::string& path : reads) run.inputs.push_back(Read(path));
     if (!options.keep_profiles_dir.empty()) {
       std::filesystem::create_directories(options.keep_profiles_dir);
       std::ofstream(options.keep_profiles_dir + "/vgcount.profile.2")
@@ -43,10 +48,36 @@ class FixedExactCounter : public Counter {
     if (after_run) after_run();
     return run;
   }
+  // An open of `path` as vgcount records it: the file as it is now.
+  static InputRecord Read(const std::string& path) {
+    InputRecord r;
+    r.path = path;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+      r.state = InputRecord::State::kMissing;
+      return r;
+    }
+    r.dev = st.st_dev;
+    r.ino = st.st_ino;
+    r.mode = st.st_mode;
+    r.size = static_cast<uint64_t>(st.st_size);
+    r.mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    r.ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+    return r;
+  }
   std::function<void()> after_run;
+  std::vector<std::string> reads;  // the files each run opens
+  bool traced = true;
+  bool overflow = false;
   int runs = 0;
   uint64_t value_;
 };
+
+// A stored entry's manifest of no inputs.
+void NoInputs(StoredCount* entry) {
+  entry->inputs = ManifestJson(InputManifest{});
+  entry->inputs_digest = ManifestDigest(InputManifest{});
+}
 
 class CountCacheTest : public ::testing::Test {
  protected:
@@ -133,6 +164,7 @@ TEST_F(CountCacheTest, AfterPrefetchNothingWrittenToTheStoreByOthersIsBelieved) 
   forged.counts = {1};
   forged.counted_at = UtcNow();
   forged.label = "forged";
+  NoInputs(&forged);
   std::string err;
   std::vector<std::string> notes;
   auto other = ResultStore::Open(dir_.path() + "/store.sqlite3", &notes, &err);
@@ -167,6 +199,7 @@ TEST_F(CountCacheTest, AStoredScoreTheSuiteDoesNotAssertIsCountedAgain) {
   wrong.counts = {3000};
   wrong.score = "41";
   wrong.counted_at = UtcNow();
+  NoInputs(&wrong);
   std::string err;
   ASSERT_TRUE(store_->Add(key, wrong, &err)) << err;
   CachedSide side = Count(cache, counter, 1);
@@ -186,6 +219,7 @@ TEST_F(CountCacheTest, AStoredProfileThatDoesNotAddUpIsNotUsed) {
   entry.profiles = {{"vgcount.profile.2",
                      "# callgrind format\nversion: 1\nevents: Ir\nfn=(1) main\n0 5999\n"
                      "totals: 5999\n"}};
+  NoInputs(&entry);
   std::string err;
   ASSERT_TRUE(store_->Add(key, entry, &err)) << err;
   CachedSide side = Count(cache, counter, 1, dir_.path() + "/p");
@@ -214,6 +248,80 @@ TEST_F(CountCacheTest, ABuildThatChangesDuringItsRunIsCountedButNotKept) {
   EXPECT_EQ(side.in_store, 0u);
   ASSERT_FALSE(cache.notes().empty());
   EXPECT_NE(cache.notes()[0].find("changed while it ran"), std::string::npos);
+}
+
+TEST_F(CountCacheTest, AnInputThatChangedIsCountedAgainAndTheNotesSayWhich) {
+  const std::string script = dir_.path() + "/s.lua";
+  std::ofstream(script) << "for i = 1, 100000 do end\n";
+  // Named on the command line: bound into the run's file system even
+  // where /tmp is the run's own.
+  w_.command = {"/bin/true", "{exe}", script, dir_.path() + "/absent.lua"};
+  FixedExactCounter counter(2000);
+  counter.reads = {script, dir_.path() + "/absent.lua"};
+  CountCache cache(store_.get(), context_);
+  ASSERT_EQ(Count(cache, counter, 1).in_store, 1u);
+  CountCache same(store_.get(), context_);
+  EXPECT_TRUE(Count(same, counter, 1).from_store) << "nothing changed";
+  EXPECT_EQ(counter.runs, 1);
+
+  // The same length, other text: only the content tells.
+  std::ofstream(script) << "for i = 1, 900000 do end\n";
+  counter.value_ = 16000;
+  CountCache next(store_.get(), context_);
+  CachedSide side = Count(next, counter, 1);
+  EXPECT_EQ(counter.runs, 2);
+  EXPECT_FALSE(side.from_store);
+  EXPECT_EQ(side.counted.counts(), std::vector<uint64_t>{16000});
+  ASSERT_EQ(next.notes().size(), 1u);
+  EXPECT_EQ(next.notes()[0], "count-cache-test (build): the stored count was not used: the file " +
+                                 script + " changed since it was counted; counted again");
+  // The new count replaced the entry: the next run takes it.
+  CountCache after(store_.get(), context_);
+  EXPECT_EQ(Count(after, counter, 1).counted.counts(), std::vector<uint64_t>{16000});
+  EXPECT_EQ(counter.runs, 2);
+
+  // A file the program looked for and did not find, there now.
+  std::ofstream(dir_.path() + "/absent.lua") << "\n";
+  CountCache appeared(store_.get(), context_);
+  EXPECT_FALSE(Count(appeared, counter, 1).from_store);
+  ASSERT_EQ(appeared.notes().size(), 1u);
+  EXPECT_NE(appeared.notes()[0].find("absent.lua exists now; it did not when counted"),
+            std::string::npos)
+      << appeared.notes()[0];
+}
+
+TEST_F(CountCacheTest, AnInputThatChangesWhileTheProgramRunsIsNotKept) {
+  const std::string input = dir_.path() + "/input.txt";
+  std::ofstream(input) << "data\n";
+  w_.command = {"/bin/true", "{exe}", input};
+  FixedExactCounter counter(2500);
+  counter.reads = {input};
+  counter.after_run = [&input] { std::ofstream(input, std::ios::app) << "more\n"; };
+  CountCache cache(store_.get(), context_);
+  CachedSide side = Count(cache, counter, 1);
+  ASSERT_TRUE(side.counted.valid()) << side.counted.error;
+  EXPECT_TRUE(side.key.empty());
+  EXPECT_EQ(side.in_store, 0u);
+  ASSERT_EQ(cache.notes().size(), 1u);
+  EXPECT_EQ(cache.notes()[0], "count-cache-test: its count is not kept in the store: the file " +
+                                  input + " changed while the program ran");
+}
+
+TEST_F(CountCacheTest, ACounterThatCannotShowTheReadsKeepsNothing) {
+  FixedExactCounter counter(3500);
+  counter.traced = false;
+  CountCache cache(store_.get(), context_);
+  EXPECT_EQ(Count(cache, counter, 1).in_store, 0u);
+  ASSERT_EQ(cache.notes().size(), 1u);
+  EXPECT_NE(cache.notes()[0].find("does not show what the program reads"), std::string::npos);
+  counter.traced = true;
+  counter.overflow = true;
+  CountCache next(store_.get(), context_);
+  EXPECT_EQ(Count(next, counter, 1).in_store, 0u);
+  ASSERT_EQ(next.notes().size(), 1u);
+  EXPECT_NE(next.notes()[0].find("could not record all that the program read"),
+            std::string::npos);
+  EXPECT_EQ(counter.runs, 2);
 }
 
 TEST_F(CountCacheTest, WithoutAStoreEverySideIsCounted) {
