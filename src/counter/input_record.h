@@ -18,21 +18,30 @@
 //                   opened directory): existence, type, size, and a regular
 //                   file's modification time
 //          lmeta    the same without following the last symbolic link
-//                   (lstat, readlink, AT_SYMLINK_NOFOLLOW): a link's target
-//          machine  a /proc or /sys file whose text changes as the machine
-//                   runs (vgcount_pin.c's rule): nothing identifies what it
-//                   read
+//                   (lstat, readlink, AT_SYMLINK_NOFOLLOW, O_PATH|O_NOFOLLOW):
+//                   a link's target
+//          machine  a /proc or /sys file (opened, or a directory listed)
+//                   whose text changes as the machine runs (vgcount_pin.c's
+//                   rule): nothing identifies what it read. The files of a
+//                   process itself (/proc/self, /proc/<pid>) are never
+//                   recorded.
 //   STATE  missing  the call failed with ENOENT or ENOTDIR
 //          error:N  the call failed with another errno, N
 //          DEV:INO:MODE:SIZE:MTIME:CTIME  decimal; the file as the call
 //                   found it (fstat of the descriptor, or stat of the path at
-//                   the call), times in nanoseconds since the epoch
+//                   the call), times in nanoseconds since the epoch (signed:
+//                   a file may be dated before it)
 //   PATH   absolute, as the program named it (relative paths joined to the
 //          process's working directory or to the directory descriptor
-//          they were given with), every byte outside '!'..'~' and every
-//          '%' written as %XX (upper-case hex)
+//          they were given with; a mapped file or a listed directory by
+//          the name the kernel gives its descriptor), every byte outside
+//          '!'..'~' and every '%' written as %XX (upper-case hex)
 //
-// and, when it stopped recording at its bound, one line "input: overflow".
+// Each distinct line once per process (an exec starts a new part, a forked
+// child a new process), at most 65,536 of them. The process read more than
+// its lines say when the last is "input: overflow": the tool stopped
+// recording at its bound, or met a read it could not name (a path longer
+// than 4,095 bytes, or one it could not read): its inputs are then unknown.
 
 #include <cstdint>
 #include <string>
@@ -67,5 +76,8 @@ std::string FormatInputRecord(const InputRecord& record);
 
 /// KIND's word in that form.
 std::string_view InputKindName(InputRecord::Kind kind);
+
+/// The order of CountedRun::inputs: by path, then kind, then state.
+bool InputRecordBefore(const InputRecord& a, const InputRecord& b);
 
 }  // namespace workgate
