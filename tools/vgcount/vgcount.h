@@ -3,7 +3,7 @@
  * records where they went (per-function and per-line self cost) in the same
  * run.
  *
- * The tool is ten parts:
+ * The tool is eleven parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
  *                         and, when profiling, hands the instructions counted
@@ -26,6 +26,9 @@
  *                         random devices), and what the run met unpinned;
  *   vgcount_requests.c    the program's client requests: callgrind's, and
  *                         those that would hide or move work;
+ *   vgcount_inputs.c      what the program read from the file system, per
+ *                         process, for workgate's result store
+ *                         (--vgcount-inputs=yes);
  *   vgcount_channel.c     the outputs, and the channel that carries them to
  *                         workgate out of the program's reach;
  *   vgcount_main.c        tool registration, options, the report file.
@@ -539,5 +542,31 @@ void vgc_pin_describe(HChar* pinned, HChar* unpinned, SizeT size);
 /// In a forked child: its lists start empty (the parent's stay the
 /// parent's); the clock and stream go on from where the parent was.
 void vgc_pin_forget_counts(void);
+
+/// Whether the /proc or /sys file the kernel names `path` (an open
+/// descriptor's name in /proc/self/fd) holds the same text for as long as a
+/// program runs: the rule that decides which reads are unpinned
+/// "machine-file" readings, and which files vgcount_inputs.c records as
+/// "machine".
+Bool vgc_pin_machine_file_is_fixed(const HChar* path);
+
+/// What the program read from the file system (vgcount_inputs.c;
+/// src/counter/input_record.h has the record lines): off unless
+/// --vgcount-inputs=yes.
+void vgc_inputs_set_enabled(Bool enabled);
+Bool vgc_inputs_enabled(void);
+/// The tool's system-call handlers' shares: an exec is recorded before it
+/// runs (its part goes out before it: vgc_send_part_before_exec), every
+/// other call after it, from its arguments and result.
+void vgc_inputs_pre_syscall(UInt number, const UWord* args, UInt arg_count);
+void vgc_inputs_post_syscall(UInt number, const UWord* args, UInt arg_count, SysRes result);
+/// Writes each record as "input: KIND STATE PATH\n", and "input: overflow\n"
+/// when the process read more than the records could say (their bound, or
+/// a path the tool could not name); False on a failed write.
+Bool vgc_inputs_write(VgcOutput* out);
+/// Drops every record: in a forked child (the parent's are the parent's),
+/// and after the part before an exec was sent (the next part is another
+/// program's).
+void vgc_inputs_forget(void);
 
 #endif  // WORKGATE_TOOLS_VGCOUNT_VGCOUNT_H_

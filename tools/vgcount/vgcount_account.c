@@ -245,6 +245,8 @@ static Bool IsExec(UInt syscall_number) {
 
 static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count) {
   vgc_channel_pre_syscall(syscall_number, args, arg_count);
+  // The exec's own record goes out with the part before it.
+  vgc_inputs_pre_syscall(syscall_number, args, arg_count);
   if (IsExec(syscall_number) && arg_count >= 2) {
     // Nothing of the program runs between here and the exec: Valgrind's
     // wrapper execs, or fails and returns to OnPostSyscall, with the
@@ -268,10 +270,12 @@ static void OnPreSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt ar
 
 static void OnPostSyscall(ThreadId tid, UInt syscall_number, UWord* args, UInt arg_count,
                           SysRes result) {
-  (void)arg_count;
   // An exec that returns has failed: the program goes on, counted as the
   // next part (vgcount_channel.c).
   if (IsExec(syscall_number)) vgc_channel_exec_failed();
+  // Before pinning, which may put a file of its own under a descriptor the
+  // program opened (/proc/uptime): what the program opened is recorded.
+  vgc_inputs_post_syscall(syscall_number, args, arg_count, result);
   vgc_pin_post_syscall(tid, syscall_number, args, result);
 }
 
@@ -312,6 +316,7 @@ static void OnForkChild(ThreadId tid) {
   vgc_calls_forget_other_threads(tid);
   vgc_calls_restart();
   vgc_pin_forget_counts();
+  vgc_inputs_forget();
   threads_seen = 1;
 }
 
@@ -401,6 +406,7 @@ void vgc_account_restart_after_part(void) {
   vgc_lines_zero(0);
   vgc_calls_restart();
   vgc_pin_forget_counts();
+  vgc_inputs_forget();
   // An exec leaves one thread (a failed one, the threads there were; the
   // next part says "threads" again only if more are made).
   threads_seen = 1;

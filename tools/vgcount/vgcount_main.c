@@ -2,7 +2,7 @@
  *
  *   valgrind --tool=vgcount [--vgcount-out-file=vgcount.out.%p]
  *                           [--vgcount-profile-file=vgcount.profile.%p]
- *                           [--vgcount-channel-fd=N]
+ *                           [--vgcount-channel-fd=N] [--vgcount-inputs=yes|no]
  *                           [--collect-atstart=yes|no] prog args...
  *
  * At exit it writes the output file (format in tools/vgcount/README.md),
@@ -32,6 +32,7 @@ static Bool clo_collect_atstart = True;
 static Bool clo_pin = True;
 static Int clo_channel_fd = -1;
 static Bool clo_unroll = True;
+static Bool clo_inputs = False;
 
 static Bool ProcessCommandLineOption(const HChar* arg) {
   if VG_STR_CLO (arg, "--vgcount-out-file", clo_out_file) {
@@ -40,6 +41,7 @@ static Bool ProcessCommandLineOption(const HChar* arg) {
   } else if VG_BOOL_CLO (arg, "--vgcount-pin", clo_pin) {
   } else if VG_INT_CLO (arg, "--vgcount-channel-fd", clo_channel_fd) {
   } else if VG_BOOL_CLO (arg, "--vgcount-unroll", clo_unroll) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-inputs", clo_inputs) {
   } else {
     return False;
   }
@@ -59,7 +61,11 @@ static void PrintUsage(void) {
    "                              with workgate's pinned sequences [yes]\n"
    "    --vgcount-channel-fd=<n>  send the count and the profile as messages on\n"
    "                              the SOCK_SEQPACKET socket <n> instead of\n"
-   "                              writing files (tools/vgcount/README.md)\n");
+   "                              writing files (tools/vgcount/README.md)\n"
+   "    --vgcount-inputs=no|yes   list in the report what each process read\n"
+   "                              from the file system: files opened, mapped\n"
+   "                              or executed, directories listed, paths\n"
+   "                              looked up, with their state [no]\n");
 }
 
 static void PrintDebugUsage(void) {
@@ -125,6 +131,8 @@ static void WriteReport(const HChar* cmd, ULong instructions) {
     WriteAll(&out, &ok, vgc_channel_invalid_reason(i));
     WriteAll(&out, &ok, "\n");
   }
+  // What it read ("input:" lines), last: the one part that can be long.
+  ok = ok && vgc_inputs_write(&out);
   vgc_output_close(&out, ok);
 }
 
@@ -181,6 +189,7 @@ static void PostCommandLineInit(void) {
     vgc_calls_init();
   }
   vgc_pin_set_enabled(clo_pin);
+  vgc_inputs_set_enabled(clo_inputs);
   vgc_unroll_set_enabled(clo_unroll);
   vgc_account_init(clo_collect_atstart);
   vgc_requests_init(clo_collect_atstart);

@@ -370,6 +370,7 @@ static Bool SkipNumber(const HChar** s) {
 // Whether a /proc or /sys file at `path` (its name as the kernel gives it
 // for an open descriptor) holds the same text for as long as a program
 // runs. Anything not named here changes, or might: the rule's default.
+// vgcount_inputs.c asks it too (vgc_pin_machine_file_is_fixed).
 static Bool MachineFileIsFixed(const HChar* path) {
   static const HChar* const process_files[] = {
       "cmdline",         "environ",   "auxv",    "exe",     "maps",        "mountinfo",
@@ -434,6 +435,8 @@ static Bool MachineFileIsFixed(const HChar* path) {
   }
   return False;
 }
+
+Bool vgc_pin_machine_file_is_fixed(const HChar* path) { return MachineFileIsFixed(path); }
 
 // The name of what descriptor `fd` is open on, as /proc/self/fd gives it
 // (the tool's own readlink: the process's /proc), or "" when none.
