@@ -71,13 +71,17 @@ struct CountedRun {
   /// vgcount, in a run without a region: the program turned collection on
   /// or off as <workgate/region.h>'s markers do (the run is invalid).
   bool toggled_collection = false;
-  /// vgcount: what the run read from the file system (counter/input_record.h),
-  /// every process's and part's, deduplicated and sorted.
+  /// What the run read from the file system (counter/input_record.h): the
+  /// union of every process's and every exec part's records, each once,
+  /// sorted (InputRecordBefore). Meaningful only where `inputs_traced`.
   std::vector<InputRecord> inputs;
-  /// The counter recorded the run's reads (vgcount with --vgcount-inputs=yes).
+  /// The counter recorded what the run read: vgcount (--vgcount-inputs=yes).
+  /// Callgrind and perf record nothing.
   bool inputs_traced = false;
-  /// A process read more than vgcount records, or a record could not be
-  /// read back: what the run read is not known.
+  /// Some process read more than its records say (it passed the tool's
+  /// bound, or read a path the tool could not name), or a record line of a
+  /// report did not parse: `inputs` is then incomplete, so the run's inputs
+  /// are unknown. The count itself is not affected.
   bool inputs_overflow = false;
 
   bool valid() const { return error.empty() && !events.empty(); }

@@ -12,8 +12,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "counter/valgrind_messages.h"
 #include "counter/vgcount_channel.h"
@@ -105,6 +108,37 @@ bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::str
   }
   inputs->listed = saw[0] && saw[1];
   return true;
+}
+
+bool ParseVgcountInputRecords(const std::string& text, std::vector<InputRecord>* records,
+                              std::string* why) {
+  constexpr std::string_view kPrefix = "input: ";
+  bool complete = true, said = false;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line = std::string_view(text).substr(start, end - start);
+    start = end + 1;
+    if (line.substr(0, kPrefix.size()) != kPrefix) continue;
+    const std::string_view record_text = line.substr(kPrefix.size());
+    if (record_text == "overflow") {
+      complete = false;
+      continue;
+    }
+    InputRecord record;
+    std::string bad;
+    if (!ParseInputRecord(record_text, &record, &bad)) {
+      if (!said) {
+        *why = fmt::format("a malformed input line ({}): '{}'", bad, line.substr(0, 200));
+        said = true;
+      }
+      complete = false;
+      continue;
+    }
+    records->push_back(std::move(record));
+  }
+  return complete;
 }
 
 bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std::string* err) {
@@ -243,10 +277,12 @@ struct RemovedAtEnd {
 };
 
 // What one bounded read may take: Valgrind's log of a run (the program can
-// make it print a message per error it makes) and a vgcount output (three
-// lines). Callgrind outputs are parsed as they are read, with no bound.
+// make it print a message per error it makes) and a vgcount output (a few
+// lines, the command line, and with --vgcount-inputs up to 8 MiB of
+// "input:" lines, VGC_INPUTS_MAX_BYTES in tools/vgcount/vgcount_inputs.c).
+// Callgrind outputs are parsed as they are read, with no bound.
 constexpr size_t kMaxLogBytes = 16 << 20;
-constexpr size_t kMaxVgcountOutputBytes = 1 << 20;
+constexpr size_t kMaxVgcountOutputBytes = 16 << 20;
 
 // Valgrind's own errors from every log, labelled, for a run's error message,
 // and what to do about an instruction it could not decode.
@@ -433,6 +469,9 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // Time and entropy are pinned inside the tool (vgcount_pin.c) unless
     // the run is to be as it is.
     if (!options.pin) run_spec.argv.push_back("--vgcount-pin=no");
+    // What each process reads from the file system, for the result store
+    // (counter/input_record.h; CountedRun::inputs).
+    run_spec.argv.push_back("--vgcount-inputs=yes");
     run_spec.env["VALGRIND_LIB"] = vgcount_lib_;
     // Valgrind loads the tool from there inside the workload's namespace,
     // whose fresh /tmp would hide a workgate installed under it.
@@ -446,6 +485,7 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
 }
 
 bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, VgcountInputs* inputs,
+                                std::vector<InputRecord>* records, bool* records_complete,
                                 std::string* err) const {
   // Messages name the file, not workgate's temporary directory.
   const std::string file = output.filename().string();
@@ -462,9 +502,14 @@ bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, Vgcount
     *err = file + " " + why;
     return false;
   }
-  if (ParseVgcountTotal(text, total, err) && ParseVgcountInputs(text, inputs, err)) return true;
-  *err = file + ": " + *err;
-  return false;
+  if (!ParseVgcountTotal(text, total, err) || !ParseVgcountInputs(text, inputs, err)) {
+    *err = file + ": " + *err;
+    return false;
+  }
+  // A record that does not parse leaves the inputs unknown, not the count.
+  std::string malformed;
+  *records_complete = ParseVgcountInputRecords(text, records, &malformed);
+  return true;
 }
 
 bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
@@ -474,7 +519,10 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
   for (const auto& out : outputs) {
     uint64_t total = 0;
     VgcountInputs inputs;
-    if (!PidInName(out, OutputPrefix(), &pid, err) || !ReadTotal(out, &total, &inputs, err)) {
+    std::vector<InputRecord> records;
+    bool records_complete = true;
+    if (!PidInName(out, OutputPrefix(), &pid, err) ||
+        !ReadTotal(out, &total, &inputs, &records, &records_complete, err)) {
       return false;
     }
     // "PREFIX<pid>" and its dumps (callgrind) or parts (vgcount: the
@@ -485,6 +533,10 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
     process.instructions = process.instructions.value_or(0) + total;
     for (const auto& [kind, n] : inputs.pinned) process.inputs.pinned[kind] += n;
     for (const auto& [kind, n] : inputs.unpinned) process.inputs.unpinned[kind] += n;
+    process.input_records.insert(process.input_records.end(),
+                                 std::make_move_iterator(records.begin()),
+                                 std::make_move_iterator(records.end()));
+    process.input_records_incomplete = process.input_records_incomplete || !records_complete;
   }
   for (const auto& log : logs) {
     if (!PidInName(log, kLogPrefix, &pid, err)) return false;
@@ -616,6 +668,18 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     run.inputs_seen = run.inputs_seen && process.inputs.listed;
     for (const auto& [kind, n] : process.inputs.pinned) run.pinned[kind] += n;
     for (const auto& [kind, n] : process.inputs.unpinned) run.unpinned[kind] += n;
+  }
+  // And what it read from the file system: every process's and part's
+  // records, each once, sorted.
+  run.inputs_traced = tool_ == Tool::kVgcount;
+  if (run.inputs_traced) {
+    for (const auto& [pid, process] : tree) {
+      run.inputs.insert(run.inputs.end(), process.input_records.begin(),
+                        process.input_records.end());
+      run.inputs_overflow = run.inputs_overflow || process.input_records_incomplete;
+    }
+    std::sort(run.inputs.begin(), run.inputs.end(), InputRecordBefore);
+    run.inputs.erase(std::unique(run.inputs.begin(), run.inputs.end()), run.inputs.end());
   }
   // Under --collect-atstart=no only the markers' client request turns
   // collection on, and the instructions after it in WORKGATE_REGION_BEGIN()

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "counter/counter.h"
+#include "counter/input_record.h"
 #include "counter/valgrind_messages.h"
 
 namespace workgate {
@@ -37,6 +38,15 @@ struct VgcountInputs {
 /// a malformed line.
 bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::string* err);
 
+/// The "input:" lines of one vgcount output (--vgcount-inputs=yes,
+/// counter/input_record.h), appended to `*records` in the order written.
+/// Returns whether they are all the process read: false after an "input:
+/// overflow" line (the tool stopped recording) or a line that does not
+/// parse (`*why` then says which), whose records are unknown. Never an
+/// error of the count: the records are for the result store alone.
+bool ParseVgcountInputRecords(const std::string& text, std::vector<InputRecord>* records,
+                              std::string* why);
+
 /// One process of a Valgrind run, from the files it left.
 struct TracedProcess {
   /// From its log's banner (callgrind) or its hello (vgcount); nullopt: none.
@@ -47,6 +57,10 @@ struct TracedProcess {
   /// vgcount: its last program's count never came (it was killed after an
   /// exec), though an earlier program's did.
   bool incomplete = false;
+  /// vgcount: what its parts read from the file system, and whether some
+  /// part's records were incomplete (ParseVgcountInputRecords).
+  std::vector<InputRecord> input_records = {};
+  bool input_records_incomplete = false;
 };
 /// The processes of one run by pid, the pid each file is named by.
 using TracedTree = std::map<long long, TracedProcess>;
@@ -122,9 +136,10 @@ class ValgrindCounter : public Counter {
   LaunchSpec UnderValgrind(const LaunchSpec& spec, const std::string& dir,
                            const CountOptions& options, int channel_fd) const;
   /// The total of one output file (callgrind's parser, explain/callgrind_profile.h,
-  /// or vgcount's line), and for vgcount the inputs it lists.
+  /// or vgcount's line), and for vgcount the inputs it lists and what its
+  /// process read (`*records`, and `*records_complete`).
   bool ReadTotal(const std::filesystem::path& output, uint64_t* total, VgcountInputs* inputs,
-                 std::string* err) const;
+                 std::vector<InputRecord>* records, bool* records_complete, std::string* err) const;
   /// Each process's total (its output and its dumps) and parent pid (its
   /// log), by the pid in the files' names.
   bool ReadTree(const std::vector<std::filesystem::path>& outputs,

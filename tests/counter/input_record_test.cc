@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "counter/valgrind_counter.h"
+
 namespace workgate {
 namespace {
 
@@ -188,6 +190,43 @@ TEST(InputRecordTest, TheOrderIsByPathThenKindThenState) {
   EXPECT_TRUE(InputRecordBefore(a_open, a));  // open before meta
   EXPECT_TRUE(InputRecordBefore(a_open_older, a_open));
   EXPECT_FALSE(InputRecordBefore(a_open, a_open));
+}
+
+TEST(ParseVgcountInputRecordsTest, ReadsTheInputLinesOfAReport) {
+  const std::string report =
+      "version: 2\npid: 7\nppid: 6\ncmd: /bin/cat /etc/hosts\ninstructions: 100\nthreads: 1\n"
+      "pinned:\nunpinned:\n"
+      "input: open 1:2:33188:4:5:6 /etc/hosts\n"
+      "input: meta missing /etc/ld.so.preload\n"
+      "input: exec error:13 /usr/bin/secret%20tool\n";
+  std::vector<InputRecord> records;
+  std::string why;
+  ASSERT_TRUE(ParseVgcountInputRecords(report, &records, &why)) << why;
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].path, "/etc/hosts");
+  EXPECT_EQ(records[0].size, 4u);
+  EXPECT_EQ(records[1].state, InputRecord::State::kMissing);
+  EXPECT_EQ(records[2].error, 13);
+  EXPECT_EQ(records[2].path, "/usr/bin/secret tool");
+  // A report without input lines has none, and is whole.
+  records.clear();
+  EXPECT_TRUE(ParseVgcountInputRecords("instructions: 3\n", &records, &why));
+  EXPECT_TRUE(records.empty());
+}
+
+TEST(ParseVgcountInputRecordsTest, AnOverflowOrAMalformedLineLeavesTheRecordsIncomplete) {
+  std::vector<InputRecord> records;
+  std::string why;
+  EXPECT_FALSE(
+      ParseVgcountInputRecords("input: open missing /a\ninput: overflow\n", &records, &why));
+  EXPECT_EQ(records.size(), 1u);
+  EXPECT_TRUE(why.empty()) << why;  // the tool said so itself
+  records.clear();
+  EXPECT_FALSE(ParseVgcountInputRecords(
+      "input: open missing /a\ninput: open missing relative\ninput: meta missing /b\n", &records,
+      &why));
+  EXPECT_EQ(records.size(), 2u);  // the good ones stay
+  EXPECT_NE(why.find("relative"), std::string::npos) << why;
 }
 
 }  // namespace
