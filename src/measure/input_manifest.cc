@@ -243,11 +243,31 @@ class Maker {
     return true;
   }
 
+  bool NotALink(const std::string& path, std::string* why) {
+    ManifestEntry e;
+    e.kind = ManifestEntry::Kind::kMeta;
+    e.path = path;
+    e.follow = false;
+    struct stat now;
+    if (lstat(path.c_str(), &now) != 0 || S_ISLNK(now.st_mode)) {
+      *why = fmt::format("{} appeared or changed while the program ran", Quoted(path));
+      return false;
+    }
+    if (!Describe(path, now, IsPseudo(path), &e, why)) return false;
+    out_->entries.push_back(std::move(e));
+    return true;
+  }
+
   bool Meta(const InputRecord& r, const std::string& path, const std::string& op, bool follow,
             std::string* why) {
     ManifestEntry e;
     e.path = path;
     e.follow = follow;
+    if (!follow && r.state == InputRecord::State::kError && r.error == EINVAL) {
+      // readlink of what is no link: the program learnt that the path is
+      // there and what it is not, as an lstat would tell.
+      return NotALink(path, why);
+    }
     if (r.state != InputRecord::State::kPresent) {
       const int asked = r.state == InputRecord::State::kMissing ? ENOENT : r.error;
       const int now = Ask(r.state == InputRecord::State::kMissing ? (follow ? "stat" : "lstat") : op,

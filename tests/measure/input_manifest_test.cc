@@ -274,6 +274,24 @@ TEST_F(InputManifestTest, EveryInputDocsStoreListsIsSeenToChange) {
   EXPECT_EQ(names, testing::DocumentedItems("docs/store.md", "input-kinds"));
 }
 
+TEST_F(InputManifestTest, AReadlinkOfWhatIsNoLinkKeepsWhatItIs) {
+  Write("plain", "x");
+  InputRecord r;
+  r.kind = InputRecord::Kind::kLinkMeta;
+  r.state = InputRecord::State::kError;
+  r.error = EINVAL;
+  r.path = Path("plain");
+  const InputManifest m = Make({r});
+  ASSERT_EQ(m.entries.size(), 1u);
+  EXPECT_EQ(m.entries[0].kind, ManifestEntry::Kind::kMeta);
+  EXPECT_EQ(m.entries[0].type, "file");
+  EXPECT_FALSE(m.entries[0].follow);
+  EXPECT_EQ(ManifestChange(m), "");
+  fs::remove(Path("plain"));
+  fs::create_symlink("elsewhere", Path("plain"));
+  EXPECT_NE(ManifestChange(m), "");
+}
+
 TEST_F(InputManifestTest, AnErrorIsKeptAsTheErrorItWas) {
   // A loop of links: ELOOP, whoever asks.
   fs::create_symlink(Path("b"), Path("a"));
