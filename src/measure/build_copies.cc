@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include <filesystem>
 #include <memory>
@@ -44,6 +49,60 @@ constexpr fs::perms kReadOnly = fs::perms::owner_read | fs::perms::owner_exec |
 // workload run as another identity must reach the copy it executes).
 constexpr fs::perms kOwnersOnly = kReadOnly | fs::perms::owner_write;
 
+// The directory the copies go in: $TMPDIR/workgate-<uid>-builds (/tmp
+// without TMPDIR), this user's and writable by no one else; made when
+// missing. "" with `*err` when another user could have prepared it.
+std::string CopiesDirectory(std::string* err) {
+  const char* tmp = getenv("TMPDIR");
+  const std::string dir = fmt::format("{}/workgate-{}-builds",
+                                      tmp != nullptr && *tmp == '/' ? tmp : "/tmp", getuid());
+  mkdir(dir.c_str(), 0755);
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+      (st.st_mode & 0022) != 0) {
+    *err = fmt::format("{} is not a directory of this user that only it may write; remove it "
+                       "and run again",
+                       dir);
+    return "";
+  }
+  return dir;
+}
+
+// Puts a read-only copy of `build`, whose digest is `sha`, at `into`/exe,
+// unless one is there already (this workgate's, or another's that copied
+// the same build): made aside and renamed into place, so that no run ever
+// executes half a copy. False with `*err`.
+bool PlaceCopy(const std::string& build, const std::string& sha, const fs::path& into,
+               std::string* err) {
+  const fs::path copy = into / "exe";
+  std::string why;
+  if (Sha256OfFile(copy.string(), &why) == sha) return true;
+  std::error_code ec;
+  const fs::path aside = into.string() + fmt::format(".{}.{}", getpid(), gettid());
+  fs::remove_all(aside, ec);
+  ec.clear();
+  fs::create_directory(aside, ec);
+  if (!ec) fs::copy_file(build, aside / "exe", ec);
+  if (!ec) fs::permissions(aside / "exe", kReadOnly, ec);
+  if (!ec) fs::permissions(aside, kOwnersOnly, ec);
+  if (ec) {
+    *err = fmt::format("cannot copy the build {} to {}: {}", build, aside.string(), ec.message());
+    fs::remove_all(aside, ec);
+    return false;
+  }
+  if (rename(aside.c_str(), into.c_str()) != 0) {
+    // Another workgate put the same build there first, or a damaged copy
+    // is in the way: the one there is used only if it is the build.
+    fs::remove_all(aside, ec);
+    if (Sha256OfFile(copy.string(), &why) == sha) return true;
+    fs::remove_all(into, ec);
+    *err = fmt::format("cannot put the copy of the build {} at {}: {}", build, into.string(),
+                       why.empty() ? strerror(errno) : why);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
@@ -58,23 +117,13 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
   Pinned pinned{*sha, "", {}};
   if (!TakeLoadedFiles(build, LoaderInputs{}, &pinned.loads, err)) return false;
   if (copy && !FindsLibrariesBesideItself(build)) {
-    if (!dir_) {
-      dir_ = std::make_unique<TempDir>("workgate-builds");
-      fs::permissions(dir_->path(), kOwnersOnly);
-    }
-    // One directory per build, each file named `exe`: the path a program
-    // finds in /proc/self/exe has the same shape on both sides.
-    const fs::path into = fs::path(dir_->path()) / std::to_string(builds_.size());
+    if (dir_.empty() && (dir_ = CopiesDirectory(err)).empty()) return false;
+    // One directory per build, named by its digest, each file named `exe`:
+    // the path a program finds in /proc/self/exe has the same shape on both
+    // sides, and is the same on every run of the build.
+    const fs::path into = fs::path(dir_) / sha->substr(0, 32);
     const fs::path copy = into / "exe";
-    std::error_code ec;
-    fs::create_directory(into, ec);
-    if (!ec) fs::copy_file(build, copy, ec);
-    if (!ec) fs::permissions(copy, kReadOnly, ec);
-    if (!ec) fs::permissions(into, kOwnersOnly, ec);
-    if (ec) {
-      *err = fmt::format("cannot copy the build {} to {}: {}", build, copy.string(), ec.message());
-      return false;
-    }
+    if (!PlaceCopy(build, *sha, into, err)) return false;
     std::optional<std::string> copied = Sha256OfFile(copy.string(), err);
     if (!copied) return false;
     if (*copied != *sha) {

@@ -27,7 +27,11 @@ class BuildCopies {
   /// Takes the SHA-256 of `build` and, where it is a file, copies it
   /// read-only (0555) into a directory only workgate may write (0755), so
   /// that what runs is not the path the user named, which the workload
-  /// could rewrite. (A workload of the same user can still open the copy
+  /// could rewrite. The copy's path is the build's digest's
+  /// ($TMPDIR/workgate-<uid>-builds/<digest>/exe): a program sees its own
+  /// path (/proc/self/exe; Python hashes it), so every run of one build, in
+  /// this workgate or the next, must see the same one. Copies are kept for
+  /// the next workgate (another job on the runner may be running one). (A workload of the same user can still open the copy
   /// up: Resolve is what catches that.) A build whose ELF search path names
   /// $ORIGIN is not copied (its libraries are found beside it): it is only
   /// checked. Of a build that is a file, the files the loader maps for it
@@ -64,7 +68,7 @@ class BuildCopies {
                                  const std::map<std::string, std::string>& env,
                                  std::string* err) const;
 
-  std::unique_ptr<TempDir> dir_;
+  std::string dir_;  // where the copies are (CopiesDirectory); "" until the first
   std::map<std::string, Pinned> builds_;
   // What the loader maps for a build under a run's environment, by build,
   // LD_LIBRARY_PATH and LD_PRELOAD.
