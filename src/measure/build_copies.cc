@@ -78,6 +78,10 @@ bool PlaceCopy(const std::string& build, const std::string& sha, const fs::path&
   std::string why;
   if (Sha256OfFile(copy.string(), &why) == sha) return true;
   std::error_code ec;
+  // Something else is there (a copy a program damaged, half a copy of a
+  // workgate that was killed): it goes.
+  fs::remove_all(into, ec);
+  ec.clear();
   const fs::path aside = into.string() + fmt::format(".{}.{}", getpid(), gettid());
   fs::remove_all(aside, ec);
   ec.clear();
@@ -95,7 +99,6 @@ bool PlaceCopy(const std::string& build, const std::string& sha, const fs::path&
     // is in the way: the one there is used only if it is the build.
     fs::remove_all(aside, ec);
     if (Sha256OfFile(copy.string(), &why) == sha) return true;
-    fs::remove_all(into, ec);
     *err = fmt::format("cannot put the copy of the build {} at {}: {}", build, into.string(),
                        why.empty() ? strerror(errno) : why);
     return false;

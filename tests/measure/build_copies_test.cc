@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "identity/test_programs.h"
 #include "test_requirements.h"
@@ -20,6 +21,20 @@ namespace fs = std::filesystem;
 
 class BuildCopiesTest : public ::testing::Test {
  protected:
+  // The copies go under $TMPDIR, kept from one workgate to the next: the
+  // test's own, so that a test that damages a copy reaches no other test's.
+  void SetUp() override {
+    const char* tmp = getenv("TMPDIR");
+    if (tmp != nullptr) saved_tmpdir_ = tmp;
+    setenv("TMPDIR", dir_.path().c_str(), 1);
+  }
+  void TearDown() override {
+    if (saved_tmpdir_) {
+      setenv("TMPDIR", saved_tmpdir_->c_str(), 1);
+    } else {
+      unsetenv("TMPDIR");
+    }
+  }
   std::string Build(const std::string& name, const std::string& text) {
     const std::string path = dir_.path() + "/" + name;
     std::ofstream(path) << text;
@@ -27,6 +42,7 @@ class BuildCopiesTest : public ::testing::Test {
     return path;
   }
   TempDir dir_;
+  std::optional<std::string> saved_tmpdir_;
 };
 
 TEST_F(BuildCopiesTest, RunsAReadOnlyCopyOfEachBuild) {
@@ -72,6 +88,27 @@ TEST_F(BuildCopiesTest, ACopyRewrittenIsRefused) {
   EXPECT_FALSE(copies.Resolve(a, nullptr, &target, &err));
   EXPECT_NE(err.find("(the copy it runs from, "), std::string::npos) << err;
   EXPECT_NE(err.find("was rewritten)"), std::string::npos) << err;
+}
+
+TEST_F(BuildCopiesTest, TheCopyIsAtTheSamePathEveryTimeAndADamagedOneIsReplaced) {
+  const std::string a = Build("a", "#!/bin/sh\necho a\n");
+  std::string err, first, second;
+  {
+    BuildCopies copies;
+    ASSERT_TRUE(copies.Add(a, true, &err)) << err;
+    ASSERT_TRUE(copies.Resolve(a, nullptr, &first, &err)) << err;
+  }
+  EXPECT_EQ(first.rfind(dir_.path() + "/workgate-" + std::to_string(getuid()) + "-builds/", 0),
+            0u)
+      << first;
+  // The next workgate (a fresh BuildCopies) runs the build from the same path.
+  chmod(first.c_str(), 0755);
+  std::ofstream(first, std::ios::app) << "x";  // and finds the copy damaged
+  BuildCopies next;
+  ASSERT_TRUE(next.Add(a, true, &err)) << err;
+  ASSERT_TRUE(next.Resolve(a, nullptr, &second, &err)) << err;
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(ReadFile(second), ReadFile(a));
 }
 
 TEST_F(BuildCopiesTest, WithoutACopyTheBuildItselfRunsAndIsChecked) {
