@@ -1,6 +1,8 @@
 #include "measure/build_copies.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <memory>
 
 #include "identity/elf_file.h"
+#include "util/cleanup.h"
 #include "util/error.h"
 #include "util/sha256.h"
 
@@ -68,6 +71,26 @@ std::string CopiesDirectory(std::string* err) {
   return dir;
 }
 
+// Takes a shared lock on `lock`, the lock file of a copy, that is still the
+// file at its path once held (a last user removes both, and a waiter may
+// have locked the file it unlinked). The descriptor, or -1 with `*err`.
+int HoldShared(const std::string& lock, std::string* err) {
+  for (;;) {
+    const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || flock(fd, LOCK_SH) != 0) {
+      *err = fmt::format("cannot lock {}: {}", lock, strerror(errno));
+      if (fd >= 0) close(fd);
+      return -1;
+    }
+    struct stat held, named;
+    if (fstat(fd, &held) == 0 && stat(lock.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      return fd;
+    }
+    close(fd);
+  }
+}
+
 // Puts a read-only copy of `build`, whose digest is `sha`, at `into`/exe,
 // unless one is there already (this workgate's, or another's that copied
 // the same build): made aside and renamed into place, so that no run ever
@@ -120,12 +143,23 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
   Pinned pinned{*sha, "", {}};
   if (!TakeLoadedFiles(build, LoaderInputs{}, &pinned.loads, err)) return false;
   if (copy && !FindsLibrariesBesideItself(build)) {
-    if (dir_.empty() && (dir_ = CopiesDirectory(err)).empty()) return false;
+    if (dir_.empty()) {
+      if ((dir_ = CopiesDirectory(err)).empty()) return false;
+      RegisterCleanupDirectoryIfEmpty(dir_);
+    }
     // One directory per build, named by its digest, each file named `exe`:
     // the path a program finds in /proc/self/exe has the same shape on both
     // sides, and is the same on every run of the build.
     const fs::path into = fs::path(dir_) / sha->substr(0, 32);
     const fs::path copy = into / "exe";
+    const std::string lock = into.string() + ".lock";
+    const int fd = HoldShared(lock, err);
+    if (fd < 0) return false;
+    held_.push_back({into.string(), fd});
+    // An interruption removes it whoever else holds it: theirs is then a
+    // run whose copy is gone, which they refuse by name.
+    RegisterCleanupPath(into.string());
+    RegisterCleanupPath(lock);
     if (!PlaceCopy(build, *sha, into, err)) return false;
     std::optional<std::string> copied = Sha256OfFile(copy.string(), err);
     if (!copied) return false;
@@ -137,6 +171,20 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
   }
   builds_[build] = pinned;
   return true;
+}
+
+BuildCopies::~BuildCopies() {
+  for (const Held& h : held_) {
+    // The last holder removes the copy; the others leave it to that one.
+    if (flock(h.lock_fd, LOCK_EX | LOCK_NB) == 0) {
+      RemoveTree(h.into);
+      unlink((h.into + ".lock").c_str());
+    }
+    close(h.lock_fd);
+    UnregisterCleanupPath(h.into);
+    UnregisterCleanupPath(h.into + ".lock");
+  }
+  if (!dir_.empty()) rmdir(dir_.c_str());  // only once it is empty
 }
 
 bool BuildCopies::Resolve(const std::string& build, const std::map<std::string, std::string>* env,

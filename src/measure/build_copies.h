@@ -21,6 +21,9 @@ namespace workgate {
 class BuildCopies {
  public:
   BuildCopies() = default;
+  /// Removes each copy no other workgate holds (the last of them removes
+  /// it), and the copies' directory once it is empty.
+  ~BuildCopies();
   BuildCopies(const BuildCopies&) = delete;
   BuildCopies& operator=(const BuildCopies&) = delete;
 
@@ -30,8 +33,10 @@ class BuildCopies {
   /// could rewrite. The copy's path is the build's digest's
   /// ($TMPDIR/workgate-<uid>-builds/<digest>/exe): a program sees its own
   /// path (/proc/self/exe; Python hashes it), so every run of one build, in
-  /// this workgate or the next, must see the same one. Copies are kept for
-  /// the next workgate (another job on the runner may be running one). (A workload of the same user can still open the copy
+  /// this workgate or the next, must see the same one. Each workgate holds
+  /// a shared lock on a copy while it may run it (<digest>.lock), so that
+  /// another job on the runner that copied the same build removes it only
+  /// when it is the last. (A workload of the same user can still open the copy
   /// up: Resolve is what catches that.) A build whose ELF search path names
   /// $ORIGIN is not copied (its libraries are found beside it): it is only
   /// checked. Of a build that is a file, the files the loader maps for it
@@ -69,6 +74,11 @@ class BuildCopies {
                                  std::string* err) const;
 
   std::string dir_;  // where the copies are (CopiesDirectory); "" until the first
+  struct Held {
+    std::string into;  // the copy's directory
+    int lock_fd;       // its lock file, held shared
+  };
+  std::vector<Held> held_;
   std::map<std::string, Pinned> builds_;
   // What the loader maps for a build under a run's environment, by build,
   // LD_LIBRARY_PATH and LD_PRELOAD.

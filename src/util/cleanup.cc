@@ -1,5 +1,7 @@
 #include "util/cleanup.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -21,7 +23,19 @@ std::multiset<std::string>& Paths() {
   return paths;
 }
 
+// Directories to remove at an interruption only when empty
+// (RegisterCleanupDirectoryIfEmpty).
+std::set<std::string>& EmptyDirectories() {
+  static std::set<std::string> dirs;
+  return dirs;
+}
+
 }  // namespace
+
+void RegisterCleanupDirectoryIfEmpty(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(CleanupMutex());
+  EmptyDirectories().insert(dir);
+}
 
 void RegisterCleanupPath(const std::string& path) {
   std::lock_guard<std::mutex> lock(CleanupMutex());
@@ -118,6 +132,12 @@ CleanupResult RemoveCleanupPaths() {
     previous = paths;
     std::this_thread::sleep_for(kPause);
   }
+  std::set<std::string> dirs;
+  {
+    std::lock_guard<std::mutex> lock(CleanupMutex());
+    dirs = EmptyDirectories();
+  }
+  for (const std::string& dir : dirs) rmdir(dir.c_str());
   // What could not be removed and is still there (its owner may have
   // removed it meanwhile).
   for (const auto& [path, why] : failed) {

@@ -24,6 +24,10 @@ struct CleanupResult {
 void RegisterCleanupPath(const std::string& path);
 /// `path` was removed by its owner, or is no longer workgate's to remove.
 void UnregisterCleanupPath(const std::string& path);
+/// `dir` is to be removed if workgate is interrupted and it is then empty
+/// (a directory shared with other workgates, which may still use what is
+/// in it): after the registered paths, rmdir, which leaves a non-empty one.
+void RegisterCleanupDirectoryIfEmpty(const std::string& dir);
 /// Removes `path` and everything under it, also while another thread
 /// removes parts of it; true once nothing is left at `path`, else false
 /// with the reason in `*why` where it is given.

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 
 #include "identity/test_programs.h"
@@ -90,25 +91,36 @@ TEST_F(BuildCopiesTest, ACopyRewrittenIsRefused) {
   EXPECT_NE(err.find("was rewritten)"), std::string::npos) << err;
 }
 
-TEST_F(BuildCopiesTest, TheCopyIsAtTheSamePathEveryTimeAndADamagedOneIsReplaced) {
+TEST_F(BuildCopiesTest, OneBuildHasOneCopyPathWhichTheLastWorkgateRemoves) {
   const std::string a = Build("a", "#!/bin/sh\necho a\n");
   std::string err, first, second;
-  {
-    BuildCopies copies;
-    ASSERT_TRUE(copies.Add(a, true, &err)) << err;
-    ASSERT_TRUE(copies.Resolve(a, nullptr, &first, &err)) << err;
-  }
+  auto one = std::make_unique<BuildCopies>();
+  ASSERT_TRUE(one->Add(a, true, &err)) << err;
+  ASSERT_TRUE(one->Resolve(a, nullptr, &first, &err)) << err;
   EXPECT_EQ(first.rfind(dir_.path() + "/workgate-" + std::to_string(getuid()) + "-builds/", 0),
             0u)
       << first;
-  // The next workgate (a fresh BuildCopies) runs the build from the same path.
+  // Another workgate of the same build, at the same time, finds the copy
+  // damaged: it makes it again, at the same path.
   chmod(first.c_str(), 0755);
-  std::ofstream(first, std::ios::app) << "x";  // and finds the copy damaged
-  BuildCopies next;
-  ASSERT_TRUE(next.Add(a, true, &err)) << err;
-  ASSERT_TRUE(next.Resolve(a, nullptr, &second, &err)) << err;
+  std::ofstream(first, std::ios::app) << "x";
+  auto two = std::make_unique<BuildCopies>();
+  ASSERT_TRUE(two->Add(a, true, &err)) << err;
+  ASSERT_TRUE(two->Resolve(a, nullptr, &second, &err)) << err;
   EXPECT_EQ(second, first);
   EXPECT_EQ(ReadFile(second), ReadFile(a));
+  // The first to end leaves the copy to the other; the last removes it,
+  // and the directory of copies with it.
+  two.reset();
+  EXPECT_TRUE(fs::exists(first));
+  EXPECT_TRUE(one->Resolve(a, nullptr, &first, &err)) << err;
+  one.reset();
+  EXPECT_FALSE(fs::exists(fs::path(first).parent_path().parent_path()));
+  // The next workgate runs it from the same path again.
+  BuildCopies three;
+  ASSERT_TRUE(three.Add(a, true, &err)) << err;
+  ASSERT_TRUE(three.Resolve(a, nullptr, &second, &err)) << err;
+  EXPECT_EQ(second, first);
 }
 
 TEST_F(BuildCopiesTest, WithoutACopyTheBuildItselfRunsAndIsChecked) {
