@@ -182,6 +182,35 @@ TEST_F(StoreInputsCliTest, AFileChangedWhileTheProgramRunsIsNotKept) {
   EXPECT_EQ(Runs(), runs + 2);
 }
 
+TEST_F(StoreInputsCliTest, ARecordIsRecountedWhenItsInputsChangedNeverRelabelled) {
+  Write("n.txt", "100000\n");
+  const std::vector<std::string> command = {"{exe}", "file", Data("n.txt")};
+  ASSERT_EQ(Compare(kInputWork, command, "r1.json", {"--record", "r1"}).exit_code, 0);
+  const int runs = Runs();
+  // Nothing changed: the next commit's record is the stored count.
+  ASSERT_EQ(Compare(kInputWork, command, "r2.json", {"--record", "r2"}).exit_code, 0);
+  EXPECT_EQ(Runs(), runs);
+  // Its input changed: counted again, and that count is what is recorded.
+  Write("n.txt", "700000\n");
+  ASSERT_EQ(Compare(kInputWork, command, "r3.json", {"--record", "r3"}).exit_code, 0);
+  EXPECT_GT(Runs(), runs);
+  ASSERT_EQ(Compare(kInputWork, command, "none.json", {"--no-store"}).exit_code, 0);
+  bool stored = true;
+  const uint64_t fresh = Count("none.json", &stored);
+
+  std::map<std::string, std::string> env = MinimalEnvironment(dir_.path());
+  LaunchResult history =
+      Run({"history", "--store", Path("store.sqlite3"), "--json", "history.json"}, env);
+  ASSERT_LE(history.exit_code, 1) << history.out << history.err;
+  const nlohmann::json points = ReadJson("history.json")["series"][0]["points"];
+  ASSERT_EQ(points.size(), 3u) << points.dump();
+  EXPECT_EQ(points[0]["ref"], "r1");
+  EXPECT_EQ(points[0]["counts"][0], points[1]["counts"][0]);
+  EXPECT_EQ(points[2]["ref"], "r3");
+  EXPECT_EQ(points[2]["counts"][0].get<uint64_t>(), fresh);
+  EXPECT_NE(points[2]["counts"][0], points[1]["counts"][0]);
+}
+
 TEST_F(StoreInputsCliTest, LuaRecountsWhenItsScriptOrAModuleItRequiresChanges) {
   WORKGATE_REQUIRE_TOOL(access("/usr/bin/lua5.4", X_OK) == 0, "no /usr/bin/lua5.4");
   fs::create_directory(Data("first"));

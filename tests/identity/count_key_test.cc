@@ -7,9 +7,11 @@
 
 #include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "doc_lists.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -50,18 +52,18 @@ TEST(CountKeyTest, ChangingAnySinglePartMissesTheCache) {
   using FpChange = std::function<void(Fingerprint*)>;
   const std::vector<std::pair<std::string, FpChange>> fingerprint_changes = {
       {"build digest", [](Fingerprint* f) { f->binary_sha256[0] = 'x'; }},
-      {"a library's digest", [](Fingerprint* f) { f->libraries.begin()->second[5] = 'x'; }},
-      {"a library more", [](Fingerprint* f) { f->libraries["/lib/libm.so.6"] = "m"; }},
-      {"a library's path",
+      {"library digests: a library's digest", [](Fingerprint* f) { f->libraries.begin()->second[5] = 'x'; }},
+      {"library digests: a library more", [](Fingerprint* f) { f->libraries["/lib/libm.so.6"] = "m"; }},
+      {"library digests: a library's path",
        [](Fingerprint* f) {
          f->libraries["/usr/lib/libc.so.6"] = f->libraries.begin()->second;
          f->libraries.erase(f->libraries.begin());
        }},
       {"loader cache", [](Fingerprint* f) { f->ld_so_cache_sha256[1] = 'x'; }},
       {"argv", [](Fingerprint* f) { f->argv.push_back("--fast"); }},
-      {"argv order", [](Fingerprint* f) { std::swap(f->argv[0], f->argv[1]); }},
-      {"environment value", [](Fingerprint* f) { f->env["PATH"] = "/bin"; }},
-      {"environment variable more", [](Fingerprint* f) { f->env["LC_ALL"] = "C"; }},
+      {"argv: their order", [](Fingerprint* f) { std::swap(f->argv[0], f->argv[1]); }},
+      {"environment: a value", [](Fingerprint* f) { f->env["PATH"] = "/bin"; }},
+      {"environment: a variable more", [](Fingerprint* f) { f->env["LC_ALL"] = "C"; }},
       {"workload definition", [](Fingerprint* f) { f->suite_sha256[2] = 'x'; }},
       {"backend", [](Fingerprint* f) { f->backend = "callgrind"; }},
       {"event", [](Fingerprint* f) { f->event = "Dr"; }},
@@ -87,6 +89,12 @@ TEST(CountKeyTest, ChangingAnySinglePartMissesTheCache) {
     change(&context);
     EXPECT_NE(CountKey(SomeFingerprint(), context), key) << part;
   }
+  // docs/store.md lists the key's parts: each is changed above, and
+  // nothing is changed above that the list leaves out.
+  std::set<std::string> changed;
+  for (const auto& change : fingerprint_changes) changed.insert(change.first.substr(0, change.first.find(':')));
+  for (const auto& change : context_changes) changed.insert(change.first);
+  EXPECT_EQ(changed, testing::DocumentedItems("docs/store.md", "key-parts"));
 }
 
 TEST(CountKeyTest, TheCpuModelCountsOnPerfOnly) {
