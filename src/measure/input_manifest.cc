@@ -430,7 +430,10 @@ std::string ManifestChange(const InputManifest& manifest) {
         if (stat(e.path.c_str(), &now) != 0) {
           return fmt::format("the file {} is gone since it was counted", path);
         }
-        const bool settled = e.ctime_ns < manifest.made_at_ns - kRacyNs;
+        // Not in int64: the times come from a stored row, any int64 at all.
+        const bool settled = static_cast<long double>(manifest.made_at_ns) -
+                                 static_cast<long double>(e.ctime_ns) >
+                             static_cast<long double>(kRacyNs);
         if (!e.pseudo && settled && S_ISREG(now.st_mode) &&
             e.dev == static_cast<uint64_t>(now.st_dev) &&
             e.ino == static_cast<uint64_t>(now.st_ino) &&
