@@ -109,12 +109,8 @@ std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, ScoreSid
   // was when it was counted.
   InputManifest manifest;
   std::string why;
-  if (!ParseManifestJson(entry->inputs, &manifest, &why)) {
-    cache.Note(fmt::format("{} ({}): the stored count was not used: {}; counted again", w.name,
-                           label, why));
-    return std::nullopt;
-  }
-  if (why = ManifestChange(manifest); !why.empty()) {
+  if (ParseManifestJson(entry->inputs, &manifest, &why)) why = ManifestChange(manifest);
+  if (!why.empty()) {
     cache.Note(fmt::format("{} ({}): the stored count was not used: {}; counted again", w.name,
                            label, why));
     return std::nullopt;

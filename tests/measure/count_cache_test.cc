@@ -12,8 +12,7 @@
 #include <fstream>
 #include <functional>
 
-#include <sys/stat.h>
-
+#include "measure/input_record_of.h"
 #include "measure/stability_runs.h"
 #include "model/backend.h"
 #include "store/result_store.h"
@@ -38,7 +37,9 @@ class FixedExactCounter : public Counter {
     run.events = {EventCount{"Ir", value_, 0, 0}};
     run.inputs_traced = traced;
     run.inputs_overflow = overflow;
-    for (const std::string& path : reads) run.inputs.push_back(Read(path));
+    for (const std::string& path : reads) {
+      run.inputs.push_back(testing::InputRecordOf(InputRecord::Kind::kOpen, path));
+    }
     if (!options.keep_profiles_dir.empty()) {
       std::filesystem::create_directories(options.keep_profiles_dir);
       std::ofstream(options.keep_profiles_dir + "/vgcount.profile.2")
@@ -47,23 +48,6 @@ class FixedExactCounter : public Counter {
     }
     if (after_run) after_run();
     return run;
-  }
-  // An open of `path` as vgcount records it: the file as it is now.
-  static InputRecord Read(const std::string& path) {
-    InputRecord r;
-    r.path = path;
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) {
-      r.state = InputRecord::State::kMissing;
-      return r;
-    }
-    r.dev = st.st_dev;
-    r.ino = st.st_ino;
-    r.mode = st.st_mode;
-    r.size = static_cast<uint64_t>(st.st_size);
-    r.mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-    r.ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
-    return r;
   }
   std::function<void()> after_run;
   std::vector<std::string> reads;  // the files each run opens

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "doc_lists.h"
+#include "measure/input_record_of.h"
 #include "util/paths.h"
 #include "util/sha256.h"
 
@@ -25,23 +26,7 @@ namespace fs = std::filesystem;
 
 // The record vgcount writes for `kind` of `path`, as the file is now.
 InputRecord Record(InputRecord::Kind kind, const std::string& path, bool follow = true) {
-  InputRecord r;
-  r.kind = kind;
-  r.path = path;
-  struct stat st;
-  if ((follow ? stat(path.c_str(), &st) : lstat(path.c_str(), &st)) != 0) {
-    r.state = errno == ENOENT || errno == ENOTDIR ? InputRecord::State::kMissing
-                                                  : InputRecord::State::kError;
-    r.error = r.state == InputRecord::State::kError ? errno : 0;
-    return r;
-  }
-  r.dev = st.st_dev;
-  r.ino = st.st_ino;
-  r.mode = st.st_mode;
-  r.size = static_cast<uint64_t>(st.st_size);
-  r.mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-  r.ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
-  return r;
+  return testing::InputRecordOf(kind, path, follow);
 }
 
 class InputManifestTest : public ::testing::Test {
