@@ -41,6 +41,12 @@ struct CountOptions {
   /// RDRAND, the time and getrandom system calls, the random devices).
   /// Off only for --as-is.
   bool pin = true;
+  /// Simulate, beside the count, what an instruction count cannot see:
+  /// branch mispredictions and cache misses, on one fixed model whatever the
+  /// machine (docs/counting.md, "Simulated events"), so that the figures
+  /// repeat like the count. The Valgrind backends only; it costs more than
+  /// counting, so a gate asks for it only where a workload's work changed.
+  bool simulate = false;
 };
 
 /// The outcome of one counted run.
@@ -83,6 +89,14 @@ struct CountedRun {
   /// report did not parse: `inputs` is then incomplete, so the run's inputs
   /// are unknown. The count itself is not affected.
   bool inputs_overflow = false;
+  /// With CountOptions::simulate: the simulated events, summed over the
+  /// run's processes (and their exec parts), by cachegrind's names: "Dr",
+  /// "Dw" (data reads and writes), "I1mr", "D1mr", "D1mw" (first-level
+  /// misses), "ILmr", "DLmr", "DLmw" (last-level misses), "Bc", "Bcm"
+  /// (conditional branches, mispredicted), "Bi", "Bim" (indirect branches,
+  /// mispredicted). Empty without simulation. The instruction count stays
+  /// events[0].
+  std::map<std::string, uint64_t> simulated;
 
   bool valid() const { return error.empty() && !events.empty(); }
   std::optional<uint64_t> instructions() const {
