@@ -3,7 +3,7 @@
  * records where they went (per-function and per-line self cost) in the same
  * run.
  *
- * The tool is eleven parts:
+ * The tool is twelve parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
  *                         and, when profiling, hands the instructions counted
@@ -26,6 +26,9 @@
  *                         random devices), and what the run met unpinned;
  *   vgcount_requests.c    the program's client requests: callgrind's, and
  *                         those that would hide or move work;
+ *   vgcount_sim.c         simulated branch predictors and caches, beside the
+ *                         count (--vgcount-sim=yes): their model, and the
+ *                         helper calls that feed it;
  *   vgcount_inputs.c      what the program read from the file system, per
  *                         process, for workgate's result store
  *                         (--vgcount-inputs=yes);
@@ -106,7 +109,9 @@
 /// A function, or without profiling the whole program as one. ir[0] holds
 /// its collected instructions, ir[1] those executed while not collecting
 /// (thrown away); generated code adds to the one at the thread's slot word.
-typedef struct VgcFunction {
+/// Aligned to 16 bytes, with ir at offset 16, so that the address of either
+/// counter names the function and which counter it is (vgcount_sim.c).
+typedef struct __attribute__((aligned(16))) VgcFunction {
   // VgHashNode's layout: the table's chain and key come first.
   struct VgcFunction* chain;
   UWord key;  // hash of object and name
@@ -120,7 +125,9 @@ typedef struct VgcFunction {
   // was met at), for its instructions without line information
   // (vgcount_lines.c); set when profiling.
   UInt file;
-  Bool has_calls;    // the profile writer's mark: it makes calls
+  // The profile writer's mark: it makes calls or has simulated events, so
+  // it is written even without a self cost.
+  Bool to_write;
   Bool pop_on_jump;  // ld.so's lazy binding resolver (vgcount_calls.c)
   // Entered by a jump taken for a call: a return from it may leave two
   // frames at once, which its return blocks translated from then on pop
@@ -153,6 +160,32 @@ extern ULong vgc_unrolled_blocks, vgc_unrolled_copies;
 /// Return blocks that had themselves made again once their function was
 /// entered by a jump (vgcount_instrument.c; shown at -v -v).
 extern ULong vgc_returns_made_again;
+
+/// Simulated events (vgcount_sim.c), in callgrind's order and by its names:
+/// Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim.
+#define VGC_SIM_EVENTS 12
+extern const HChar* const vgc_sim_event_names[VGC_SIM_EVENTS];
+/// Turns the simulation on; call in post_clo_init, before the first block.
+void vgc_sim_enable(void);
+Bool vgc_sim_enabled(void);
+/// `sb_in` with the simulation's helper calls, for vgc_instrument to count
+/// (the counting code's own memory accesses are not the program's).
+IRSB* vgc_sim_instrument(IRSB* sb_in, const VexGuestLayout* layout);
+/// Every figure to zero (CALLGRIND_ZERO_STATS, fork, after an exec's part);
+/// the model's state goes on.
+void vgc_sim_zero(void);
+/// The collected events of the process so far.
+void vgc_sim_totals(ULong totals[VGC_SIM_EVENTS]);
+/// One line's collected events under one function.
+typedef struct {
+  VgcFunction* function;
+  UInt file;  // vgc_lines_file_name
+  UInt line;
+  ULong events[VGC_SIM_EVENTS];
+} VgcSimLineCost;
+/// Every line with collected events, sorted as vgc_lines_collect sorts, in
+/// a block the caller frees (VG_(free)), or NULL; `*count` entries.
+VgcSimLineCost* vgc_sim_collect(UInt* count);
 
 /// Sets up the per-thread collect state; call once in post_clo_init.
 void vgc_account_init(Bool collect_atstart);

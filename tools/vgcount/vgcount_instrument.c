@@ -1197,6 +1197,8 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
   // guest state's size on.
   const Int shadow = layout->total_sizeB;
   const Int counter_offset = shadow + VGC_SHADOW_RAW;
+  // The simulation's helper calls first: only the program's accesses count.
+  if (vgc_sim_enabled()) sb_in = vgc_sim_instrument(sb_in, layout);
   const Bool profiling = vgc_profile_enabled();
   Addr last_insn_end = 0;  // where the block's last instruction ends
   Addr last_insn = 0;      // where it starts

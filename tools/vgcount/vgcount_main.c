@@ -3,6 +3,7 @@
  *   valgrind --tool=vgcount [--vgcount-out-file=vgcount.out.%p]
  *                           [--vgcount-profile-file=vgcount.profile.%p]
  *                           [--vgcount-channel-fd=N] [--vgcount-inputs=yes|no]
+ *                           [--vgcount-sim=yes|no]
  *                           [--collect-atstart=yes|no] prog args...
  *
  * At exit it writes the output file (format in tools/vgcount/README.md),
@@ -33,6 +34,7 @@ static Bool clo_pin = True;
 static Int clo_channel_fd = -1;
 static Bool clo_unroll = True;
 static Bool clo_inputs = False;
+static Bool clo_sim = False;
 
 static Bool ProcessCommandLineOption(const HChar* arg) {
   if VG_STR_CLO (arg, "--vgcount-out-file", clo_out_file) {
@@ -42,6 +44,7 @@ static Bool ProcessCommandLineOption(const HChar* arg) {
   } else if VG_INT_CLO (arg, "--vgcount-channel-fd", clo_channel_fd) {
   } else if VG_BOOL_CLO (arg, "--vgcount-unroll", clo_unroll) {
   } else if VG_BOOL_CLO (arg, "--vgcount-inputs", clo_inputs) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-sim", clo_sim) {
   } else {
     return False;
   }
@@ -65,7 +68,11 @@ static void PrintUsage(void) {
    "    --vgcount-inputs=no|yes   list in the report what each process read\n"
    "                              from the file system: files opened, mapped\n"
    "                              or executed, directories listed, paths\n"
-   "                              looked up, with their state [no]\n");
+   "                              looked up, with their state [no]\n"
+   "    --vgcount-sim=no|yes      also simulate branch predictors and caches on\n"
+   "                              vgcount's fixed model (README.md) and report\n"
+   "                              Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi\n"
+   "                              Bim, in the profile too [no]\n");
 }
 
 static void PrintDebugUsage(void) {
@@ -118,6 +125,16 @@ static void WriteReport(const HChar* cmd, ULong instructions) {
   (line, sizeof(line), "\ninstructions: %llu\nthreads: %llu\n", instructions,
    vgc_account_threads());
   WriteAll(&out, &ok, line);
+  if (vgc_sim_enabled()) {
+    ULong totals[VGC_SIM_EVENTS];
+    vgc_sim_totals(totals);
+    WriteAll(&out, &ok, "simulated:");
+    for (Int e = 0; e < VGC_SIM_EVENTS; e++) {
+      VG_(snprintf)(line, sizeof(line), " %s=%llu", vgc_sim_event_names[e], totals[e]);
+      WriteAll(&out, &ok, line);
+    }
+    WriteAll(&out, &ok, "\n");
+  }
   HChar pinned[256], unpinned[256];
   vgc_pin_describe(pinned, unpinned, sizeof(pinned));
   WriteAll(&out, &ok, pinned);
@@ -188,6 +205,7 @@ static void PostCommandLineInit(void) {
     vgc_profile_enable();
     vgc_calls_init();
   }
+  if (clo_sim) vgc_sim_enable();
   vgc_pin_set_enabled(clo_pin);
   vgc_inputs_set_enabled(clo_inputs);
   vgc_unroll_set_enabled(clo_unroll);

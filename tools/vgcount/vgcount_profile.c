@@ -67,6 +67,8 @@ VgcFunction* vgc_functions(void) { return functions; }
 
 void vgc_functions_zero(void) {
   for (VgcFunction* f = functions; f != NULL; f = f->next) f->ir[0] = f->ir[1] = 0;
+  // The simulated events are the functions' too.
+  if (vgc_sim_enabled()) vgc_sim_zero();
 }
 
 static UWord Hash(const HChar* object, const HChar* name) {
@@ -170,6 +172,7 @@ VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
   // get_fnname's buffer and the debug information's file name do not outlive
   // the next lookup or the object's unmapping: keep copies.
   VgcFunction* f = VG_(malloc)("vgcount.function", sizeof(VgcFunction));
+  tl_assert(((HWord)f & 15) == 0);  // vgcount.h
   f->ir[0] = f->ir[1] = 0;
   f->key = probe.key;
   if (objects == NULL) objects = vgc_names_new("vgcount.objects");
@@ -179,7 +182,7 @@ VgcFunction* vgc_function_of(Addr addr, Bool* is_entry, Bool* is_plt) {
   f->name = VG_(strdup)("vgcount.function.name", name);
   f->id = ++function_count;
   f->file = enabled ? vgc_lines_file_of(addr) : 0;
-  f->has_calls = False;
+  f->to_write = False;
   // callgrind's name test (callgrind/fn.c).
   f->pop_on_jump = VG_(strncmp)(name, "_dl_runtime_resolve", 19) == 0;
   f->jump_entered = False;
@@ -223,6 +226,20 @@ static void PutNumberLine(Output* out, const HChar* key, ULong value) {
   HChar line[64];
   VG_(snprintf)(line, sizeof(line), "%s%llu\n", key, value);
   PutRaw(out, line);
+}
+
+// Writes "KEY" and the cost `ir`, then the simulated events when
+// `events` is not NULL, on one line.
+static void PutCostLine(Output* out, const HChar* key, ULong ir, const ULong* events) {
+  PutRaw(out, key);
+  HChar number[32];
+  VG_(snprintf)(number, sizeof(number), "%llu", ir);
+  PutRaw(out, number);
+  for (Int e = 0; events != NULL && e < VGC_SIM_EVENTS; e++) {
+    VG_(snprintf)(number, sizeof(number), " %llu", events[e]);
+    PutRaw(out, number);
+  }
+  PutChar(out, '\n');
 }
 
 // Writes "KEY(N)", and " NAME" the first time number N is written
@@ -295,8 +312,22 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   PutNumberLine(out, "pid: ", (ULong)VG_(getpid)());
   PutRaw(out, "cmd: ");
   PutName(out, cmd);
-  PutRaw(out, "\npositions: line\nevents: Ir\n");
-  PutNumberLine(out, "summary: ", total);
+  PutRaw(out, "\npositions: line\nevents: Ir");
+  // The simulated events, with their totals and per line (the calls'
+  // inclusive costs stay Ir alone: README.md).
+  const Bool sim = vgc_sim_enabled();
+  ULong sim_totals[VGC_SIM_EVENTS];
+  UInt sim_count = 0;
+  VgcSimLineCost* sim_lines = sim ? vgc_sim_collect(&sim_count) : NULL;
+  if (sim) {
+    vgc_sim_totals(sim_totals);
+    for (Int e = 0; e < VGC_SIM_EVENTS; e++) {
+      PutChar(out, ' ');
+      PutRaw(out, vgc_sim_event_names[e]);
+    }
+  }
+  PutChar(out, '\n');
+  PutCostLine(out, "summary: ", total, sim ? sim_totals : NULL);
   PutChar(out, '\n');
 
   // The call edges with a cost, by caller id (then by position and callee),
@@ -311,17 +342,18 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   VgcLineCost* lines = vgc_lines_collect(&line_count);
   Bool* file_written =
       VG_(calloc)("vgcount.files_written", vgc_lines_file_count() + 1, sizeof(Bool));
-  for (UInt k = 0; k < site_count; k++) calls[k].caller->has_calls = True;
+  for (UInt k = 0; k < site_count; k++) calls[k].caller->to_write = True;
+  for (UInt k = 0; k < sim_count; k++) sim_lines[k].function->to_write = True;
   UInt written_count = 0;
   for (VgcFunction* f = functions; f != NULL; f = f->next) {
-    written_count += f->ir[0] != 0 || f->has_calls;
+    written_count += f->ir[0] != 0 || f->to_write;
   }
   VgcFunction** ordered = VG_(malloc)(
       "vgcount.ordered", (written_count > 0 ? written_count : 1) * sizeof(VgcFunction*));
   UInt n = 0;
   for (VgcFunction* f = functions; f != NULL; f = f->next) {
-    if (f->ir[0] != 0 || f->has_calls) ordered[n++] = f;
-    f->has_calls = False;
+    if (f->ir[0] != 0 || f->to_write) ordered[n++] = f;
+    f->to_write = False;
   }
   VG_(ssort)(ordered, n, sizeof(VgcFunction*), ById);
 
@@ -329,7 +361,7 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   // first time (callgrind's name compression).
   Bool* object_written = VG_(calloc)(
       "vgcount.objects_written", objects != NULL ? vgc_names_count(objects) + 1 : 1, sizeof(Bool));
-  UInt next_line = 0, next_call = 0;
+  UInt next_line = 0, next_call = 0, next_sim = 0;
   for (UInt i = 0; i < n; i++) {
     VgcFunction* f = ordered[i];
     PutObject(out, "ob=", f, object_written);
@@ -348,15 +380,28 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
     // disagree with its totals; the function is then written on line 0.
     if (listed > f->ir[0]) end = next_line;
     listed = 0;
-    for (UInt k = next_line; k < end; k++) {
-      if (lines[k].file != file) {
-        file = lines[k].file;
+    // Its simulated lines, merged in by position.
+    while (next_sim < sim_count && sim_lines[next_sim].function->id < f->id) next_sim++;
+    UInt sim_end = next_sim;
+    while (sim_end < sim_count && sim_lines[sim_end].function == f) sim_end++;
+    UInt k = next_line;
+    while (k < end || next_sim < sim_end) {
+      const VgcSimLineCost* s = next_sim < sim_end ? &sim_lines[next_sim] : NULL;
+      const Int order =
+          k >= end    ? 1
+          : s == NULL ? -1
+                      : vgc_lines_position_order(lines[k].file, lines[k].line, s->file, s->line);
+      const UInt at_file = order <= 0 ? lines[k].file : s->file;
+      const UInt at_line = order <= 0 ? lines[k].line : s->line;
+      if (at_file != file) {
+        file = at_file;
         PutFile(out, file == f->file ? "fe=" : "fi=", file, file_written);
       }
-      HChar cost[64];
-      VG_(snprintf)(cost, sizeof(cost), "%u %llu\n", lines[k].line, lines[k].cost);
-      PutRaw(out, cost);
-      listed += lines[k].cost;
+      HChar position[16];
+      VG_(snprintf)(position, sizeof(position), "%u ", at_line);
+      PutCostLine(out, position, order <= 0 ? lines[k].cost : 0, order >= 0 ? s->events : NULL);
+      if (order <= 0) listed += lines[k++].cost;
+      if (order >= 0) next_sim++;
     }
     // Anything the line counters did not see (none, when they agree with
     // the hand-overs, as the tests check) stays the function's, on no line.
@@ -393,7 +438,8 @@ Bool vgc_profile_write(const HChar* path_template, const HChar* cmd, ULong total
   VG_(free)(ordered);
   VG_(free)(file_written);
   if (lines != NULL) VG_(free)(lines);
-  PutNumberLine(out, "totals: ", total);
+  PutCostLine(out, "totals: ", total, sim ? sim_totals : NULL);
+  if (sim_lines != NULL) VG_(free)(sim_lines);
   Flush(out);
   const Bool ok = vgc_output_close(&out->sink, !out->failed);
   VG_(free)(out);
