@@ -83,6 +83,18 @@ inline std::string SoftwareEventRefusal(unsigned long long config) {
       << " is missing, but CMake builds it with the test binary: the build " \
          "is broken"
 
+/// The vgcount tool: CMake builds it only where it finds Valgrind's
+/// tool-building pieces (tests/CMakeLists.txt says whether it did). Where it
+/// was built, `tool` (its path) must be there; where not, as a missing tool.
+#ifdef WORKGATE_VGCOUNT_BUILT
+#define WORKGATE_REQUIRE_VGCOUNT(tool) WORKGATE_ASSERT_BUILT(tool)
+#else
+#define WORKGATE_REQUIRE_VGCOUNT(tool)                                               \
+  WORKGATE_REQUIRE_TOOL(false,                                                       \
+                        "CMake did not build vgcount (it needs the Debian valgrind " \
+                        "package's tool headers and archives)")
+#endif
+
 /// Unless `present`, fails under CI=true and skips elsewhere, with `what`
 /// (streamable) as the reason; returns from the calling function either way.
 #define WORKGATE_REQUIRE_TOOL(present, what)                                         \

@@ -80,6 +80,46 @@ bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* er
   return found;
 }
 
+bool ParseVgcountSimulated(const std::string& text, std::map<std::string, uint64_t>* events,
+                           bool* listed, std::string* err) {
+  // tools/vgcount/vgcount_sim.c's events, and the access each miss is one of.
+  static constexpr std::pair<std::string_view, std::string_view> kEvents[] = {
+      {"Dr", ""},     {"Dw", ""},       {"I1mr", ""},     {"D1mr", "Dr"},
+      {"D1mw", "Dw"}, {"ILmr", "I1mr"}, {"DLmr", "D1mr"}, {"DLmw", "D1mw"},
+      {"Bc", ""},     {"Bcm", "Bc"},    {"Bi", ""},       {"Bim", "Bi"}};
+  *listed = false;
+  events->clear();
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("simulated:", 0) != 0) continue;
+    const auto malformed = [&] {
+      *err =
+          fmt::format("vgcount output has a malformed simulated line: '{}'", line.substr(0, 200));
+      return false;
+    };
+    if (*listed) return malformed();
+    *listed = true;
+    const std::vector<std::string> words = SplitWords(line.substr(10));
+    if (words.size() != std::size(kEvents)) return malformed();
+    for (const std::string& word : words) {
+      const size_t eq = word.find('=');
+      uint64_t n = 0;
+      if (eq == std::string::npos || !ParseUnsigned(word.substr(eq + 1), &n)) return malformed();
+      const std::string name = word.substr(0, eq);
+      const bool known = std::any_of(std::begin(kEvents), std::end(kEvents),
+                                     [&](const auto& e) { return e.first == name; });
+      if (!known || !events->emplace(name, n).second) return malformed();
+    }
+    for (const auto& [miss, of] : kEvents) {
+      if (!of.empty() && events->at(std::string(miss)) > events->at(std::string(of))) {
+        return malformed();
+      }
+    }
+  }
+  return true;
+}
+
 bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::string* err) {
   // Far more than the tool's kinds: a line past this is not the tool's.
   constexpr size_t kMaxKinds = 32;
@@ -469,6 +509,8 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // Time and entropy are pinned inside the tool (vgcount_pin.c) unless
     // the run is to be as it is.
     if (!options.pin) run_spec.argv.push_back("--vgcount-pin=no");
+    // Branch predictors and caches on vgcount's own model (vgcount_sim.c).
+    if (options.simulate) run_spec.argv.push_back("--vgcount-sim=yes");
     // What each process reads from the file system, for the result store
     // (counter/input_record.h; CountedRun::inputs).
     run_spec.argv.push_back("--vgcount-inputs=yes");
@@ -486,6 +528,7 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
 
 bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, VgcountInputs* inputs,
                                 std::vector<InputRecord>* records, bool* records_complete,
+                                std::map<std::string, uint64_t>* simulated, bool* simulated_listed,
                                 std::string* err) const {
   // Messages name the file, not workgate's temporary directory.
   const std::string file = output.filename().string();
@@ -502,7 +545,8 @@ bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, Vgcount
     *err = file + " " + why;
     return false;
   }
-  if (!ParseVgcountTotal(text, total, err) || !ParseVgcountInputs(text, inputs, err)) {
+  if (!ParseVgcountTotal(text, total, err) || !ParseVgcountInputs(text, inputs, err) ||
+      !ParseVgcountSimulated(text, simulated, simulated_listed, err)) {
     *err = file + ": " + *err;
     return false;
   }
@@ -521,8 +565,11 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
     VgcountInputs inputs;
     std::vector<InputRecord> records;
     bool records_complete = true;
+    std::map<std::string, uint64_t> simulated;
+    bool simulated_listed = false;
     if (!PidInName(out, OutputPrefix(), &pid, err) ||
-        !ReadTotal(out, &total, &inputs, &records, &records_complete, err)) {
+        !ReadTotal(out, &total, &inputs, &records, &records_complete, &simulated, &simulated_listed,
+                   err)) {
       return false;
     }
     // "PREFIX<pid>" and its dumps (callgrind) or parts (vgcount: the
@@ -530,6 +577,9 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
     TracedProcess& process = (*tree)[pid];
     // Seen whole only when every part listed its inputs.
     process.inputs.listed = inputs.listed && (!process.instructions || process.inputs.listed);
+    process.simulated_listed =
+        simulated_listed && (!process.instructions || process.simulated_listed);
+    for (const auto& [event, n] : simulated) process.simulated[event] += n;
     process.instructions = process.instructions.value_or(0) + total;
     for (const auto& [kind, n] : inputs.pinned) process.inputs.pinned[kind] += n;
     for (const auto& [kind, n] : inputs.unpinned) process.inputs.unpinned[kind] += n;
@@ -681,6 +731,11 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     std::sort(run.inputs.begin(), run.inputs.end(), InputRecordBefore);
     run.inputs.erase(std::unique(run.inputs.begin(), run.inputs.end()), run.inputs.end());
   }
+  // vgcount's simulated events, over every process and part: a process
+  // that counted without them leaves the figures unknown, never smaller.
+  if (tool_ == Tool::kVgcount && options.simulate && !SumSimulated(tree, &run.simulated, &err)) {
+    return fail(err);
+  }
   // Under --collect-atstart=no only the markers' client request turns
   // collection on, and the instructions after it in WORKGATE_REGION_BEGIN()
   // count: a region that was entered never totals 0.
@@ -698,6 +753,24 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     }
   }
   return run;
+}
+
+bool SumSimulated(const TracedTree& tree, std::map<std::string, uint64_t>* events,
+                  std::string* err) {
+  events->clear();
+  for (const auto& [pid, process] : tree) {
+    if (!process.instructions) continue;
+    if (!process.simulated_listed) {
+      events->clear();
+      *err = fmt::format(
+          "vgcount was asked to simulate branches and caches, and process {} reported no "
+          "simulated events",
+          pid);
+      return false;
+    }
+    for (const auto& [event, n] : process.simulated) (*events)[event] += n;
+  }
+  return true;
 }
 
 bool ProfilesMatchCounts(const std::vector<fs::path>& profiles, const TracedTree& tree,

@@ -47,6 +47,14 @@ bool ParseVgcountInputs(const std::string& text, VgcountInputs* inputs, std::str
 bool ParseVgcountInputRecords(const std::string& text, std::vector<InputRecord>* records,
                               std::string* why);
 
+/// The "simulated:" line of one vgcount output (--vgcount-sim=yes,
+/// tools/vgcount/README.md): each of the events CountedRun::simulated names,
+/// once, as "name=N", misses no more than their accesses. `*listed` stays
+/// false for an output without the line; false with `*err` for a malformed
+/// line or a second one.
+bool ParseVgcountSimulated(const std::string& text, std::map<std::string, uint64_t>* events,
+                           bool* listed, std::string* err);
+
 /// One process of a Valgrind run, from the files it left.
 struct TracedProcess {
   /// From its log's banner (callgrind) or its hello (vgcount); nullopt: none.
@@ -61,6 +69,10 @@ struct TracedProcess {
   /// part's records were incomplete (ParseVgcountInputRecords).
   std::vector<InputRecord> input_records = {};
   bool input_records_incomplete = false;
+  /// vgcount --vgcount-sim=yes: its simulated events over its parts, and
+  /// whether each of its parts listed them.
+  std::map<std::string, uint64_t> simulated = {};
+  bool simulated_listed = false;
 };
 /// The processes of one run by pid, the pid each file is named by.
 using TracedTree = std::map<long long, TracedProcess>;
@@ -72,6 +84,13 @@ using TracedTree = std::map<long long, TracedProcess>;
 /// when no process or several have no parent in the tree, or when the
 /// launched one wrote no total.
 bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std::string* err);
+
+/// The simulated events of the processes of `tree` that wrote a count,
+/// added up over processes and parts (CountedRun::simulated). False with
+/// `*err` naming a process that counted without listing them in every part:
+/// the run's figures would be short, so they are unknown.
+bool SumSimulated(const TracedTree& tree, std::map<std::string, uint64_t>* events,
+                  std::string* err);
 
 /// vgcount's profiles of one run (files vgcount.profile.<pid>, and
 /// vgcount.profile.<pid>.<n> for the programs its execs ran, in callgrind's
@@ -139,7 +158,9 @@ class ValgrindCounter : public Counter {
   /// or vgcount's line), and for vgcount the inputs it lists and what its
   /// process read (`*records`, and `*records_complete`).
   bool ReadTotal(const std::filesystem::path& output, uint64_t* total, VgcountInputs* inputs,
-                 std::vector<InputRecord>* records, bool* records_complete, std::string* err) const;
+                 std::vector<InputRecord>* records, bool* records_complete,
+                 std::map<std::string, uint64_t>* simulated, bool* simulated_listed,
+                 std::string* err) const;
   /// Each process's total (its output and its dumps) and parent pid (its
   /// log), by the pid in the files' names.
   bool ReadTree(const std::vector<std::filesystem::path>& outputs,

@@ -56,6 +56,74 @@ TEST(ParseVgcountInputsTest, ReadsWhatWasPinnedAndWhatWasNot) {
   EXPECT_FALSE(twice.listed);
 }
 
+constexpr const char* kSimulatedLine =
+    "simulated: Dr=10 Dw=5 I1mr=3 D1mr=4 D1mw=2 ILmr=1 DLmr=1 DLmw=0 Bc=8 Bcm=2 Bi=3 Bim=1\n";
+
+TEST(ParseVgcountSimulatedTest, ReadsEveryEventOnce) {
+  std::map<std::string, uint64_t> events;
+  bool listed = true;
+  std::string err;
+  ASSERT_TRUE(ParseVgcountSimulated("instructions: 9\n", &events, &listed, &err)) << err;
+  EXPECT_FALSE(listed);
+  EXPECT_TRUE(events.empty());
+  ASSERT_TRUE(ParseVgcountSimulated(std::string("instructions: 9\n") + kSimulatedLine, &events,
+                                    &listed, &err))
+      << err;
+  EXPECT_TRUE(listed);
+  EXPECT_EQ(events.size(), 12u);
+  EXPECT_EQ(events["Dr"], 10u);
+  EXPECT_EQ(events["Bcm"], 2u);
+  EXPECT_EQ(events["DLmw"], 0u);
+}
+
+TEST(ParseVgcountSimulatedTest, RefusesWhatTheToolNeverWrites) {
+  const std::string good = kSimulatedLine;
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string line = good;
+    line.replace(line.find(from), from.size(), to);
+    return line;
+  };
+  for (const std::string& text : {
+           good + good,                                // a second line
+           with(" Bim=1", ""),                         // an event missing
+           with("Bim=1", "Bim=1 Bim=1"),               // one twice
+           with("Bim=1", "Bx=1"),                      // one vgcount has not
+           with("Bim=1", "Bim=-1"),                    // not a count
+           with("Bim=1", "Bim=99999999999999999999"),  // past 64 bits
+           with("Bim=1", "Bim"),                       // no value
+           with("Bcm=2", "Bcm=9"),                     // more misses than branches
+           with("DLmr=1", "DLmr=5"),                   // more LL misses than D1 misses
+           with("I1mr=3", "I1mr=0"),                   // ILmr above I1mr
+       }) {
+    std::map<std::string, uint64_t> events;
+    bool listed = false;
+    std::string err;
+    EXPECT_FALSE(ParseVgcountSimulated(text, &events, &listed, &err)) << text;
+    EXPECT_EQ(err.rfind("vgcount output has a malformed simulated line: ", 0), 0u) << err;
+  }
+}
+
+TEST(SumSimulatedTest, AddsUpProcessesAndRefusesOneWithout) {
+  TracedTree tree;
+  tree[5].instructions = 100;
+  tree[5].simulated = {{"Bc", 7}, {"Bcm", 2}};
+  tree[5].simulated_listed = true;
+  tree[6].instructions = 50;
+  tree[6].simulated = {{"Bc", 3}, {"Bcm", 1}};
+  tree[6].simulated_listed = true;
+  tree[7].simulated_listed = false;  // wrote no count: not a process that counted
+  std::map<std::string, uint64_t> events;
+  std::string err;
+  ASSERT_TRUE(SumSimulated(tree, &events, &err)) << err;
+  EXPECT_EQ(events, (std::map<std::string, uint64_t>{{"Bc", 10}, {"Bcm", 3}}));
+  tree[6].simulated_listed = false;
+  EXPECT_FALSE(SumSimulated(tree, &events, &err));
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(err,
+            "vgcount was asked to simulate branches and caches, and process 6 reported no "
+            "simulated events");
+}
+
 TEST(ParseVgcountInputsTest, RefusesWhatTheToolNeverWrites) {
   for (const char* line : {"unpinned: threads\n", "unpinned: threads=x\n", "pinned: TSC=1\n",
                            "pinned: a=1;rm=2\n", "unpinned: threads=99999999999999999999999\n"}) {

@@ -76,6 +76,26 @@ TEST_F(VgcountMessagesTest, ACountWithAnotherTokenIsForged) {
   EXPECT_NE(why_.find("could be forged"), std::string::npos) << why_;
 }
 
+TEST_F(VgcountMessagesTest, SimulatedEventsWithoutTheTokenAreForged) {
+  // The simulated events travel in the count: a program that sends a count
+  // of its own with better figures is refused like any other forgery, and
+  // the genuine count is the one kept.
+  const std::string genuine = "instructions: 5\nsimulated: Bcm=900\n";
+  Send(9001, Hello(2, 7, 1));
+  Count(9001, 2, 7, genuine);
+  Count(9001, 2, 8, "instructions: 5\nsimulated: Bcm=0\n");
+  EXPECT_FALSE(Finish());
+  EXPECT_NE(why_.find("could be forged"), std::string::npos) << why_;
+  VgcountMessages alone;
+  for (const std::string& m : {Hello(2, 7, 1), Message(VgcountKind::kCount, 2, 7, genuine, true)}) {
+    alone.Receive(9001, m.data(), m.size());
+  }
+  std::map<int, VgcountProcess> processes;
+  std::string why;
+  ASSERT_TRUE(alone.Finish(&processes, &why)) << why;
+  EXPECT_EQ(processes[2].counts[0].bytes, genuine);
+}
+
 TEST_F(VgcountMessagesTest, ACountUnderAnotherProcessesPidIsForged) {
   Send(9001, Hello(2, 7, 1));
   Send(9002, Hello(3, 8, 2));

@@ -113,13 +113,7 @@ bool IsProcessFile(const std::string& path) {
 class VgcountInputsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-#ifdef WORKGATE_VGCOUNT_BUILT
-    WORKGATE_ASSERT_BUILT(BuildPath(std::string("valgrind-lib/") + kToolName));
-#else
-    WORKGATE_REQUIRE_TOOL(false,
-                          "CMake did not build vgcount (it needs the Debian valgrind "
-                          "package's tool headers and archives)");
-#endif
+    WORKGATE_REQUIRE_VGCOUNT(BuildPath(std::string("valgrind-lib/") + kToolName));
     WORKGATE_REQUIRE_TOOL(!FindValgrind().path.empty(), FindValgrind().missing);
     WORKGATE_ASSERT_BUILT(probe_);
     // Canonical, so that the paths the kernel gives (a mapped file's, the
