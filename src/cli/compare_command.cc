@@ -55,6 +55,7 @@ struct CompareArgs {
   std::string save_baseline, baseline_results;
   ExplainMode explain = ExplainMode::kWorkAdded;
   int explain_top = 10;
+  EventsMode events = EventsMode::kWork;
   std::string source_root, source_link, source_base;
   uint64_t seed = 20261129;
   std::vector<std::string> notes;
@@ -157,6 +158,7 @@ void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemI
   plan->timed = args.timed;
   plan->max_work_added_percent = args.max_work_added;
   plan->explain = args.explain;
+  plan->events = args.events;
   plan->saving_baseline = !args.save_baseline.empty();
   plan->explain_top = args.explain_top;
   plan->flame_graph = !args.reports.flamegraph_path.empty();
@@ -194,6 +196,7 @@ void FillHeader(const CompareArgs& args, const Counter& counter, const BackendCh
   s.max_repeat = plan.max_repeat;
   s.explain = ExplainModeName(plan.explain);
   s.explain_top = plan.explain_top;
+  s.events = EventsModeName(plan.events);
   s.as_is = args.launch.as_is;
   s.env = args.launch.env;
   s.pass_env = args.launch.pass_env;
@@ -347,6 +350,11 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("N")
       ->transform(InRange(kTopRange))
       ->capture_default_str();
+  AddChoice(cmd, "--events", {"never", "work", "always"}, "work",
+            "Which workloads get simulated branch and cache events beside the count (one "
+            "simulated run per side under Valgrind): none, those whose work changed, or every "
+            "valid one",
+            [args](const std::string& v) { return ParseEventsMode(v, &args->events); });
   AddSourceOptions(cmd, &args->source_root, &args->source_link, &args->source_base);
   args->reports.RegisterFlameGraph(cmd);
   cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap and sampled sign flips")

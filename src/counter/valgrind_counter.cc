@@ -21,6 +21,7 @@
 #include "counter/valgrind_messages.h"
 #include "counter/vgcount_channel.h"
 #include "explain/callgrind_profile.h"
+#include "model/simulated_events.h"
 #include "machine/system_info.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -356,6 +357,15 @@ constexpr const char* kLogPrefix = "valgrind.log.";
 // vgcount's per-function profile of each process, in callgrind's format.
 constexpr const char* kVgcountProfilePrefix = "vgcount.profile.";
 
+// Callgrind's simulation for CountOptions::simulate: its cache and branch
+// predictor models on one fixed cache geometry (size, associativity, line
+// size: 32 KiB 8-way first-level caches and an 8 MiB 16-way last level, all
+// with 64-byte lines), docs/counting.md, "Simulated events".
+constexpr const char* kCallgrindSimulation[] = {
+    "--cache-sim=yes",       "--branch-sim=yes",      "--I1=32768,8,64",
+    "--D1=32768,8,64",       "--LL=8388608,16,64",
+};
+
 // The pid in a file's name: PREFIX<pid>, or PREFIX<pid>.<n> for a dump.
 bool PidInName(const fs::path& file, const std::string& prefix, long long* pid, std::string* err) {
   const std::string name = file.filename().string();
@@ -454,6 +464,37 @@ std::string UncountedProcess(const TracedTree& tree) {
   return "";
 }
 
+// The simulated events of callgrind's outputs summed into `*events` by name;
+// their instructions must add up to `counted`, the run's count.
+bool SumSimulated(const std::vector<fs::path>& outputs, uint64_t counted,
+                  std::map<std::string, uint64_t>* events, std::string* err) {
+  SimulatedCosts sum = {};
+  uint64_t instructions = 0;
+  for (const fs::path& output : outputs) {
+    std::ifstream in(output, std::ios::binary);
+    uint64_t total = 0;
+    SimulatedCosts costs = {};
+    if (!in || !ParseCallgrindSimulatedTotals(in, output.filename().string(), &total, &costs, err)) {
+      if (!in) *err = output.filename().string() + ": cannot be opened";
+      return false;
+    }
+    instructions += total;
+    for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+      if (__builtin_add_overflow(sum[i], costs[i], &sum[i])) {
+        *err = "the run's simulated events exceed 2^64-1";
+        return false;
+      }
+    }
+  }
+  if (instructions != counted) {
+    *err = fmt::format("callgrind's simulated run adds up to {} instructions, its count is {}",
+                       instructions, counted);
+    return false;
+  }
+  *events = SimulatedCostsByName(sum);
+  return true;
+}
+
 // What the execs of a run's processes did, for the report: the work before
 // each is counted with the rest (vgcount sends it before the exec runs).
 std::vector<std::string> ExecNotes(const std::map<int, VgcountProcess>& processes,
@@ -493,6 +534,12 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // dumping (and zeroing) them just before each fork keeps every
     // instruction in exactly one file ("callgrind.out.PID.N" for the dumps).
     run_spec.argv.push_back("--dump-before=fork");
+    if (options.simulate) {
+      // One fixed machine, never the host's (callgrind would read its caches
+      // from CPUID): the figures repeat on every runner like the count.
+      run_spec.argv.insert(run_spec.argv.end(), std::begin(kCallgrindSimulation),
+                           std::end(kCallgrindSimulation));
+    }
   } else {
     // Outputs travel on the channel when there is one (Run), else as files.
     if (channel_fd >= 0) {
@@ -743,6 +790,9 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     return fail(RegionNeverEntered("Valgrind never turned collection on (a total of 0)"));
   }
   run.events.push_back(EventCount{"Ir", sum, 0, 0});
+  if (options.simulate && tool_ == Tool::kCallgrind) {
+    if (!SumSimulated(files.outputs, sum, &run.simulated, &err)) return fail(err);
+  }
   if (!options.keep_profiles_dir.empty()) {
     // Callgrind's outputs are its profiles; vgcount writes one beside each
     // count, which must add up to that count.

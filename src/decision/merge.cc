@@ -48,6 +48,7 @@ std::vector<std::pair<std::string, std::string>> ReportIdentity(const CompareRep
       {"max_repeat", std::to_string(s.max_repeat)},
       {"explain", s.explain},
       {"explain_top", std::to_string(s.explain_top)},
+      {"events", s.events},
       {"as_is", s.as_is ? "on" : "off"},
       {"env", ListKey(s.env)},
       {"pass_env", ListKey(s.pass_env)},

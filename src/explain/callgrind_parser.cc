@@ -43,6 +43,7 @@ void Parser::StartFile() {
   events_seen_ = false;
   event_index_ = -1;
   event_count_ = 0;
+  simulated_column_.clear();
   position_count_ = 1;
   line_position_ = 0;
   std::fill(std::begin(last_position_), std::end(last_position_), 0);
@@ -170,12 +171,28 @@ bool Parser::EventsLine(std::string_view value) {
   std::string_view token;
   int count = 0;
   int index = -1;
+  std::vector<int> simulated;
+  size_t simulated_found = 0;
   while (NextToken(&value, &token)) {
     if (index < 0 && token == event_) index = count;
+    if (track_simulated_) {
+      int k = -1;
+      for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+        if (token == kSimulatedEventNames[i]) k = static_cast<int>(i);
+      }
+      // A name listed twice is read once, in its first column.
+      if (k >= 0 && std::find(simulated.begin(), simulated.end(), k) != simulated.end()) k = -1;
+      simulated_found += k >= 0 ? 1 : 0;
+      simulated.push_back(k);
+    }
     ++count;
   }
   if (count == 0) return Fail("events: lists no event");
   if (index < 0) return Fail("events: does not list the event " + event_);
+  if (track_simulated_) {
+    simulated_listed_ = simulated_listed_ && simulated_found == kSimulatedEventCount;
+    simulated_column_ = std::move(simulated);
+  }
   events_seen_ = true;
   event_index_ = index;
   event_count_ = count;
@@ -221,6 +238,15 @@ bool Parser::SummaryOrTotals(std::string_view key, std::string_view value) {
     return Fail(std::string(key) + ": " + std::to_string(cost) + " " + event_ +
                 " disagrees with the sum of the part's cost lines, " + std::to_string(part_sum_));
   }
+  if (track_simulated_ && simulated_listed_) {
+    for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+      if (line_simulated_[i] == part_simulated_[i]) continue;
+      return Fail(std::string(key) + ": " + std::to_string(line_simulated_[i]) + " " +
+                  std::string(kSimulatedEventNames[i]) +
+                  " disagrees with the sum of the part's cost lines, " +
+                  std::to_string(part_simulated_[i]));
+    }
+  }
   part_totals_seen_ = true;
   if (!FinishPart()) return false;
   part_closed_ = true;
@@ -242,6 +268,13 @@ bool Parser::FinishPart() {
   if (mode_ == Mode::kTotal && __builtin_add_overflow(total_, part_sum_, &total_)) {
     return Fail("the file's total cost exceeds 2^64-1");
   }
+  if (mode_ == Mode::kTotal && track_simulated_) {
+    for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+      if (__builtin_add_overflow(total_simulated_[i], part_simulated_[i], &total_simulated_[i])) {
+        return Fail("the file's total cost exceeds 2^64-1");
+      }
+    }
+  }
   BeginPart();
   return true;
 }
@@ -252,6 +285,8 @@ void Parser::BeginPart() {
   part_summary_.reset();
   part_totals_seen_ = false;
   part_sum_ = 0;
+  part_simulated_ = {};
+  current_simulated_ = nullptr;
   // Callgrind names ob=, fl= and fn= again at the start of every part.
   current_fn_.reset();
   current_obj_ = 0;
@@ -271,6 +306,7 @@ bool Parser::PositionLine(std::string_view key, std::string_view value) {
     if (!FunctionSpec(key, value, &display)) return false;
     current_fn_ = display;
     current_cost_ = nullptr;
+    current_simulated_ = nullptr;
     return true;
   }
   if (key == "ob") {
@@ -278,6 +314,7 @@ bool Parser::PositionLine(std::string_view key, std::string_view value) {
     if (!ObjectSpec(key, value, &basename)) return false;
     current_obj_ = basename;
     current_cost_ = nullptr;
+    current_simulated_ = nullptr;
     return true;
   }
   // The callee of the next calls= line and its object.
@@ -376,9 +413,26 @@ bool Parser::CostLine(std::string_view line) {
     if (__builtin_add_overflow(*current_cost_, cost, current_cost_)) {
       return Fail("cost sum exceeds 2^64-1");
     }
+    if (simulated()) {
+      if (current_simulated_ == nullptr) {
+        current_simulated_ =
+            &self_simulated_[(static_cast<uint64_t>(*current_fn_) << 32) | current_obj_];
+      }
+      if (!AddSimulated(current_simulated_)) return false;
+    }
     AddLine(source_line, cost);
   }
   if (__builtin_add_overflow(part_sum_, cost, &part_sum_)) return Fail("cost sum exceeds 2^64-1");
+  if (simulated() && !AddSimulated(&part_simulated_)) return false;
+  return true;
+}
+
+bool Parser::AddSimulated(SimulatedCosts* into) {
+  for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+    if (__builtin_add_overflow((*into)[i], line_simulated_[i], &(*into)[i])) {
+      return Fail("cost sum exceeds 2^64-1");
+    }
+  }
   return true;
 }
 
@@ -407,9 +461,15 @@ void Parser::AddLine(uint64_t source_line, uint64_t cost) {
   if (inserted && line_self_.size() > bounds_.lines_read) {
     lines_dropped_ = true;
     decltype(line_self_)().swap(line_self_);
+    decltype(line_simulated_table_)().swap(line_simulated_table_);
     return;
   }
   it->second += cost;  // cannot overflow where the function's sum did not
+  if (simulated()) {
+    // Nor these, where the function's did not.
+    SimulatedCosts& costs = line_simulated_table_[it->first];
+    for (size_t i = 0; i < kSimulatedEventCount; ++i) costs[i] += line_simulated_[i];
+  }
 }
 
 // One subposition of a cost line at `*p`: absolute (decimal or 0x hex),
@@ -440,6 +500,8 @@ bool Parser::ParseCosts(std::string_view costs, uint64_t* event_cost) {
   const char* end = p + costs.size();
   int column = 0;
   *event_cost = 0;
+  const bool simulated_columns = simulated() && !simulated_column_.empty();
+  if (simulated_columns) line_simulated_ = {};
   while (true) {
     while (p < end && IsBlank(*p)) ++p;
     if (p == end) return true;
@@ -456,6 +518,9 @@ bool Parser::ParseCosts(std::string_view costs, uint64_t* event_cost) {
                   "' is not a number below 2^64");
     }
     if (column == event_index_) *event_cost = v;
+    if (simulated_columns && simulated_column_[column] >= 0) {
+      line_simulated_[simulated_column_[column]] = v;
+    }
     ++column;
   }
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "explain/callgrind_profile.h"
+#include "model/simulated_events.h"
 
 namespace workgate::callgrind {
 
@@ -69,6 +70,16 @@ class Parser {
   /// The sum of every part's cost lines. Mode::kTotal only.
   uint64_t total() const { return total_; }
 
+  /// Before the first Feed: sum the simulated events (kSimulatedEventNames)
+  /// too, per file (simulated_total) and, in Mode::kSelfCost, per function
+  /// and per kept line (AddTo), where every part's events: line lists them
+  /// all. Their tables are bounded as the primary event's are.
+  void TrackSimulated() { track_simulated_ = true; }
+  /// With TrackSimulated, after Finish: whether every part listed all the
+  /// simulated events, and their totals. Mode::kTotal only.
+  bool simulated_listed() const { return track_simulated_ && simulated_listed_; }
+  const SimulatedCosts& simulated_total() const { return total_simulated_; }
+
  private:
   struct FnEntry {
     std::string raw;
@@ -97,6 +108,10 @@ class Parser {
   bool FileSpec(std::string_view key, std::string_view value, uint32_t* file);
   bool Position(const char** p, const char* end, int index);
   bool ParseCosts(std::string_view costs, uint64_t* event_cost);
+  /// Whether the cost lines' simulated events are summed now.
+  bool simulated() const { return track_simulated_ && simulated_listed_; }
+  /// Adds the last cost line's simulated costs to `*into`; false on overflow.
+  bool AddSimulated(SimulatedCosts* into);
   bool FinishPart();
   void BeginPart();
   bool Fail(std::string message);
@@ -188,6 +203,20 @@ class Parser {
   std::optional<uint32_t> callee_fn_;
   std::optional<uint32_t> callee_obj_;
   uint64_t pending_calls_ = 0;  // the count of the calls= line awaiting its cost line
+
+  // The simulated events (TrackSimulated): each column's index among them
+  // (-1: another event), whether every events: line so far listed them all,
+  // the last cost line's, the part's and (Mode::kTotal) the file's sums, and
+  // (Mode::kSelfCost) per function and line, keyed as self_ and line_self_.
+  bool track_simulated_ = false;
+  std::vector<int> simulated_column_;
+  bool simulated_listed_ = true;
+  SimulatedCosts line_simulated_ = {};
+  SimulatedCosts part_simulated_ = {};
+  SimulatedCosts total_simulated_ = {};
+  std::unordered_map<uint64_t, SimulatedCosts> self_simulated_;
+  std::unordered_map<LineKey, SimulatedCosts, LineKeyHash> line_simulated_table_;
+  SimulatedCosts* current_simulated_ = nullptr;
 
   // Part state.
   bool part_has_body_ = false;

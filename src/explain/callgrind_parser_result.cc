@@ -108,11 +108,38 @@ bool Parser::AddTo(Profile* profile, std::string* err) const {
                std::tie(b.first.fn, b.first.obj, b.first.file, b.first.line);
       });
   const size_t lines_kept = std::min(lines.size(), bounds_.lines_kept);
+  // The simulated events, where every part of every file listed them. The
+  // primary event's total bounds none of them, so their sums saturate
+  // rather than fail or wrap: context, never a count.
+  const bool simulated = track_simulated_ && simulated_listed_ &&
+                         (profile->parts == 0 || profile->simulated);
+  auto add = [](SimulatedCosts* into, const SimulatedCosts& more) {
+    for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+      if (__builtin_add_overflow((*into)[i], more[i], &(*into)[i])) (*into)[i] = UINT64_MAX;
+    }
+  };
   for (size_t i = 0; i < lines_kept; ++i) {
     const auto& [key, cost] = *lines[i];
-    profile->lines[id(FunctionKey(key.fn, key.obj))][SourceLine{file_names_[key.file], key.line}] +=
-        cost;
+    const FunctionId function = id(FunctionKey(key.fn, key.obj));
+    const SourceLine line{file_names_[key.file], key.line};
+    profile->lines[function][line] += cost;
+    if (!simulated) continue;
+    const auto found = line_simulated_table_.find(key);
+    if (found != line_simulated_table_.end()) {
+      add(&profile->lines_simulated[function][line], found->second);
+    }
   }
+  if (simulated) {
+    for (const auto& [key, costs] : self_simulated_) {
+      const auto self = self_.find(key);
+      if (self == self_.end() || self->second == 0) continue;
+      add(&profile->self_simulated[id(key)], costs);
+    }
+  } else {
+    profile->self_simulated.clear();
+    profile->lines_simulated.clear();
+  }
+  profile->simulated = simulated;
   std::set<uint64_t> lines_cut_from;
   for (size_t i = lines_kept; i < lines.size(); ++i) {
     lines_cut_from.insert(FunctionKey(lines[i]->first.fn, lines[i]->first.obj));

@@ -117,8 +117,24 @@ bool ParseCallgrindTotal(std::istream& in, const std::string& source, uint64_t* 
   return true;
 }
 
-bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::string* err,
-                  const std::string& event, const ProfileBounds& bounds) {
+bool ParseCallgrindSimulatedTotals(std::istream& in, const std::string& source, uint64_t* total,
+                                   SimulatedCosts* simulated, std::string* err) {
+  callgrind::Parser parser("Ir", callgrind::Parser::Mode::kTotal);
+  parser.TrackSimulated();
+  if (!ParseAll(in, source, &parser, err)) return false;
+  if (!parser.simulated_listed()) {
+    *err = source + ": its events: line does not list the simulated events";
+    return false;
+  }
+  *total = parser.total();
+  *simulated = parser.simulated_total();
+  return true;
+}
+
+namespace {
+
+bool LoadAll(const std::vector<std::string>& paths, Profile* profile, std::string* err,
+             const std::string& event, const ProfileBounds& bounds, bool simulated) {
   if (paths.empty()) {
     *err = "no callgrind output files to load";
     return false;
@@ -132,6 +148,7 @@ bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::
   }
   // One parser reads every file, so that the bounds hold for their sums.
   callgrind::Parser parser(event, callgrind::Parser::Mode::kSelfCost, bounds);
+  if (simulated) parser.TrackSimulated();
   bool first = true;
   for (const std::string& path : paths) {
     struct stat st;
@@ -153,6 +170,18 @@ bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::
   }
   *profile = std::move(sum);
   return true;
+}
+
+}  // namespace
+
+bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::string* err,
+                  const std::string& event, const ProfileBounds& bounds) {
+  return LoadAll(paths, profile, err, event, bounds, false);
+}
+
+bool LoadSimulatedProfiles(const std::vector<std::string>& paths, Profile* profile,
+                           std::string* err, const ProfileBounds& bounds) {
+  return LoadAll(paths, profile, err, "Ir", bounds, true);
 }
 
 }  // namespace workgate

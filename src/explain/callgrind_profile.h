@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/simulated_events.h"
+
 namespace workgate {
 
 /// A function as the explain table shows it: the demangled name without
@@ -105,6 +107,12 @@ struct Profile {
   /// What ProfileBounds left out of `calls` and `lines`: never a self cost.
   TableCut calls_cut;
   TableCut lines_cut;
+  /// Every file listed the simulated events (kSimulatedEventNames: a
+  /// profile of a simulated run) and they were asked for: then their self
+  /// cost per function of `self`, and per line of `lines` (the same lines).
+  bool simulated = false;
+  std::map<FunctionId, SimulatedCosts> self_simulated;
+  std::map<FunctionId, std::map<SourceLine, SimulatedCosts>> lines_simulated;
 };
 
 /// Parses one callgrind output file held in `text` and adds its self cost
@@ -138,6 +146,14 @@ bool LoadCallgrindFile(const std::string& path, Profile* profile, std::string* e
 bool ParseCallgrindTotal(std::istream& in, const std::string& source, uint64_t* total,
                          std::string* err, const std::string& event = "Ir");
 
+/// The totals of the simulated events (kSimulatedEventNames) of one callgrind
+/// output file read from `in`, with ParseCallgrindTotal's checks (each
+/// part's totals: line agrees with its cost lines, in every event), and its
+/// Ir total in `*total`. False with `*err` when a part's events: line does
+/// not list them all.
+bool ParseCallgrindSimulatedTotals(std::istream& in, const std::string& source, uint64_t* total,
+                                   SimulatedCosts* simulated, std::string* err);
+
 /// Loads and sums the output files of one profiled run: one file per
 /// process (--callgrind-out-file=DIR/callgrind.out.%p), per thread
 /// (--separate-threads=yes adds "-01", "-02", ...) and per dump
@@ -154,6 +170,11 @@ bool ParseCallgrindTotal(std::istream& in, const std::string& source, uint64_t* 
 /// the parent then writes and zeroes its counters just before each fork.
 bool LoadProfiles(const std::vector<std::string>& paths, Profile* profile, std::string* err,
                   const std::string& event = "Ir", const ProfileBounds& bounds = {});
+
+/// As LoadProfiles, reading the simulated events too, where every file has
+/// them (Profile::simulated).
+bool LoadSimulatedProfiles(const std::vector<std::string>& paths, Profile* profile,
+                           std::string* err, const ProfileBounds& bounds = {});
 
 /// The function name as shown: everything from the first quote removed
 /// (callgrind's "'N" recursion level and "'caller" context suffixes), then

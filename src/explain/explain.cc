@@ -13,6 +13,7 @@
 #include "explain/flame_graph.h"
 #include "explain/inline_moves.h"
 #include "explain/line_diff.h"
+#include "explain/simulated_rows.h"
 #include "explain/symbol_hints.h"
 #include "model/model.h"
 #include "util/paths.h"
@@ -130,6 +131,18 @@ void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
         AddSaturating(&into->calls, cost.calls);
         AddSaturating(&into->inclusive, cost.inclusive);
       });
+  RenameKeys(&profile->self_simulated, rename, [](SimulatedCosts* into, const SimulatedCosts& c) {
+    for (size_t i = 0; i < kSimulatedEventCount; ++i) AddSaturating(&(*into)[i], c[i]);
+  });
+  RenameKeys(&profile->lines_simulated, rename,
+             [](std::map<SourceLine, SimulatedCosts>* into,
+                const std::map<SourceLine, SimulatedCosts>& lines) {
+               for (const auto& [where, c] : lines) {
+                 for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+                   AddSaturating(&(*into)[where][i], c[i]);
+                 }
+               }
+             });
   for (TableCut* cut : {&profile->calls_cut, &profile->lines_cut}) {
     std::set<FunctionId> renamed;
     for (const FunctionId& f : cut->functions) renamed.insert(rename(f));
@@ -255,12 +268,14 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
   Profile baseline;
   Profile candidate;
   std::string err;
-  if (!LoadProfiles(baseline_files, &baseline, &err)) {
+  // The simulated events come along where both profiles are of simulated
+  // runs (AttachSimulatedEvents).
+  if (!LoadSimulatedProfiles(baseline_files, &baseline, &err)) {
     Explanation out;
     out.error = "baseline profile: " + err;
     return out;
   }
-  if (!LoadProfiles(candidate_files, &candidate, &err)) {
+  if (!LoadSimulatedProfiles(candidate_files, &candidate, &err)) {
     Explanation out;
     out.error = "candidate profile: " + err;
     return out;
@@ -268,6 +283,7 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
   RenameOwnProgram(baseline_own, &baseline);
   RenameOwnProgram(candidate_own, &candidate);
   Explanation out = ExplainProfiles(baseline, candidate, top_n, kDebugRoot, map);
+  if (out.error.empty()) AttachSimulatedEvents(baseline, candidate, &out);
   if (flame_graph && out.error.empty()) out.flame_graph = BuildFlameGraph(baseline, candidate);
   return out;
 }

@@ -20,7 +20,7 @@ namespace {
 
 // Bumped whenever the key's text changes meaning, so that no count cached
 // under the old reading is ever found under the new one.
-constexpr int kCountKeyVersion = 1;
+constexpr int kCountKeyVersion = 2;
 
 // The x86 extensions that decide which guest CPU Valgrind's VEX presents
 // (its hardware capabilities: SSE3, CX16, LZCNT, AVX, BMI, AVX2, RDTSCP,
@@ -71,6 +71,7 @@ std::string CountKey(const Fingerprint& fp, const CountContext& context) {
   j["tool_build"] = context.tool_build;
   j["guest_cpu"] = context.guest_cpu;
   j["cwd"] = context.cwd;
+  j["metric"] = context.metric;
   // nlohmann::json keeps an object's keys sorted: one text for one content.
   return Sha256Hex(j.dump());
 }

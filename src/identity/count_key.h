@@ -34,6 +34,10 @@ struct CountContext {
   /// The directory the runs start in (the workload's private directory, or
   /// the user's with --as-is).
   std::string cwd;
+  /// What the stored counts are of (MetricName): "instructions", or
+  /// "estimated-cycles", so that an instruction count is never given for
+  /// a workload gated on cycles, nor the other way round.
+  std::string metric = "instructions";
 };
 
 /// The count cache's key: the SHA-256, in 64 lowercase hex digits, of one

@@ -21,6 +21,7 @@
 #include "measure/count_cache.h"
 #include "measure/measure.h"
 #include "measure/profile_pack.h"
+#include "measure/simulated_runs.h"
 #include "measure/stability_runs.h"
 #include "measure/timed_runs.h"
 #include "model/backend.h"
@@ -46,6 +47,8 @@ void FillSide(const CountedWorkload& counted, const std::string& fingerprint_err
   side->notes = counted.notes;
   side->unpinned = counted.unpinned;
   side->deterministic = counted.deterministic;
+  // A workload gated on estimated cycles simulated in its counted runs.
+  if (!counted.runs.empty()) side->simulated = SimulatedOf(counted.runs.front());
   if (side->error.empty() && !fingerprint_error.empty()) {
     side->error = "cannot fingerprint what was measured: " + fingerprint_error;
   }
@@ -96,7 +99,7 @@ const PackedProfile* StoredProfileOf(const ComparisonPlan& plan, const Workload&
 
 Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& counted_by,
                             const Workload& w, const WorkDir& dir, const FirstProfiles& kept,
-                            const ProgressFn& progress) {
+                            const ProgressFn& progress, const SimulatedProfiles* simulated) {
   Explanation explanation;
   try {
     // A stored baseline's profile was made by the tool it names: the
@@ -133,8 +136,19 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
         continue;
       }
       own[side] = OwnProgramOf(*exes[side], ExecutedFile(plan.launch, *exes[side]));
-      // A profile the counting run kept serves as it is: the same tool, the
-      // same run that gave the count.
+      // A simulated run's profile serves first: the same tool, Ir and the
+      // events. Else one the counting run kept: the same tool, the same run
+      // that gave the count.
+      const std::string& simulated_dir =
+          simulated == nullptr ? "" : side == 0 ? simulated->baseline : simulated->candidate;
+      if (!simulated_dir.empty() && simulated->tool == profiler->name()) {
+        files[side] = ProfileFiles(simulated_dir);
+        if (!files[side].empty()) {
+          // Not the run that counted: the report says it ran again.
+          explanation.rerun.push_back(name);
+          continue;
+        }
+      }
       files[side] = profiler->name() == counted_by ? ProfileFiles(*kept_dirs[side])
                                                    : std::vector<std::string>();
       if (!files[side].empty()) continue;
@@ -304,8 +318,29 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
   // run knows already whether the workload repeats.
   sides.KeepMore(r->baseline, &work.sides[0]);
   sides.KeepMore(r->candidate, &work.sides[1]);
+  // The simulated events, after the verdict, where they are asked for; their
+  // profiles serve the explanation too.
+  std::optional<TempDir> simulated_dir;
+  SimulatedProfiles simulated;
+  const bool both_builds = !plan.baseline_exe.empty() && !plan.candidate_exe.empty();
+  if (WantsSimulatedRuns(plan.events, *r, both_builds)) {
+    try {
+      std::unique_ptr<Counter> profiler = ProfilerFor(counter.name());
+      simulated_dir.emplace("workgate-simulated");
+      const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
+      SimulateSides(*profiler, counter.name(), w, plan.suite_dir, dir, exes, plan.launch,
+                    simulated_dir->path(), r, &simulated, progress);
+    } catch (const std::exception& e) {
+      // No Valgrind tool to simulate with: context, never the verdict.
+      r->events = WorkloadEvents{"", false, e.what()};
+    }
+  } else if (r->baseline.simulated && r->candidate.simulated) {
+    r->events = WorkloadEvents{counter.name(), false, ""};
+    CheckSimulatedEvents(counter.name(), r);
+  }
   if (WantsExplanation(plan, *r)) {
-    r->explanation = ExplainWorkload(plan, counter.name(), w, dir, work.first, progress);
+    r->explanation =
+        ExplainWorkload(plan, counter.name(), w, dir, work.first, progress, &simulated);
   }
   if (plan.saving_baseline) {
     KeepBaselineProfile(plan, counter.name(), w, dir, work.first, &r->baseline, progress);
@@ -451,6 +486,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     r.max_work_added = w.max_work_added_percent.value_or(plan.max_work_added_percent) / 100.0;
     r.expected_score = w.score_expect;
     r.previous_score = w.score_previous;
+    r.metric = w.metric;
   }
 
   // Every side is counted through the result store's count cache, where

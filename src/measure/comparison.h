@@ -17,6 +17,7 @@
 #include "decision/baseline_file.h"
 #include "decision/stability.h"
 #include "measure/count_cache.h"
+#include "measure/simulated_runs.h"
 #include "measure/source_lines.h"
 #include "measure/stability_runs.h"
 #include "model/backend.h"
@@ -42,6 +43,8 @@ struct ComparisonPlan {
   int timed = 1;
   double max_work_added_percent = 1.0;
   ExplainMode explain = ExplainMode::kWorkAdded;  // --explain
+  /// --events: which workloads get simulated runs (measure/simulated_runs.h).
+  EventsMode events = EventsMode::kWork;
   int explain_top = 10;
   /// --flamegraph: each explanation carries its profiles' flame graph.
   bool flame_graph = false;
@@ -79,9 +82,13 @@ std::unique_ptr<Counter> ProfilerFor(const std::string& counted_by);
 /// run once more, under that tool, in `dir` (the workload's directory).
 /// The Explanation names the tool and the sides run again; its `error` says
 /// why it failed (a stored baseline has no profile and cannot be run).
+/// `simulated`: the profiles of the workload's simulated runs
+/// (measure/simulated_runs.h), which serve before `kept` where the tool is
+/// the same, and give the rows their simulated events.
 Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& counted_by,
                             const Workload& w, const WorkDir& dir, const FirstProfiles& kept,
-                            const ProgressFn& progress);
+                            const ProgressFn& progress,
+                            const SimulatedProfiles* simulated = nullptr);
 
 /// The counts per side of a comparison on `backend`: `requested` where it
 /// is given (> 0), else one on an exact backend and three on perf, whose

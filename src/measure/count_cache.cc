@@ -125,10 +125,12 @@ std::optional<StoredCount> LookUp(CountCache& cache, const Workload& w, ScoreSid
   return entry;
 }
 
-// The cache key of a side fingerprinted as `fp`, run in `cwd`.
-std::string KeyOf(const CountCache& cache, const Fingerprint& fp, const std::string& cwd) {
+// The cache key of a side of `w` fingerprinted as `fp`, run in `cwd`.
+std::string KeyOf(const CountCache& cache, const Workload& w, const Fingerprint& fp,
+                  const std::string& cwd) {
   CountContext context = cache.context();
   context.cwd = cwd;
+  context.metric = MetricName(w.metric);
   return CountKey(fp, context);
 }
 
@@ -202,7 +204,7 @@ std::string SideCounter::Key(const Workload& w, const WorkDir& dir, const std::s
   bool planned = false;
   std::string err;
   if (!PlanAndFingerprint(w, dir, exe, &run, &fp, &planned, &err)) return "";
-  return KeyOf(*cache_, fp, run.cwd);
+  return KeyOf(*cache_, w, fp, run.cwd);
 }
 
 void SideCounter::Prefetch(const std::vector<Workload>& workloads,
@@ -240,7 +242,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
     CountUncached(request, request.keep_profiles_dir, &side);
     return side;
   }
-  side.key = KeyOf(cache, before, run.cwd);
+  side.key = KeyOf(cache, w, before, run.cwd);
   side.fingerprint = before;
 
   std::optional<StoredCount> entry =
@@ -284,7 +286,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
     side.fingerprint = after;
     return side;
   }
-  if (KeyOf(cache, after, run.cwd) != side.key) {
+  if (KeyOf(cache, w, after, run.cwd) != side.key) {
     side.fingerprint = after;
     cache.Note(fmt::format("{}: the program's files changed while it ran; its count is not kept",
                            w.name));

@@ -134,14 +134,39 @@ void NoteDeterminism(const Counter& counter, const Workload& w, const LaunchSpec
   result->deterministic = seen && result->unpinned.empty();
 }
 
+// A run of a workload gated on estimated cycles: they become its primary
+// event, from its instructions and simulated events, or the run is invalid.
+void CountEstimatedCycles(CountedRun* run) {
+  const std::optional<SimulatedCosts> costs = SimulatedCostsOf(run->simulated);
+  if (!costs) {
+    run->error = "the counter gave no simulated events, so the run has no estimated cycles";
+    return;
+  }
+  const uint64_t cycles = EstimatedCycles(run->events.front().value, *costs);
+  run->events.insert(run->events.begin(), EventCount{"estimated-cycles", cycles, 0, 0});
+}
+
 }  // namespace
+
+std::string MetricUnsupported(const Counter& counter, const Workload& w) {
+  if (w.metric != Metric::kEstimatedCycles || TraitsOf(counter.backend()).under_valgrind) return "";
+  return fmt::format(
+      "its metric is estimated-cycles, which only a Valgrind backend (vgcount, callgrind) "
+      "simulates; {} counts no simulated events (choose --backend vgcount or callgrind, or "
+      "metric = \"instructions\")",
+      counter.name());
+}
 
 CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide side,
                               const std::string& suite_dir, const WorkDir& dir,
                               const std::string& exe, int repeat, const LaunchOptions& options,
-                              const std::string& keep_profiles_dir) {
+                              const std::string& keep_profiles_dir, bool simulate) {
   CountedWorkload result;
   std::string err;
+  if (std::string unsupported = MetricUnsupported(counter, w); !unsupported.empty()) {
+    result.error = unsupported;
+    return result;
+  }
   LaunchSpec spec;
   if (!PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, &err) ||
       !PointAtBuild(dir, exe, spec.env, options, &err)) {
@@ -154,6 +179,8 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
   CountOptions count_options;
   count_options.region = w.region;
   count_options.pin = !options.as_is && options.pin_inputs;
+  const bool cycles = w.metric == Metric::kEstimatedCycles;
+  count_options.simulate = simulate || cycles;
   for (int i = 0; i < repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
     if (i > 0 && !PointAtBuild(dir, exe, spec.env, options, &err)) {
@@ -177,6 +204,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
         !options.resolve_build(exe, &spec.env, &unchanged, &run.error)) {
       run.events.clear();
     }
+    if (cycles && run.valid()) CountEstimatedCycles(&run);
     const std::string note = run.launch.LeftoverNote();
     if (!note.empty() && !w.allow_leftover && run.valid()) {
       // What a process did after the workload ended, it did uncounted: a

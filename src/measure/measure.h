@@ -45,11 +45,19 @@ struct CountedWorkload {
 /// it must exit 0 and print the score expected of `side` (ScoreAdmitted), or
 /// the whole side is invalid. The pinned run and the counted run are the
 /// same run, so the check costs nothing. `dir` must be held by the caller
-/// for the duration.
+/// for the duration. With `simulate`, and for every run of a workload whose
+/// metric is estimated-cycles, the counter simulates (CountOptions::simulate);
+/// the latter's runs count their estimated cycles first (an "estimated-cycles"
+/// event before "Ir"), so that `counts()` are of the metric, and a run
+/// without simulated events makes the side invalid.
 CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide side,
                               const std::string& suite_dir, const WorkDir& dir,
                               const std::string& exe, int repeat, const LaunchOptions& options,
-                              const std::string& keep_profiles_dir = "");
+                              const std::string& keep_profiles_dir = "", bool simulate = false);
+
+/// Why `counter` cannot count `w`, whose metric it cannot give (estimated
+/// cycles on perf); "" when it can.
+std::string MetricUnsupported(const Counter& counter, const Workload& w);
 
 /// Checks a pinned run's score, `found` (what the score pattern matched in
 /// its output; nullopt: nothing), against what `w` asserts of `side`

@@ -117,6 +117,28 @@ bool ParseExplainMode(const std::string& name, ExplainMode* mode) {
   return false;
 }
 
+const char* EventsModeName(EventsMode mode) {
+  switch (mode) {
+    case EventsMode::kNever:
+      return "never";
+    case EventsMode::kWork:
+      return "work";
+    case EventsMode::kAlways:
+      return "always";
+  }
+  return "work";
+}
+
+bool ParseEventsMode(const std::string& name, EventsMode* mode) {
+  for (EventsMode each : {EventsMode::kNever, EventsMode::kWork, EventsMode::kAlways}) {
+    if (name == EventsModeName(each)) {
+      *mode = each;
+      return true;
+    }
+  }
+  return false;
+}
+
 uint64_t SideResult::min() const {
   return counts.empty() ? 0 : *std::min_element(counts.begin(), counts.end());
 }

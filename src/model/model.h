@@ -11,6 +11,7 @@
 
 #include "model/flame_graph.h"
 #include "model/schema_versions.h"
+#include "model/simulated_events.h"
 #include "util/exit_codes.h"
 
 namespace workgate {
@@ -120,6 +121,10 @@ struct SideResult {
   /// in no report), or why there is none (`no_profile`).
   std::optional<PackedProfile> profile;
   std::string no_profile;
+  /// The simulated events of one run of this side (WorkloadEvents says which
+  /// tool ran it and whether they stand as evidence); absent where none ran
+  /// or it failed.
+  std::optional<SimulatedEvents> simulated;
   uint64_t min() const;
   uint64_t max() const;
 };
@@ -143,6 +148,10 @@ struct LineDelta {
   /// (explain/line_diff.h): `line` is in the baseline's numbering, and the
   /// candidate has no cost on it.
   bool baseline_only = false;
+  /// Each side's simulated events on the line, where both profiles carry
+  /// them (Explanation::simulated); absent otherwise.
+  std::optional<SimulatedCosts> baseline_events = {};
+  std::optional<SimulatedCosts> candidate_events = {};
   int64_t delta() const { return candidate - baseline; }
 };
 
@@ -180,6 +189,10 @@ struct FunctionDelta {
   /// The callers it moved out of line from, or into, for the first rows of
   /// an explanation whose profiles have call edges; empty otherwise.
   std::vector<CallerMove> moves = {};
+  /// Each side's simulated events in the function's self cost, where both
+  /// profiles carry them (Explanation::simulated); absent otherwise.
+  std::optional<SimulatedCosts> baseline_events = {};
+  std::optional<SimulatedCosts> candidate_events = {};
   int64_t delta() const { return candidate - baseline; }
 };
 
@@ -249,6 +262,37 @@ struct Explanation {
   /// The two profiles' differential flame graph, made only when asked for
   /// (--flamegraph); in no report but its page.
   std::optional<FlameGraph> flame_graph = {};
+  /// Both profiles carry the simulated events (a simulated run's, for
+  /// WorkloadEvents): the rows and lines have their events.
+  bool simulated = false;
+};
+
+/// When `compare` simulates branches and caches beside the count
+/// (--events): one run per side under ProfilerFor's Valgrind tool, after the
+/// verdict.
+enum class EventsMode {
+  kNever,  // none (a workload whose metric is estimated-cycles still has its counted runs')
+  kWork,   // workloads whose verdict is work-added or work-removed (the default)
+  kAlways,  // every valid workload
+};
+/// "never", "work", "always".
+const char* EventsModeName(EventsMode mode);
+/// The inverse of EventsModeName; false for any other text.
+bool ParseEventsMode(const std::string& name, EventsMode* mode);
+
+/// What a workload's simulated events are and where they came from
+/// (SideResult::simulated holds each side's).
+struct WorkloadEvents {
+  /// The tool that simulated: "callgrind" or "vgcount".
+  std::string profiler;
+  /// Both sides' events are there, and each side's simulated run retired
+  /// one of its counted instruction counts (where the tool is the counting
+  /// backend; on perf, whose count jitters, nothing is held against it).
+  /// Otherwise the reports show `note` and not the events.
+  bool shown = false;
+  /// What to know about them, or why they are not shown: "the candidate's
+  /// simulated run retired 1,204 instructions, its count is 1,200".
+  std::string note;
 };
 
 /// Fewest pairs for which a comparison gets an interval and a test.
@@ -449,6 +493,12 @@ struct WorkloadResult {
   /// Set with timed_stats where the two can be held against each other.
   std::optional<TimingVsCount> timing_vs_count;
   std::optional<Explanation> explanation;
+  /// What the counts, delta and margin are of: instructions, or estimated
+  /// cycles (a suite's `metric`).
+  Metric metric = Metric::kInstructions;
+  /// The simulated events beside the count, where they were asked for
+  /// (--events) or the metric needs them.
+  std::optional<WorkloadEvents> events;
 };
 
 /// True when both sides have counts, none above kMaxCount, and the baseline's
@@ -496,6 +546,7 @@ struct RunSettings {
   int max_repeat = 10;
   std::string explain = "work-added";  // --explain, as ExplainModeName names it
   int explain_top = 10;
+  std::string events = "work";  // --events, as EventsModeName names it
   bool as_is = false;
   std::vector<std::string> env;  // --env KEY=VALUE, as given
   std::vector<std::string> pass_env;
@@ -533,7 +584,10 @@ struct CompareReport {
   /// 6: the ad hoc workload's command (`settings.command`) and a score
   /// changed on purpose (`previous_score`, `score_changed` per workload);
   /// 7: the explanation's `stored_baseline` and its rows' `lines`; 8: the
-  /// timed ratio held against the count (`timing_vs_count` per workload).
+  /// timed ratio held against the count (`timing_vs_count` per workload); 9:
+  /// the simulated events (each side's `simulated`, each workload's `metric`
+  /// and `events`, `settings.events`, the explanation's `simulated` and its
+  /// rows' and lines' `events`).
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst

@@ -20,6 +20,30 @@ json StoreToJson(const CompareReport& report) {
                report.recorded_as.empty() ? json(nullptr) : json(report.recorded_as)}};
 }
 
+// Each simulated event by name; null without.
+json EventCostsToJson(const std::optional<SimulatedCosts>& costs) {
+  if (!costs) return nullptr;
+  json out = json::object();
+  for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+    out[std::string(kSimulatedEventNames[i])] = (*costs)[i];
+  }
+  return out;
+}
+
+json SimulatedSideToJson(const std::optional<SimulatedEvents>& events) {
+  if (!events) return nullptr;
+  return json{{"instructions", events->instructions},
+              {"events", EventCostsToJson(events->costs)}};
+}
+
+// A row's or line's two sides of simulated events; null without.
+json RowEventsToJson(const std::optional<SimulatedCosts>& baseline,
+                     const std::optional<SimulatedCosts>& candidate) {
+  if (!baseline || !candidate) return nullptr;
+  return json{{"baseline", EventCostsToJson(baseline)},
+              {"candidate", EventCostsToJson(candidate)}};
+}
+
 json SideToJson(const SideResult& side) {
   json timed = json::array();
   for (const TimedSample& t : side.timed) {
@@ -39,7 +63,8 @@ json SideToJson(const SideResult& side) {
               {"unpinned", side.unpinned},
               {"timed", timed},
               {"fingerprint", FingerprintToJson(side.fingerprint)},
-              {"from_store", FromStoreToJson(side.from_store)}};
+              {"from_store", FromStoreToJson(side.from_store)},
+              {"simulated", SimulatedSideToJson(side.simulated)}};
 }
 
 // A text that is absent when empty.
@@ -61,7 +86,8 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
                        {"baseline_only", l.baseline_only},
                        {"path", NullIfEmpty(l.path)},
                        {"text", NullIfEmpty(l.text)},
-                       {"url", NullIfEmpty(l.url)}});
+                       {"url", NullIfEmpty(l.url)},
+                       {"events", RowEventsToJson(l.baseline_events, l.candidate_events)}});
     }
     json moves = json::array();
     for (const CallerMove& m : r.moves) {
@@ -81,7 +107,8 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
                     {"candidate", r.candidate},
                     {"delta", r.delta()},
                     {"lines", lines},
-                    {"moves", moves}});
+                    {"moves", moves},
+                    {"events", RowEventsToJson(r.baseline_events, r.candidate_events)}});
   }
   json missing = json::array();
   for (const MissingSymbols& m : e->missing_symbols) {
@@ -111,7 +138,8 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
               {"stored_baseline", e->stored_baseline},
               {"rows", rows},
               {"missing_symbols", missing},
-              {"profile_cuts", cuts}};
+              {"profile_cuts", cuts},
+              {"simulated", e->simulated}};
 }
 
 namespace {
@@ -147,6 +175,30 @@ json UnpinnedToJson(const WorkloadResult& w) {
   return out;
 }
 
+}  // namespace
+
+json WorkloadEventsToJson(const WorkloadResult& w) {
+  if (!w.events) return nullptr;
+  json figures = json::array();
+  if (w.baseline.simulated && w.candidate.simulated) {
+    for (const SimulatedFigure& f : SimulatedFigures(*w.baseline.simulated, *w.candidate.simulated)) {
+      figures.push_back({{"name", f.key},
+                         {"baseline", f.baseline},
+                         {"candidate", f.candidate},
+                         {"delta", f.delta()},
+                         {"relative", f.baseline == 0 ? json(nullptr)
+                                                      : json(static_cast<double>(f.delta()) /
+                                                             static_cast<double>(f.baseline))}});
+    }
+  }
+  return json{{"profiler", NullIfEmpty(w.events->profiler)},
+              {"shown", w.events->shown},
+              {"note", NullIfEmpty(w.events->note)},
+              {"figures", figures}};
+}
+
+namespace {
+
 json WorkloadToJson(const WorkloadResult& w) {
   const bool figures = HasDelta(w);
   auto figure = [figures](auto v) { return figures ? json(v) : json(nullptr); };
@@ -168,7 +220,9 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"stability", StabilityToJson(w.stability)},
               {"timed", TimedStatsToJson(w.timed_stats)},
               {"timing_vs_count", TimingVsCountToJson(w.timing_vs_count)},
-              {"explanation", ExplanationToJson(w.explanation)}};
+              {"explanation", ExplanationToJson(w.explanation)},
+              {"metric", MetricName(w.metric)},
+              {"events", WorkloadEventsToJson(w)}};
 }
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -188,6 +242,7 @@ json SettingsToJson(const RunSettings& s) {
               {"max_repeat", s.max_repeat},
               {"explain", s.explain},
               {"explain_top", s.explain_top},
+              {"events", s.events},
               {"as_is", s.as_is},
               {"env", s.env},
               {"pass_env", s.pass_env}};

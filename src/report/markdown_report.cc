@@ -7,6 +7,7 @@
 #include "report/format.h"
 #include "report/markdown_text.h"
 #include "report/report_output.h"
+#include "report/simulated_text.h"
 #include "report/summary.h"
 #include "report/timed_text.h"
 #include "util/text.h"
@@ -48,6 +49,7 @@ std::string Table(const CompareReport& r) {
       "|\n|---|---:|---:|---:|---:|---|\n";
   for (const WorkloadResult& w : r.workloads) {
     std::string name = Cell(w.name);
+    if (w.metric == Metric::kEstimatedCycles) name += " (estimated cycles)";
     if (w.score_changed) {
       name += " (score " + Cell(*w.previous_score) + " \u2192 " + Cell(*w.expected_score) +
               ", changed on purpose)";
@@ -86,6 +88,11 @@ std::string Notes(const CompareReport& r) {
     if (!timing.empty()) {
       out += fmt::format("- \u26a0\ufe0f {}: {}\n", code(w.name), MarkdownText(timing));
     }
+    // Beside the table too: the trade-off a count cannot see.
+    const std::string metric = MetricSentence(w);
+    if (!metric.empty()) out += fmt::format("- {}: {}\n", code(w.name), MarkdownText(metric));
+    const std::string events = SimulatedEventsSentence(w, kMarkdownMinus);
+    if (!events.empty()) out += fmt::format("- {}: {}\n", code(w.name), MarkdownText(events));
     for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
                                        std::pair{"candidate", &w.candidate}}) {
       for (const std::string& note : result->notes) {
@@ -137,6 +144,26 @@ std::string MarkdownMissingSymbols(const Explanation& e) {
     for (const StrippedFile& f : m.files) out += "\n" + StrippedFileSentence(f, code) + "\n";
   }
   return out + "\n" + MarkdownText(kSymbolsAdvice) + "\n";
+}
+
+// The explanation's simulated events per function and line, a table of
+// their own under the rows'.
+std::string MarkdownSimulatedRows(const Explanation& e) {
+  const std::vector<SimulatedRowText> rows = SimulatedRows(e);
+  if (rows.empty()) return "";
+  std::string out = "\n| simulated events |";
+  std::string rule = "|---|";
+  for (const std::string& name : SimulatedColumnNames()) {
+    out += " " + name + " |";
+    rule += "---:|";
+  }
+  out += "\n" + rule + "\n";
+  for (const SimulatedRowText& row : rows) {
+    out += "| " + std::string(row.line ? "\u21b3 " : "") + Cell(row.place) + " |";
+    for (int64_t d : row.deltas) out += " " + FormatSignedCount(d, kMarkdownMinus) + " |";
+    out += "\n";
+  }
+  return out;
 }
 
 std::string MarkdownExplanation(const WorkloadResult& w) {
@@ -194,6 +221,7 @@ std::string MarkdownExplanation(const WorkloadResult& w) {
   }
   const std::string source = ProfileSourceSentence(e);
   if (!source.empty()) out += "\n" + MarkdownText(source) + "\n";
+  out += MarkdownSimulatedRows(e);
   for (const std::string& cut : ProfileCutSentences(e)) out += "\n" + MarkdownText(cut) + "\n";
   return out + MarkdownMissingSymbols(e) + "</details>\n";
 }

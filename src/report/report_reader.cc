@@ -24,7 +24,8 @@ bool ReadSettings(const json& j, RunSettings* s, std::string* err) {
   if (!(f.StringOrNull("suite", &s->suite) && f.StringOrNull("suite_sha256", &s->suite_sha256) &&
         f.Strings("command", kMaxListItems, &s->command) && f.String("stability", &s->stability) &&
         f.Int("max_repeat", 1, 1000, &s->max_repeat) && f.String("explain", &s->explain) &&
-        f.Int("explain_top", 1, 1000, &s->explain_top) && f.Bool("as_is", &s->as_is) &&
+        f.Int("explain_top", 1, 1000, &s->explain_top) && f.String("events", &s->events) &&
+        f.Bool("as_is", &s->as_is) &&
         f.Strings("env", kMaxListItems, &s->env) &&
         f.Strings("pass_env", kMaxListItems, &s->pass_env) && f.Done())) {
     return false;
@@ -36,6 +37,8 @@ bool ReadSettings(const json& j, RunSettings* s, std::string* err) {
   if (!ParseExplainMode(s->explain, &explain)) {
     return f.Fail("explain", "must be never, work-added or always");
   }
+  EventsMode events;
+  if (!ParseEventsMode(s->events, &events)) return f.Fail("events", "must be never, work or always");
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include "model/model.h"
 #include "report/explanation_text.h"
 #include "report/format.h"
+#include "report/simulated_text.h"
 #include "report/summary.h"
 #include "report/text_table.h"
 #include "report/timed_text.h"
@@ -48,9 +49,11 @@ std::string MainTable(const CompareReport& r, bool colour) {
       return s.counts.empty() ? std::string("-") : FormatCount(ShownCount(w, s));
     };
     const bool figures = HasDelta(w);
+    const std::string name =
+        Line(w.name) + (w.metric == Metric::kEstimatedCycles ? " (estimated cycles)" : "");
     const std::string verdict =
         std::string(VerdictName(w.verdict)) + (w.stability.unstable ? " (unstable)" : "");
-    table.AddRow({Line(w.name), count(w.baseline), count(w.candidate),
+    table.AddRow({name, count(w.baseline), count(w.candidate),
                   figures ? FormatSignedCount(w.delta, kTerminalMinus) : "-",
                   figures ? RelativeCell(w, kTerminalMinus) : "-", verdict},
                  {"", "", "", "", "", ColourOf(w.verdict)});
@@ -68,6 +71,10 @@ std::string Reasons(const CompareReport& r) {
     if (!changed.empty()) out += fmt::format("{}: {}\n", Line(w.name), changed);
     const std::string timing = TimingVsCountSentence(w, kTerminalMinus);
     if (!timing.empty()) out += fmt::format("{}: {}\n", Line(w.name), timing);
+    const std::string metric = MetricSentence(w);
+    if (!metric.empty()) out += fmt::format("{}: {}\n", Line(w.name), metric);
+    const std::string events = SimulatedEventsSentence(w, kTerminalMinus);
+    if (!events.empty()) out += fmt::format("{}: {}\n", Line(w.name), Line(events));
     const std::string unstable = StabilitySentence(w, kTerminalMinus);
     if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
       out += fmt::format("{}: {}\n", Line(w.name), unstable);
@@ -104,6 +111,23 @@ std::string MissingSymbolsBlock(const Explanation& e) {
     for (const StrippedFile& f : m.files) out += "    " + StrippedFileSentence(f, Line) + "\n";
   }
   return out + "  " + kSymbolsAdvice + "\n";
+}
+
+// The explanation's simulated events per function and line, as a table of
+// their own under the rows'.
+std::string SimulatedRowsBlock(const Explanation& e) {
+  const std::vector<SimulatedRowText> rows = SimulatedRows(e);
+  if (rows.empty()) return "";
+  TextTable table({Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight});
+  std::vector<std::string> header = {"simulated events"};
+  for (const std::string& name : SimulatedColumnNames()) header.push_back(name);
+  table.AddRow(header);
+  for (const SimulatedRowText& row : rows) {
+    std::vector<std::string> cells = {(row.line ? "  \u21b3 " : "") + Line(row.place)};
+    for (int64_t d : row.deltas) cells.push_back(FormatSignedCount(d, kTerminalMinus));
+    table.AddRow(cells);
+  }
+  return "\n" + table.Render(2, false);
 }
 
 std::string ExplanationBlock(const WorkloadResult& w) {
@@ -149,6 +173,7 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   }
   const std::string source = ProfileSourceSentence(e);
   out += table.Render(2, false) + (source.empty() ? "" : "  " + source + "\n");
+  out += SimulatedRowsBlock(e);
   for (const std::string& cut : ProfileCutSentences(e)) out += "  " + cut + "\n";
   return out + MissingSymbolsBlock(e);
 }

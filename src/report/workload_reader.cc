@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "model/model_json.h"
 #include "report/json_fields.h"
+#include "report/json_report.h"
 #include "report/report_reader.h"
 #include "report/timed_json.h"
 #include "util/text.h"
@@ -64,6 +65,48 @@ bool ReadFromStore(const json* j, const std::string& where, std::optional<FromSt
   return true;
 }
 
+// The twelve simulated events by name (null: none).
+bool ReadEventCosts(const json* j, const std::string& where, std::optional<SimulatedCosts>* out,
+                    std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  SimulatedCosts costs = {};
+  for (size_t i = 0; i < kSimulatedEventCount; ++i) {
+    if (!f.Uint(std::string(kSimulatedEventNames[i]).c_str(), &costs[i])) return false;
+  }
+  if (!f.Done()) return false;
+  *out = costs;
+  return true;
+}
+
+// A row's or line's "events": both sides' (null: none).
+bool ReadRowEvents(const json* j, const std::string& where, std::optional<SimulatedCosts>* baseline,
+                   std::optional<SimulatedCosts>* candidate, std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  const json* b = f.Object("baseline", false);
+  const json* c = f.Object("candidate", false);
+  return f.Done() && ReadEventCosts(b, f.Path("baseline"), baseline, err) &&
+         ReadEventCosts(c, f.Path("candidate"), candidate, err);
+}
+
+// A side's "simulated" (null: none).
+bool ReadSimulatedSide(const json* j, const std::string& where,
+                       std::optional<SimulatedEvents>* out, std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  SimulatedEvents events;
+  std::optional<SimulatedCosts> costs;
+  const json* by_name = f.Object("events", false);
+  if (!(f.Uint("instructions", &events.instructions) && f.Done() &&
+        ReadEventCosts(by_name, f.Path("events"), &costs, err))) {
+    return false;
+  }
+  events.costs = *costs;
+  *out = events;
+  return true;
+}
+
 bool ReadSide(const json& j, const std::string& where, SideResult* side, std::string* err) {
   JsonFields f(j, where, err);
   std::optional<uint64_t> instructions, min, max;
@@ -72,6 +115,7 @@ bool ReadSide(const json& j, const std::string& where, SideResult* side, std::st
   const json* timed = f.Array("timed", kMaxListItems);
   const json* fp = f.Object("fingerprint", false);
   const json* from_store = f.Object("from_store", true);
+  const json* simulated = f.Object("simulated", true);
   if (!(f.UintOrNull("instructions", &instructions) && f.UintOrNull("min", &min) &&
         f.UintOrNull("max", &max) && f.StringOrNull("score", &side->score) &&
         f.StringOrNull("error", &side->error) && f.Strings("notes", kMaxListItems, &side->notes) &&
@@ -79,7 +123,8 @@ bool ReadSide(const json& j, const std::string& where, SideResult* side, std::st
         f.Strings("unpinned", kMaxListItems, &side->unpinned) && f.Done() &&
         ReadTimedSamples(*timed, f.Path("timed"), &side->timed, err) &&
         ReadFingerprint(*fp, f.Path("fingerprint"), &side->fingerprint, err) &&
-        ReadFromStore(from_store, f.Path("from_store"), &side->from_store, err))) {
+        ReadFromStore(from_store, f.Path("from_store"), &side->from_store, err) &&
+        ReadSimulatedSide(simulated, f.Path("simulated"), &side->simulated, err))) {
     return false;
   }
   if (side->from_store && side->from_store->counts > side->counts.size()) {
@@ -175,12 +220,14 @@ bool ReadLines(const json& list, const std::string& where, std::vector<LineDelta
     JsonFields f(list[i], ItemPath(where, i), err);
     LineDelta l;
     int64_t delta = 0;
+    const json* events = f.Object("events", true);
     if (!(f.String("file", &l.file) && f.Uint("line", &l.line) &&
           f.Int("baseline", 0, kMaxCost, &l.baseline) &&
           f.Int("candidate", 0, kMaxCost, &l.candidate) &&
           f.Int("delta", -kMaxCost, kMaxCost, &delta) &&
           f.Bool("baseline_only", &l.baseline_only) && f.StringOrNull("path", &l.path) &&
-          f.StringOrNull("text", &l.text) && f.StringOrNull("url", &l.url) && f.Done())) {
+          f.StringOrNull("text", &l.text) && f.StringOrNull("url", &l.url) && f.Done() &&
+          ReadRowEvents(events, f.Path("events"), &l.baseline_events, &l.candidate_events, err))) {
       return false;
     }
     if (l.line == 0) return f.Fail("line", "must be at least 1");
@@ -258,7 +305,7 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
   if (!(f.Int("total_delta", -kMaxCostDelta, kMaxCostDelta, &e.total_delta) &&
         f.StringOrNull("error", &e.error) && f.StringOrNull("profiler", &e.profiler) &&
         f.Strings("rerun", 2, &e.rerun) && f.Bool("stored_baseline", &e.stored_baseline) &&
-        f.Done() &&
+        f.Bool("simulated", &e.simulated) && f.Done() &&
         ReadMissingSymbols(*missing, f.Path("missing_symbols"), &e.missing_symbols, err) &&
         ReadProfileCuts(*cuts, f.Path("profile_cuts"), &e.profile_cuts, err))) {
     return false;
@@ -280,15 +327,47 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
     FunctionDelta d;
     const json* lines = row.Array("lines", kMaxListItems);
     const json* moves = row.Array("moves", kMaxListItems);
+    const json* events = row.Object("events", true);
     if (!(ReadCostRow(&row, "baseline", "candidate", &d) &&
           row.Strings("clones", kMaxListItems, &d.clones) && row.Done() &&
           ReadLines(*lines, row.Path("lines"), &d.lines, err) &&
-          ReadMoves(*moves, row.Path("moves"), &d.moves, err))) {
+          ReadMoves(*moves, row.Path("moves"), &d.moves, err) &&
+          ReadRowEvents(events, row.Path("events"), &d.baseline_events, &d.candidate_events,
+                        err))) {
       return false;
+    }
+    if (d.baseline_events.has_value() && !e.simulated) {
+      return row.Fail("events", "are set in an explanation whose profiles are not simulated");
     }
     e.rows.push_back(std::move(d));
   }
   *out = std::move(e);
+  return true;
+}
+
+// A workload's "events" (null: none), after its sides: its figures must be
+// what the sides' events give.
+bool ReadWorkloadEvents(const json* j, const std::string& where, WorkloadResult* w,
+                        std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  WorkloadEvents events;
+  const json* figures = f.Array("figures", 8);
+  if (!(f.StringOrNull("profiler", &events.profiler) && f.Bool("shown", &events.shown) &&
+        f.StringOrNull("note", &events.note) && f.Done())) {
+    return false;
+  }
+  if (!events.profiler.empty() &&
+      (FindBackend(events.profiler) == nullptr || !FindBackend(events.profiler)->keeps_profiles)) {
+    return f.Fail("profiler", "must be vgcount, callgrind or null");
+  }
+  if (events.shown && !(w->baseline.simulated && w->candidate.simulated)) {
+    return f.Fail("shown", "is true without both sides' simulated events");
+  }
+  w->events = events;
+  if (*figures != WorkloadEventsToJson(*w).at("figures")) {
+    return f.Fail("figures", "are not what the sides' simulated events give");
+  }
   return true;
 }
 
@@ -308,7 +387,10 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* timed = f.Object("timed", true);
   const json* timing_vs_count = f.Object("timing_vs_count", true);
   const json* explanation = f.Object("explanation", true);
+  const json* events = f.Object("events", true);
+  std::string metric;
   if (!(f.String("name", &w->name) && f.String("verdict", &verdict) &&
+        f.String("metric", &metric) &&
         f.String("reason", &w->reason) && f.Number("max_work_added", &margin) &&
         f.StringOrNull("expected_score", &w->expected_score) &&
         f.StringOrNull("previous_score", &w->previous_score) &&
@@ -320,6 +402,9 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   }
   if (w->name.empty()) return f.Fail("name", "must not be empty");
   if (!ParseVerdict(verdict, &w->verdict)) return f.Fail("verdict", "is not a verdict");
+  if (!ParseMetric(metric, &w->metric)) {
+    return f.Fail("metric", "must be instructions or estimated-cycles");
+  }
   // A suite's score.previous stands beside its score.expect only.
   if (w->previous_score && !w->expected_score) {
     return f.Fail("previous_score", "is set without an expected_score");
@@ -347,7 +432,8 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   return ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
          TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
          TimingVsCountFromJson(timing_vs_count, f.Path("timing_vs_count"), w, err) &&
-         ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err);
+         ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err) &&
+         ReadWorkloadEvents(events, f.Path("events"), w, err);
 }
 
 }  // namespace workgate

@@ -65,20 +65,26 @@ class SuiteReader {
       }
       w->max_work_added_percent = percent;
     }
+    if (const auto* metric = t.get("metric")) {
+      if (!metric->is_string() || !ParseMetric(metric->value<std::string>().value(), &w->metric)) {
+        return Fail(*metric, ctx,
+                    "key 'metric' must be \"instructions\" or \"estimated-cycles\"");
+      }
+    }
     return ReadScore(t, ctx, w);
   }
 
  private:
   bool CheckKeys(const toml::table& t, const std::string& ctx) {
-    static const std::set<std::string> known = {"name",           "command", "env",
-                                                "clock",          "timeout", "region",
-                                                "allow_leftover", "score",   "max_work_added"};
+    static const std::set<std::string> known = {
+        "name",   "command",        "env",   "clock",          "timeout",
+        "region", "allow_leftover", "score", "max_work_added", "metric"};
     for (const auto& [key, node] : t) {
       if (!known.count(std::string(key.str()))) {
         return Fail(node, ctx,
                     fmt::format("key '{}' is not known (known: name, command, env, "
                                 "clock, timeout, region, allow_leftover, score, "
-                                "max_work_added)",
+                                "max_work_added, metric)",
                                 key.str()));
       }
     }
@@ -246,6 +252,7 @@ std::string Workload::Canonical() const {
   if (max_work_added_percent) text += fmt::format("max_work_added={}\n", *max_work_added_percent);
   // Only when set, so the digest of every workload without it stays as it was.
   if (allow_leftover) text += "allow_leftover=true\n";
+  if (metric != Metric::kInstructions) text += fmt::format("metric={}\n", MetricName(metric));
   return text;
 }
 

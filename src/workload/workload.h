@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/simulated_events.h"
+
 namespace workgate {
 
 enum class ClockMode {
@@ -34,6 +36,10 @@ struct Workload {
   /// process left running is uncounted work, and the run is invalid.
   bool allow_leftover = false;
   std::optional<double> max_work_added_percent;
+  /// What the gate counts and compares of it (`metric`): instructions, or
+  /// the estimated cycles of every counted run's simulated events, which
+  /// only the Valgrind backends count.
+  Metric metric = Metric::kInstructions;
   std::optional<std::string> score_pattern;  // RE2, one capture group (workload/score.h)
   /// What the pinned run must print (score.expect): the candidate always,
   /// the baseline unless it prints score_previous.

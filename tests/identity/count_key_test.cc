@@ -83,6 +83,7 @@ TEST(CountKeyTest, ChangingAnySinglePartMissesTheCache) {
       {"Valgrind tool build", [](CountContext* c) { c->tool_build = "sha256:ff"; }},
       {"guest CPU", [](CountContext* c) { c->guest_cpu = "AuthenticAMD avx2"; }},
       {"working directory", [](CountContext* c) { c->cwd = "/home/ci"; }},
+      {"metric", [](CountContext* c) { c->metric = "estimated-cycles"; }},
   };
   for (const auto& [part, change] : context_changes) {
     CountContext context = SomeContext();

@@ -236,7 +236,7 @@ TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
   json doc = ToJson(Sharded());
   doc["schema_version"] = 1;  // before the timed context's two tests
   EXPECT_FALSE(ParseCompareReport(doc.dump(), "v1.json", &err));
-  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 8");
+  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 9");
   EXPECT_FALSE(LoadCompareReport("/nonexistent/part.json", &err));
   EXPECT_EQ(err, "the report /nonexistent/part.json does not exist");
 }
