@@ -143,8 +143,27 @@ struct LineDelta {
   /// (explain/line_diff.h): `line` is in the baseline's numbering, and the
   /// candidate has no cost on it.
   bool baseline_only = false;
+  /// Whose numbering `line` is in, and so whose source `text` is:
+  /// "candidate", or "baseline" for a baseline_only line and, where lines
+  /// are matched by number, for a line only the baseline ran
+  /// (LineNumbering).
+  std::string numbering = "candidate";
+  /// Whether the diff from the source base (--source-base) to the
+  /// candidate's commit changed this line: a baseline line it changed or
+  /// removed, a candidate line it added or changed. nullopt where that diff
+  /// is not known for the line's file (measure/source_lines.h).
+  std::optional<bool> changed = std::nullopt;
+  /// Other lines of the function with the same source text, in the same
+  /// file, whose costs offset this one's and are summed into it
+  /// (explain/line_diff.h: FoldIdenticalLines): one place of code the
+  /// compiler charges to either of them. Each has no `folded` of its own.
+  std::vector<LineDelta> folded = {};
   int64_t delta() const { return candidate - baseline; }
 };
+
+/// The side whose numbering a line is in (LineDelta::numbering).
+inline constexpr const char* kBaselineNumbering = "baseline";
+inline constexpr const char* kCandidateNumbering = "candidate";
 
 /// A call edge into an explanation's row that one build has and the other
 /// lacks: the compiler stopped or started inlining the row's function into
@@ -180,6 +199,10 @@ struct FunctionDelta {
   /// The callers it moved out of line from, or into, for the first rows of
   /// an explanation whose profiles have call edges; empty otherwise.
   std::vector<CallerMove> moves = {};
+  /// The function's name in the baseline when the candidate renamed it
+  /// (explain/renames.h): `function` is the candidate's name, `baseline`
+  /// the cost of the baseline's function. Empty otherwise.
+  std::string renamed_from = {};
   int64_t delta() const { return candidate - baseline; }
 };
 
@@ -533,7 +556,9 @@ struct CompareReport {
   /// 6: the ad hoc workload's command (`settings.command`) and a score
   /// changed on purpose (`previous_score`, `score_changed` per workload);
   /// 7: the explanation's `stored_baseline` and its rows' `lines`; 8: the
-  /// timed ratio held against the count (`timing_vs_count` per workload).
+  /// timed ratio held against the count (`timing_vs_count` per workload);
+  /// 9: an explanation row's `renamed_from`, its lines' `numbering`,
+  /// `changed` and `folded`.
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst
