@@ -8,7 +8,7 @@
 namespace workgate {
 
 /// `compare --json`: the compare report (report/json_report.h)
-inline constexpr int kCompareSchemaVersion = 8;
+inline constexpr int kCompareSchemaVersion = 9;
 /// `count --json` (report/count_json.h)
 inline constexpr int kCountSchemaVersion = 3;
 /// `probe --json` (probe/probe_json.h)
@@ -18,7 +18,7 @@ inline constexpr int kProbeTableSchemaVersion = 1;
 /// `history --json` (report/history_json.h)
 inline constexpr int kHistorySchemaVersion = 2;
 /// `explain --json` (report/explain_json.h)
-inline constexpr int kExplainSchemaVersion = 3;
+inline constexpr int kExplainSchemaVersion = 4;
 /// `--save-baseline` files (decision/baseline_file.h)
 inline constexpr int kBaselineSchemaVersion = 2;
 

@@ -3,9 +3,10 @@
 // per-function explanation, the same object the compare report shows under
 // "explanation" (report/json_report.h).
 //
-// Schema version 3 (kExplainSchemaVersion; 2 added the explanation's
+// Schema version 4 (kExplainSchemaVersion; 2 added the explanation's
 // stored_baseline, always false here, and its rows' lines, 3 its
-// profile_cuts):
+// profile_cuts, 4 a row's renamed_from and its lines' numbering, changed
+// and folded):
 // {"schema_version", "exit_code",
 //  "workloads": [{"name", "explanation": EXPLANATION | null}]}
 

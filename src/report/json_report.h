@@ -1,12 +1,13 @@
 #pragma once
 // The JSON report (`--json FILE`): every figure of a comparison, for machines.
 //
-// Schema version 8 (CompareReport::schema_version; 2 added the slots and the
+// Schema version 9 (CompareReport::schema_version; 2 added the slots and the
 // two-test timed context, 3 the result store, 4 what the counted runs met
 // unpinned, 5 what the candidate could reach, 6 the ad hoc workload's command
 // and a score changed on purpose: previous_score, score_changed, 7 the
 // explanation's stored_baseline and its rows' lines, 8 the timed ratio held
-// against the count: timing_vs_count, and the explanation's profile_cuts). Units: `max_work_added`
+// against the count: timing_vs_count, and the explanation's profile_cuts, 9 a
+// row's renamed_from and its lines' numbering, changed and folded). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
@@ -40,10 +41,13 @@
 //    "timing_vs_count": VS (report/timed_json.h) | null,
 //    "explanation": {"total_delta", "error", "profiler", "rerun",
 //              "stored_baseline" (the baseline's profile is the stored
-//              baseline's), "rows": [{"function", "object",
-//              "clones": [full names, when the row sums clones], "baseline",
-//              "candidate", "delta", "lines": [{"file", "line", "baseline",
-//              "candidate", "delta"}] (explain/explain.h: DiffProfiles)}],
+//              baseline's), "rows": [{"function", "renamed_from" | null,
+//              "object", "clones": [full names, when the row sums clones],
+//              "baseline", "candidate", "delta", "lines": [{"file", "line",
+//              "baseline", "candidate", "delta", "baseline_only",
+//              "numbering", "changed" | null, "folded": [lines], "path",
+//              "text", "url"}], "moves": [...]} (explain/explain.h:
+//              DiffProfiles)],
 //              "missing_symbols": [{"object", "delta" (of its code without a
 //                symbol), "files": [{"path", "side", "build_id" | null,
 //                "debug_file" | null, "debug_file_exists"}]}],

@@ -168,20 +168,30 @@ bool ReadMissingSymbols(const json& list, const std::string& where,
   return true;
 }
 
-// An explanation row's lines: each a file, a line from 1, and its costs.
+// An explanation row's lines: each a file, a line from 1, and its costs,
+// and the lines folded into it (`nested`: a folded line, which has none).
 bool ReadLines(const json& list, const std::string& where, std::vector<LineDelta>* out,
-               std::string* err) {
+               std::string* err, bool nested = false) {
   for (size_t i = 0; i < list.size(); ++i) {
     JsonFields f(list[i], ItemPath(where, i), err);
     LineDelta l;
     int64_t delta = 0;
+    const json* folded = f.Array("folded", nested ? 0 : kMaxListItems);
     if (!(f.String("file", &l.file) && f.Uint("line", &l.line) &&
           f.Int("baseline", 0, kMaxCost, &l.baseline) &&
           f.Int("candidate", 0, kMaxCost, &l.candidate) &&
           f.Int("delta", -kMaxCost, kMaxCost, &delta) &&
-          f.Bool("baseline_only", &l.baseline_only) && f.StringOrNull("path", &l.path) &&
-          f.StringOrNull("text", &l.text) && f.StringOrNull("url", &l.url) && f.Done())) {
+          f.Bool("baseline_only", &l.baseline_only) && f.String("numbering", &l.numbering) &&
+          f.BoolOrNull("changed", &l.changed) && f.StringOrNull("path", &l.path) &&
+          f.StringOrNull("text", &l.text) && f.StringOrNull("url", &l.url) && f.Done() &&
+          ReadLines(*folded, f.Path("folded"), &l.folded, err, true))) {
       return false;
+    }
+    if (l.numbering != kBaselineNumbering && l.numbering != kCandidateNumbering) {
+      return f.Fail("numbering", "must be baseline or candidate");
+    }
+    if (l.baseline_only && l.numbering != kBaselineNumbering) {
+      return f.Fail("numbering", "must be baseline for a baseline_only line");
     }
     if (l.line == 0) return f.Fail("line", "must be at least 1");
     if (!l.url.empty() && !IsPlainHttpUrl(l.url)) {
@@ -281,7 +291,8 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
     const json* lines = row.Array("lines", kMaxListItems);
     const json* moves = row.Array("moves", kMaxListItems);
     if (!(ReadCostRow(&row, "baseline", "candidate", &d) &&
-          row.Strings("clones", kMaxListItems, &d.clones) && row.Done() &&
+          row.Strings("clones", kMaxListItems, &d.clones) &&
+          row.StringOrNull("renamed_from", &d.renamed_from) && row.Done() &&
           ReadLines(*lines, row.Path("lines"), &d.lines, err) &&
           ReadMoves(*moves, row.Path("moves"), &d.moves, err))) {
       return false;

@@ -21,7 +21,7 @@ TEST(ExplainJsonTest, EachWorkloadHasTheCompareReportsExplanation) {
   std::vector<WorkloadResult> explained = {report.workloads[0], failed};
 
   json j = ExplanationsToJson(explained, kExitInvalid);
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_TRUE(j["schema_version"].is_number_integer());
   EXPECT_EQ(j["exit_code"], 3);
   ASSERT_EQ(j["workloads"].size(), 2u);
@@ -35,7 +35,7 @@ TEST(ExplainJsonTest, EachWorkloadHasTheCompareReportsExplanation) {
 
 TEST(ExplainJsonTest, NoWorkloadsIsAnEmptyList) {
   json j = ExplanationsToJson({}, kExitPass);
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_EQ(j["workloads"], json::array());
 }
 
