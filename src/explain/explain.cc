@@ -14,6 +14,7 @@
 #include "explain/inline_moves.h"
 #include "explain/line_diff.h"
 #include "explain/simulated_rows.h"
+#include "explain/renames.h"
 #include "explain/symbol_hints.h"
 #include "model/model.h"
 #include "util/paths.h"
@@ -48,14 +49,19 @@ struct ShownCost {
   std::set<std::string> names;
 };
 
-// `self` summed by the row each function is shown under.
-std::map<FunctionId, ShownCost> ByShownFunction(const std::map<FunctionId, uint64_t>& self) {
+// `self` summed by the row each function is shown under (as the
+// candidate names it, through `renames`). A renamed function's own names
+// are left out: the row names them in `renamed_from`, not as clones.
+std::map<FunctionId, ShownCost> ByShownFunction(const std::map<FunctionId, uint64_t>& self,
+                                                const Renames& renames = {}) {
   std::map<FunctionId, ShownCost> shown;
   for (const auto& [id, cost] : self) {
-    ShownCost& row = shown[ShownFunction(id)];
+    const FunctionId own = ShownFunction(id);
+    const FunctionId as = Renamed(renames, own);
+    ShownCost& row = shown[as];
     row.cost += cost;
     // Addresses are not names: their row says so itself.
-    if (!IsAddressName(id.name)) row.names.insert(id.name);
+    if (!IsAddressName(id.name) && as == own) row.names.insert(id.name);
   }
   return shown;
 }
@@ -154,7 +160,7 @@ void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
   }
 }
 
-// The lines of every function shown under `row` (its clones), summed.
+// The lines of every function shown as `row` (its clones), summed.
 std::map<SourceLine, uint64_t> RowLines(const Profile& profile, const FunctionId& row) {
   std::map<SourceLine, uint64_t> out;
   for (const auto& [id, lines] : profile.lines) {
@@ -183,12 +189,14 @@ void AddCuts(const Profile& profile, const char* side, std::vector<ProfileCut>* 
 }  // namespace
 
 FunctionId ShownFunction(const FunctionId& id) {
-  if (IsAddressName(id.name)) return FunctionId{kUnnamedCode, id.object};
+  if (IsAddressName(id.name)) {
+    return FunctionId{id.object == kNoObject ? kGeneratedCode : kUnnamedCode, id.object};
+  }
   return FunctionId{SplitCloneName(id.name).base, id.object};
 }
 
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n,
-                         const BaselineLineMap* map) {
+                         const BaselineLineMap* map, const LineTextOf* texts) {
   Explanation out;
   if (baseline.total > kMaxCount || candidate.total > kMaxCount) {
     out.error = "a profile's total exceeds the int64 range of the explain table";
@@ -196,7 +204,11 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
   }
   // Every entry is at most its profile's total, so each fits in int64_t.
   out.total_delta = static_cast<int64_t>(candidate.total) - static_cast<int64_t>(baseline.total);
-  const std::map<FunctionId, ShownCost> base_self = ByShownFunction(baseline.self);
+  const Renames renames = FindRenames(baseline, candidate, map);
+  // The candidate's name of each renamed function -> the baseline's.
+  std::map<FunctionId, FunctionId> renamed_from;
+  for (const auto& [from, to] : renames) renamed_from.emplace(to, from);
+  const std::map<FunctionId, ShownCost> base_self = ByShownFunction(baseline.self, renames);
   const std::map<FunctionId, ShownCost> cand_self = ByShownFunction(candidate.self);
   std::vector<FunctionDelta> rows;
   auto b = base_self.begin();
@@ -212,6 +224,8 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
                       cand_row ? static_cast<int64_t>(cand_row->cost) : 0};
     if (row.baseline != row.candidate) {
       row.clones = ClonesOf(row.function, base_row, cand_row);
+      const auto from = renamed_from.find(id);
+      if (from != renamed_from.end()) row.renamed_from = from->second.name;
       rows.push_back(std::move(row));
     }
     if (take_b) ++b;
@@ -223,17 +237,25 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
   const uint64_t whole = out.total_delta < 0 ? -static_cast<uint64_t>(out.total_delta)
                                              : static_cast<uint64_t>(out.total_delta);
   const bool have_calls = !baseline.calls.empty() && !candidate.calls.empty();
-  const CallGraph base_graph = have_calls ? ShownCallGraph(baseline) : CallGraph{};
+  const CallGraph base_graph = have_calls ? ShownCallGraph(baseline, renames) : CallGraph{};
   const CallGraph cand_graph = have_calls ? ShownCallGraph(candidate) : CallGraph{};
   for (size_t i = 0; i < rows.size() && i < kRowsWithLines; ++i) {
     // A row of under 1% of the delta is not where a reviewer looks.
     if (Magnitude(rows[i]) < whole / 100 || Magnitude(rows[i]) == 0) continue;
     const FunctionId id{rows[i].function, rows[i].object};
+    const auto from = renamed_from.find(id);
+    const FunctionId base_id = from == renamed_from.end() ? id : from->second;
     // A line the bounds left out on one side is not a line without cost.
-    if (LinesComplete(baseline, id) && LinesComplete(candidate, id)) {
-      const std::map<SourceLine, uint64_t> base = RowLines(baseline, id);
+    if (LinesComplete(baseline, base_id) && LinesComplete(candidate, id)) {
+      const std::map<SourceLine, uint64_t> base = RowLines(baseline, base_id);
       const std::map<SourceLine, uint64_t> cand = RowLines(candidate, id);
-      rows[i].lines = DiffLines(&base, &cand, kLinesPerRow, map);
+      if (texts == nullptr || !*texts) {
+        rows[i].lines = DiffLines(&base, &cand, kLinesPerRow, map);
+      } else {
+        rows[i].lines = DiffLines(&base, &cand, kLinesLookedAt, map);
+        for (LineDelta& l : rows[i].lines) l.text = (*texts)(l);
+        FoldIdenticalLines(&rows[i].lines, kLinesPerRow);
+      }
     }
     if (have_calls) rows[i].moves = FindInlineMoves(base_graph, cand_graph, rows[i], kMovesPerRow);
   }
@@ -244,8 +266,9 @@ Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int 
 }
 
 Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, int top_n,
-                            const std::string& debug_root, const BaselineLineMap* map) {
-  Explanation out = DiffProfiles(baseline, candidate, top_n, map);
+                            const std::string& debug_root, const BaselineLineMap* map,
+                            const LineTextOf* texts) {
+  Explanation out = DiffProfiles(baseline, candidate, top_n, map, texts);
   if (out.error.empty()) out.missing_symbols = FindMissingSymbols(baseline, candidate, debug_root);
   return out;
 }
@@ -264,7 +287,8 @@ OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran) {
 Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_files,
                                     const std::vector<std::string>& candidate_files, int top_n,
                                     const OwnProgram& baseline_own, const OwnProgram& candidate_own,
-                                    const BaselineLineMap* map, bool flame_graph) {
+                                    const BaselineLineMap* map, bool flame_graph,
+                                    const LineTextOf* texts) {
   Profile baseline;
   Profile candidate;
   std::string err;
@@ -282,7 +306,7 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
   }
   RenameOwnProgram(baseline_own, &baseline);
   RenameOwnProgram(candidate_own, &candidate);
-  Explanation out = ExplainProfiles(baseline, candidate, top_n, kDebugRoot, map);
+  Explanation out = ExplainProfiles(baseline, candidate, top_n, kDebugRoot, map, texts);
   if (out.error.empty()) AttachSimulatedEvents(baseline, candidate, &out);
   if (flame_graph && out.error.empty()) out.flame_graph = BuildFlameGraph(baseline, candidate);
   return out;

@@ -16,10 +16,19 @@ namespace workgate {
 /// the like), which callgrind names by address.
 inline constexpr const char* kUnnamedCode = "(code without a symbol)";
 
+/// The row that stands for code in no object at all (callgrind's and
+/// vgcount's object "???"): code in an anonymous executable mapping, which a
+/// JIT compiler (LuaJIT's traces, a JavaScript engine's, a regular
+/// expression library's) writes at run time. No symbol table can name it.
+inline constexpr const char* kGeneratedCode =
+    "(code generated at run time: JIT or anonymous mapping)";
+inline constexpr const char* kNoObject = "???";
+
 /// The row a function is shown under: the function it was cloned from
 /// (SplitCloneName: "f.constprop.0" and "f.cold" are "f"), except code
 /// without a symbol, which callgrind names by its address
-/// ("0x0000000000001370") and which goes to its object's kUnnamedCode row.
+/// ("0x0000000000001370") and which goes to its object's kUnnamedCode row
+/// (kGeneratedCode for code in no object).
 /// Both kinds of name move between builds: a PLT stub at 0x1370 in one can be
 /// at 0x2370 in the other, and whether GCC clones or splits a function
 /// depends on the optimisation flags and the code around it.
@@ -29,6 +38,9 @@ FunctionId ShownFunction(const FunctionId& id);
 /// lines each lists (FunctionDelta::lines).
 inline constexpr size_t kRowsWithLines = 3;
 inline constexpr int kLinesPerRow = 3;
+/// How many of a row's lines are looked at for identical texts whose costs
+/// offset (FoldIdenticalLines) before kLinesPerRow are kept.
+inline constexpr int kLinesLookedAt = 24;
 /// How many callers each of those rows names that it moved out of line
 /// from, or into (FunctionDelta::moves; explain/inline_moves.h).
 inline constexpr size_t kMovesPerRow = 3;
@@ -50,15 +62,21 @@ inline constexpr size_t kMovesPerRow = 3;
 /// lists no move it cannot see whole. `profile_cuts` says what the bounds
 /// left out of each side. Sets `error` when a count does not fit in int64_t.
 /// With `map`, the baseline's lines are matched to the candidate's through
-/// it (DiffLines).
+/// it (DiffLines). With `texts`, kLinesLookedAt lines of each such row are
+/// given their text and those of one text whose costs offset are folded
+/// (FoldIdenticalLines) before kLinesPerRow are kept.
+/// A function the candidate renamed (FindRenames) is one row, under the
+/// candidate's name, with the baseline's in `renamed_from`; its calls are
+/// the same function's on both sides, so a rename is never a move.
 Explanation DiffProfiles(const Profile& baseline, const Profile& candidate, int top_n,
-                         const BaselineLineMap* map = nullptr);
+                         const BaselineLineMap* map = nullptr, const LineTextOf* texts = nullptr);
 
 /// DiffProfiles, and the objects whose code without a symbol needs symbols
 /// to be explained (FindMissingSymbols, with `debug_root`).
 Explanation ExplainProfiles(const Profile& baseline, const Profile& candidate, int top_n,
                             const std::string& debug_root = kDebugRoot,
-                            const BaselineLineMap* map = nullptr);
+                            const BaselineLineMap* map = nullptr,
+                            const LineTextOf* texts = nullptr);
 
 /// The name a side's own program is shown by, so that two builds at
 /// different files (wgi-baseline, wgi-candidate) still match.
@@ -90,6 +108,7 @@ Explanation ExplainCallgrindOutputs(const std::vector<std::string>& baseline_fil
                                     const std::vector<std::string>& candidate_files, int top_n,
                                     const OwnProgram& baseline_own = {},
                                     const OwnProgram& candidate_own = {},
-                                    const BaselineLineMap* map = nullptr, bool flame_graph = false);
+                                    const BaselineLineMap* map = nullptr, bool flame_graph = false,
+                                    const LineTextOf* texts = nullptr);
 
 }  // namespace workgate

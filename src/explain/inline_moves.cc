@@ -22,17 +22,57 @@ uint64_t SelfOf(const CallGraph& g, const FunctionId& f) {
   return found == g.self.end() ? 0 : found->second;
 }
 
+// The calls into `f` from other functions.
+uint64_t CallsInto(const CallGraph& g, const FunctionId& f) {
+  uint64_t calls = 0;
+  for (const auto& [edge, cost] : g.edges) {
+    if (edge.second == f && edge.first != f) AddSaturating(&calls, cost.calls);
+  }
+  return calls;
+}
+
+// Whether `caller`, on the side without its `calls` to `f`, calls instead
+// a function it does not call on the other side, at least half as often:
+// the calls went elsewhere (a renamed or a replaced function).
+bool CallsElsewhere(const CallGraph& without, const CallGraph& with, const FunctionId& caller,
+                    const FunctionId& f, uint64_t calls) {
+  for (auto it = without.edges.lower_bound({caller, FunctionId{}});
+       it != without.edges.end() && it->first.first == caller; ++it) {
+    const FunctionId& other = it->first.second;
+    if (other == f || other == caller || CallsOf(with, caller, other) > 0) continue;
+    if (it->second.calls >= calls - calls / 2) return true;
+  }
+  return false;
+}
+
+// Whether the caller's own cost holds `f`'s code on the side without the
+// calls: it exceeds the caller's cost on the side with them by a quarter to
+// four times f's self cost from those calls there.
+bool CodeWentWithTheCalls(const CallGraph& without, const CallGraph& with, const FunctionId& caller,
+                          const FunctionId& f, uint64_t calls) {
+  const uint64_t inlined = SelfOf(without, caller), called = SelfOf(with, caller);
+  const uint64_t all_calls = CallsInto(with, f);
+  if (inlined <= called || all_calls == 0) return false;
+  // f's self cost from this caller's calls, by their share of its calls.
+  const long double expected = static_cast<long double>(SelfOf(with, f)) *
+                               static_cast<long double>(calls) /
+                               static_cast<long double>(all_calls);
+  const long double moved = static_cast<long double>(inlined - called);
+  return moved >= expected / 4 && moved <= expected * 4;
+}
+
 }  // namespace
 
-CallGraph ShownCallGraph(const Profile& profile) {
+CallGraph ShownCallGraph(const Profile& profile, const Renames& renames) {
   CallGraph g;
-  for (const auto& [id, cost] : profile.self) AddSaturating(&g.self[ShownFunction(id)], cost);
+  auto shown = [&renames](const FunctionId& f) { return Renamed(renames, ShownFunction(f)); };
+  for (const auto& [id, cost] : profile.self) AddSaturating(&g.self[shown(id)], cost);
   for (const auto& [edge, cost] : profile.calls) {
-    CallCost& into = g.edges[{ShownFunction(edge.first), ShownFunction(edge.second)}];
+    CallCost& into = g.edges[{shown(edge.first), shown(edge.second)}];
     AddSaturating(&into.calls, cost.calls);
     AddSaturating(&into.inclusive, cost.inclusive);
   }
-  for (const FunctionId& f : profile.calls_cut.functions) g.cut.insert(ShownFunction(f));
+  for (const FunctionId& f : profile.calls_cut.functions) g.cut.insert(shown(f));
   g.dropped = profile.calls_cut.dropped;
   return g;
 }
@@ -64,7 +104,10 @@ std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGra
     // A caller's inclusive cost is its calls' too: all of them must be there.
     if (edge.second == f && edge.first != f && cost.calls > 0 &&
         CallsOf(not_calling, edge.first, f) == 0 && baseline.Complete(edge.first) &&
-        candidate.Complete(edge.first)) {
+        candidate.Complete(edge.first) && SelfOf(baseline, edge.first) > 0 &&
+        SelfOf(candidate, edge.first) > 0 &&
+        !CallsElsewhere(not_calling, calling, edge.first, f, cost.calls) &&
+        CodeWentWithTheCalls(not_calling, calling, edge.first, f, cost.calls)) {
       callers.insert(edge.first);
     }
   }

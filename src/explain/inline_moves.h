@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "explain/callgrind_profile.h"
+#include "explain/renames.h"
 #include "model/model.h"
 
 namespace workgate {
@@ -33,7 +34,9 @@ struct CallGraph {
   bool Complete(const FunctionId& f) const { return !dropped && cut.count(f) == 0; }
 };
 
-CallGraph ShownCallGraph(const Profile& profile);
+/// With `renames`, each function renamed is shown as the candidate names
+/// it (a baseline's graph).
+CallGraph ShownCallGraph(const Profile& profile, const Renames& renames = {});
 
 /// The inclusive cost of `f` in `graph`: its self cost and the inclusive
 /// cost of its calls to other functions (a call to itself is inside those
@@ -47,6 +50,20 @@ int64_t InclusiveCost(const CallGraph& graph, const FunctionId& f);
 /// where either graph lost an edge of the row's function; a caller that
 /// lost one is left out: a call the bounds left out is not a call that is
 /// not there.
+///
+/// A new call edge alone is no move: a new function, a renamed one, a
+/// caller that does other work, a program that takes another path all make
+/// one. A caller is a move only where the code went with the calls:
+///  - the caller has code on both sides (a self cost in each profile);
+///  - on the side without the calls, the caller makes no calls instead to
+///    a function it does not call on the other side, half as many or more
+///    (the calls went to another function, not into the caller);
+///  - the caller's own cost on the side without the calls exceeds its cost
+///    on the other side by between a quarter and four times the function's
+///    self cost from those calls (its self cost times the calls' share of
+///    all calls to it): the function's code is in the caller there.
+/// The function itself may have no code of its own on the inlined side:
+/// wholly inlined, GCC emits none.
 std::vector<CallerMove> FindInlineMoves(const CallGraph& baseline, const CallGraph& candidate,
                                         const FunctionDelta& row, size_t max);
 

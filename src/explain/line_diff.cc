@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -16,6 +17,18 @@ std::string FileName(const std::string& path) {
 
 uint64_t Magnitude(const LineDelta& d) {
   return Distance(static_cast<uint64_t>(d.baseline), static_cast<uint64_t>(d.candidate));
+}
+
+// The `top_n` of `lines` of largest |delta|, ties by file, then line.
+void KeepLargest(std::vector<LineDelta>* lines, int top_n) {
+  const size_t n = std::min(lines->size(), static_cast<size_t>(std::max(top_n, 0)));
+  std::partial_sort(lines->begin(), lines->begin() + n, lines->end(),
+                    [](const LineDelta& a, const LineDelta& b) {
+                      if (Magnitude(a) != Magnitude(b)) return Magnitude(a) > Magnitude(b);
+                      if (a.file != b.file) return a.file < b.file;
+                      return a.line < b.line;
+                    });
+  lines->resize(n);
 }
 
 }  // namespace
@@ -64,26 +77,67 @@ std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
           baseline_only = line == 0;
         }
       }
+      // A baseline line keeps its own number unless the map gave the
+      // candidate's.
+      const bool own_number =
+          s == 0 && (baseline_only || map == nullptr || candidate_file.count(key) == 0 ||
+                     where.line >= kBaselineOnly);
       LineDelta& row = rows[{key, baseline_only ? where.line | kBaselineOnly : line}];
       if (row.file.empty()) row.file = where.file;
       row.line = baseline_only ? where.line : line;
       row.baseline_only = baseline_only;
       (s == 0 ? row.baseline : row.candidate) = ClampToInt64(cost);
+      // The candidate's lines come first: a row it ran is in its numbering.
+      if (own_number && row.candidate == 0) row.numbering = kBaselineNumbering;
     }
   }
   std::vector<LineDelta> changed;
   for (auto& [key, row] : rows) {
     if (row.baseline != row.candidate) changed.push_back(std::move(row));
   }
-  const size_t n = std::min(changed.size(), static_cast<size_t>(top_n));
-  std::partial_sort(changed.begin(), changed.begin() + n, changed.end(),
-                    [](const LineDelta& a, const LineDelta& b) {
-                      if (Magnitude(a) != Magnitude(b)) return Magnitude(a) > Magnitude(b);
-                      if (a.file != b.file) return a.file < b.file;
-                      return a.line < b.line;
-                    });
-  changed.resize(n);
+  KeepLargest(&changed, top_n);
   return changed;
+}
+
+void FoldIdenticalLines(std::vector<LineDelta>* lines, int top_n) {
+  // (file name, text) -> the lines of that text.
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    const LineDelta& l = (*lines)[i];
+    if (!l.text.empty() && l.folded.empty()) groups[{FileName(l.file), l.text}].push_back(i);
+  }
+  std::vector<bool> gone(lines->size(), false);
+  for (const auto& [key, members] : groups) {
+    const bool rose = std::any_of(members.begin(), members.end(),
+                                  [&](size_t i) { return (*lines)[i].delta() > 0; });
+    const bool fell = std::any_of(members.begin(), members.end(),
+                                  [&](size_t i) { return (*lines)[i].delta() < 0; });
+    if (!rose || !fell) continue;
+    const size_t lead = *std::min_element(members.begin(), members.end(), [&](size_t a, size_t b) {
+      const LineDelta &x = (*lines)[a], &y = (*lines)[b];
+      if (Magnitude(x) != Magnitude(y)) return Magnitude(x) > Magnitude(y);
+      return x.line < y.line;
+    });
+    LineDelta& into = (*lines)[lead];
+    uint64_t baseline = 0, candidate = 0;
+    for (size_t i : members) {
+      AddSaturating(&baseline, static_cast<uint64_t>((*lines)[i].baseline));
+      AddSaturating(&candidate, static_cast<uint64_t>((*lines)[i].candidate));
+      if (i == lead) continue;
+      into.folded.push_back(std::move((*lines)[i]));
+      gone[i] = true;
+    }
+    into.baseline = ClampToInt64(baseline);
+    into.candidate = ClampToInt64(candidate);
+    std::sort(into.folded.begin(), into.folded.end(),
+              [](const LineDelta& a, const LineDelta& b) { return a.line < b.line; });
+  }
+  std::vector<LineDelta> kept;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    if (!gone[i]) kept.push_back(std::move((*lines)[i]));
+  }
+  KeepLargest(&kept, top_n);
+  *lines = std::move(kept);
 }
 
 }  // namespace workgate

@@ -40,8 +40,28 @@ using BaselineLineMap = std::function<uint64_t(const std::string& candidate_file
 /// a baseline line of a file the candidate has too is matched to the line
 /// `map` gives; one the candidate changed is a row of its own, in the
 /// baseline's numbering (LineDelta::baseline_only).
+/// A row's LineDelta::numbering is the baseline's for a baseline_only
+/// line and for a line only the baseline ran that no `map` matched to the
+/// candidate's numbering (lines matched by number, or a file the candidate
+/// does not name); the candidate's otherwise.
 std::vector<LineDelta> DiffLines(const std::map<SourceLine, uint64_t>* baseline,
                                  const std::map<SourceLine, uint64_t>* candidate, int top_n,
                                  const BaselineLineMap* map = nullptr);
+
+/// A listed line's source text, trimmed, in the numbering the line says
+/// (LineDelta::numbering: the baseline's source for a baseline line); ""
+/// when unknown. From the checkout (measure/source_lines.h).
+using LineTextOf = std::function<std::string(const LineDelta& line)>;
+
+/// Folds lines of one function whose deltas offset and whose source text
+/// is the same (a `break;` or `vmbreak;` of a dispatch loop, where GCC
+/// merges the code that follows each and charges it to one of them, a
+/// different one in each build): every group of `*lines` with one file
+/// name and one non-empty `text` that holds a line that gained and one
+/// that lost becomes one line, the one of largest |delta|, with the sums of
+/// their costs and the others in its `folded` (by line). Then keeps the
+/// `top_n` lines of largest |delta| (ties by file, then line). Lines
+/// without a text are never folded.
+void FoldIdenticalLines(std::vector<LineDelta>* lines, int top_n);
 
 }  // namespace workgate

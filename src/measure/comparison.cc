@@ -168,9 +168,11 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
     // Baseline lines matched to where the candidate's source has them,
     // when the baseline's commit is known.
     const BaselineLineMap align = LineAlignment(plan.sources);
-    Explanation diffed =
-        ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, own[0], own[1],
-                                align ? &align : nullptr, plan.flame_graph);
+    // The lines' texts, to fold those of one text whose costs offset.
+    const LineTextOf texts = LineTexts(plan.sources);
+    Explanation diffed = ExplainCallgrindOutputs(files[0], files[1], plan.explain_top, own[0],
+                                                 own[1], align ? &align : nullptr, plan.flame_graph,
+                                                 texts ? &texts : nullptr);
     diffed.profiler = explanation.profiler;
     diffed.rerun = explanation.rerun;
     diffed.stored_baseline = stored != nullptr;

@@ -1,5 +1,6 @@
 #include "measure/source_lines.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -138,11 +139,54 @@ class CommittedFiles {
 
   GitObjects& git() { return git_; }
 
+  // The hunks of `git diff -U0` from `relative` at the base to it at the
+  // candidate's commit; nullopt where either commit lacks it as a regular
+  // file, the work tree changed it, or it has a lone carriage return.
+  const std::optional<std::vector<DiffHunk>>& HunksOf(const std::string& relative) {
+    auto [it, fresh] = hunks_.try_emplace(relative);
+    if (!fresh || view_.base.empty()) return it->second;
+    const std::optional<File>& from = At(view_.base, relative);
+    const std::optional<File>& to = At(view_.commit, relative);
+    if (!from || !from->text || !to || !to->text || HasLoneCarriageReturn(*from->text) ||
+        HasLoneCarriageReturn(*to->text)) {
+      return it->second;
+    }
+    const std::optional<std::string> headers =
+        from->id == to->id ? std::optional<std::string>("") : git_.DiffHeaders(from->id, to->id);
+    if (headers) it->second = ParseDiffHunks(*headers);
+    return it->second;
+  }
+
+  // Line `line` of `relative` in the numbering `numbering` says, trimmed;
+  // nullopt where it is not known.
+  std::optional<std::string> TextOf(const std::string& relative, uint64_t line,
+                                    const std::string& numbering) {
+    const std::optional<File>& file =
+        At(numbering == kBaselineNumbering ? view_.base : view_.commit, relative);
+    if (!file || !file->text) return std::nullopt;
+    const std::optional<std::string> text = SourceLineOf(*file->text, line);
+    if (!text) return std::nullopt;
+    return TrimmedText(*text);
+  }
+
  private:
   const SourceView view_;
   GitObjects git_;
   std::map<std::pair<std::string, std::string>, std::optional<File>> files_;
+  std::map<std::string, std::optional<std::vector<DiffHunk>>> hunks_;
 };
+
+// Whether the diff `hunks` changed line `line` of the numbering
+// `numbering`: a line of the base the candidate changed or removed, or one
+// of the candidate's it added or changed.
+bool ChangedBy(const std::vector<DiffHunk>& hunks, uint64_t line, const std::string& numbering) {
+  const bool base = numbering == kBaselineNumbering;
+  return std::any_of(hunks.begin(), hunks.end(), [&](const DiffHunk& h) {
+    const uint64_t start = base ? h.old_start : h.new_start;
+    const uint64_t count = base ? h.old_count : h.new_count;
+    return line >= start && line - start < count;
+  });
+}
 
 }  // namespace
 
@@ -237,24 +281,21 @@ BaselineLineMap LineAlignment(const SourceView& view) {
   if (view.root.empty() || view.commit.empty() || view.base.empty()) return {};
   // Each file's hunks, asked of git once; nullopt: keep its numbers.
   auto files = std::make_shared<CommittedFiles>(view);
-  auto cache = std::make_shared<std::map<std::string, std::optional<std::vector<DiffHunk>>>>();
-  return [view, files, cache](const std::string& candidate_file, uint64_t line) -> uint64_t {
-    auto found = cache->find(candidate_file);
-    if (found == cache->end()) {
-      std::optional<std::vector<DiffHunk>> hunks;
-      const std::optional<std::string> rel = PathInCheckout(view.root, candidate_file);
-      const auto* from = rel ? &files->At(view.base, *rel) : nullptr;
-      const auto* to = rel ? &files->At(view.commit, *rel) : nullptr;
-      if (from && *from && (*from)->text && to && *to && (*to)->text &&
-          !HasLoneCarriageReturn(*(*from)->text) && !HasLoneCarriageReturn(*(*to)->text)) {
-        const std::optional<std::string> headers =
-            (*from)->id == (*to)->id ? std::optional<std::string>("")
-                                     : files->git().DiffHeaders((*from)->id, (*to)->id);
-        if (headers) hunks = ParseDiffHunks(*headers);
-      }
-      found = cache->emplace(candidate_file, std::move(hunks)).first;
-    }
-    return found->second ? LineAfter(*found->second, line) : line;
+  return [view, files](const std::string& candidate_file, uint64_t line) -> uint64_t {
+    const std::optional<std::string> rel = PathInCheckout(view.root, candidate_file);
+    if (!rel) return line;
+    const std::optional<std::vector<DiffHunk>>& hunks = files->HunksOf(*rel);
+    return hunks ? LineAfter(*hunks, line) : line;
+  };
+}
+
+LineTextOf LineTexts(const SourceView& view) {
+  if (view.root.empty() || view.commit.empty()) return {};
+  auto files = std::make_shared<CommittedFiles>(view);
+  return [view, files](const LineDelta& l) -> std::string {
+    const std::optional<std::string> rel = PathInCheckout(view.root, l.file);
+    if (!rel) return "";
+    return files->TextOf(*rel, l.line, l.numbering).value_or("");
   };
 }
 
@@ -320,24 +361,37 @@ std::string LineLink(const std::string& link, const std::string& path, uint64_t 
   return IsPlainHttpUrl(url) ? url : "";
 }
 
+namespace {
+
+// Fills `l`'s path, text, link and change mark from `files`.
+void AttachSourceLine(const SourceView& view, CommittedFiles* files, LineDelta* l) {
+  const std::optional<std::string> rel = PathInCheckout(view.root, l->file);
+  if (!rel) return;
+  const bool base = l->numbering == kBaselineNumbering;
+  if (!view.base.empty()) {
+    const std::optional<std::vector<DiffHunk>>& hunks = files->HunksOf(*rel);
+    if (hunks) l->changed = l->baseline_only || ChangedBy(*hunks, l->line, l->numbering);
+  }
+  // A baseline line is the base commit's, with no link (the link is to the
+  // candidate's); without a base, it has no text.
+  const std::optional<CommittedFiles::File>& file = files->At(base ? view.base : view.commit, *rel);
+  if (!file) return;
+  l->path = *rel;
+  const std::optional<std::string> text = files->TextOf(*rel, l->line, l->numbering);
+  if (!text) return;
+  l->text = *text;
+  if (!base) l->url = LineLink(view.link, *rel, l->line);
+}
+
+}  // namespace
+
 void AttachSourceLines(const SourceView& view, Explanation* e) {
   if (view.root.empty() || view.commit.empty() || e == nullptr) return;
   CommittedFiles files(view);
   for (FunctionDelta& row : e->rows) {
     for (LineDelta& l : row.lines) {
-      const std::optional<std::string> rel = PathInCheckout(view.root, l.file);
-      if (!rel) continue;
-      // A baseline line is the base commit's, with no link (the link is to
-      // the candidate's).
-      const std::optional<CommittedFiles::File>& file =
-          files.At(l.baseline_only ? view.base : view.commit, *rel);
-      if (!file) continue;
-      l.path = *rel;
-      const std::optional<std::string> text =
-          file->text ? SourceLineOf(*file->text, l.line) : std::nullopt;
-      if (!text) continue;
-      l.text = TrimmedText(*text);
-      if (!l.baseline_only) l.url = LineLink(view.link, *rel, l.line);
+      AttachSourceLine(view, &files, &l);
+      for (LineDelta& f : l.folded) AttachSourceLine(view, &files, &f);
     }
   }
 }

@@ -86,11 +86,20 @@ uint64_t LineAfter(const std::vector<DiffHunk>& hunks, uint64_t line);
 /// numbers. Empty when `view` has no base.
 BaselineLineMap LineAlignment(const SourceView& view);
 
-/// Fills `path` (a regular file at the line's commit: the base's for a
-/// baseline line, else the candidate's), `text` (that line of the blob,
-/// SourceLineOf, trimmed and cut to kMaxSourceTextBytes; the candidate's
-/// only where WorkTreeHasBlob) and `url` (with a candidate's text) of every
-/// listed line of `e` that `view` reaches.
+/// The text of a line in its own numbering (LineDelta::numbering), as
+/// AttachSourceLines gives it, for folding lines of one text
+/// (explain/line_diff.h: FoldIdenticalLines). Empty when `view` has no
+/// commit.
+LineTextOf LineTexts(const SourceView& view);
+
+/// Fills `path` (a regular file at the line's commit: the base's for a line
+/// in the baseline's numbering, else the candidate's), `text` (that line of
+/// the blob, SourceLineOf, trimmed and cut to kMaxSourceTextBytes; the
+/// candidate's only where WorkTreeHasBlob; a baseline-numbered line has
+/// none without a base), `url` (with a candidate's text) and `changed`
+/// (where `view` has a base and the file's diff is known: LineAlignment's
+/// hunks hold the line, on its side) of every listed line of `e` that
+/// `view` reaches, and of the lines folded into each.
 void AttachSourceLines(const SourceView& view, Explanation* e);
 
 /// `file` (a path a profile names) relative to `root`, lexically: an

@@ -152,8 +152,27 @@ struct LineDelta {
   /// them (Explanation::simulated); absent otherwise.
   std::optional<SimulatedCosts> baseline_events = {};
   std::optional<SimulatedCosts> candidate_events = {};
+  /// Whose numbering `line` is in, and so whose source `text` is:
+  /// "candidate", or "baseline" for a baseline_only line and, where lines
+  /// are matched by number, for a line only the baseline ran
+  /// (LineNumbering).
+  std::string numbering = "candidate";
+  /// Whether the diff from the source base (--source-base) to the
+  /// candidate's commit changed this line: a baseline line it changed or
+  /// removed, a candidate line it added or changed. nullopt where that diff
+  /// is not known for the line's file (measure/source_lines.h).
+  std::optional<bool> changed = std::nullopt;
+  /// Other lines of the function with the same source text, in the same
+  /// file, whose costs offset this one's and are summed into it
+  /// (explain/line_diff.h: FoldIdenticalLines): one place of code the
+  /// compiler charges to either of them. Each has no `folded` of its own.
+  std::vector<LineDelta> folded = {};
   int64_t delta() const { return candidate - baseline; }
 };
+
+/// The side whose numbering a line is in (LineDelta::numbering).
+inline constexpr const char* kBaselineNumbering = "baseline";
+inline constexpr const char* kCandidateNumbering = "candidate";
 
 /// A call edge into an explanation's row that one build has and the other
 /// lacks: the compiler stopped or started inlining the row's function into
@@ -193,6 +212,10 @@ struct FunctionDelta {
   /// profiles carry them (Explanation::simulated); absent otherwise.
   std::optional<SimulatedCosts> baseline_events = {};
   std::optional<SimulatedCosts> candidate_events = {};
+  /// The function's name in the baseline when the candidate renamed it
+  /// (explain/renames.h): `function` is the candidate's name, `baseline`
+  /// the cost of the baseline's function. Empty otherwise.
+  std::string renamed_from = {};
   int64_t delta() const { return candidate - baseline; }
 };
 
@@ -587,7 +610,8 @@ struct CompareReport {
   /// timed ratio held against the count (`timing_vs_count` per workload); 9:
   /// the simulated events (each side's `simulated`, each workload's `metric`
   /// and `events`, `settings.events`, the explanation's `simulated` and its
-  /// rows' and lines' `events`).
+  /// rows' and lines' `events`), an explanation row's `renamed_from`, its
+  /// lines' `numbering`, `changed` and `folded`.
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst

@@ -6,7 +6,8 @@
 // Schema version 4 (kExplainSchemaVersion; 2 added the explanation's
 // stored_baseline, always false here, and its rows' lines, 3 its
 // profile_cuts, 4 its "simulated" and its rows' and lines' "events", null
-// here: explain runs no simulation):
+// here: explain runs no simulation, and a row's renamed_from and its lines'
+// numbering, changed and folded):
 // {"schema_version", "exit_code",
 //  "workloads": [{"name", "explanation": EXPLANATION | null}]}
 

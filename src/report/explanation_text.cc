@@ -55,10 +55,53 @@ const char kSymbolsAdvice[] =
     "debug file under /usr/lib/debug/.build-id/, where Valgrind looks), or build with -g and "
     "without stripping.";
 
+std::string FunctionLabel(const FunctionDelta& row,
+                          const std::function<std::string(const std::string&)>& shown) {
+  if (row.renamed_from.empty()) return shown(row.function);
+  return shown(row.renamed_from) + " renamed " + shown(row.function);
+}
+
 std::string LinePlace(const LineDelta& l) {
   const size_t slash = l.file.rfind('/');
-  return fmt::format("{}:{}{}", slash == std::string::npos ? l.file : l.file.substr(slash + 1),
-                     l.line, l.baseline_only ? " (baseline)" : "");
+  std::string out =
+      fmt::format("{}:{}", slash == std::string::npos ? l.file : l.file.substr(slash + 1), l.line);
+  for (size_t i = 0; i < l.folded.size() && i < kShownFoldedLines; ++i) {
+    out += fmt::format(" + {}", l.folded[i].line);
+  }
+  if (l.folded.size() > kShownFoldedLines) {
+    out += fmt::format(" +{} more", l.folded.size() - kShownFoldedLines);
+  }
+  if (!l.folded.empty()) out += " (same text)";
+  const bool base = l.numbering == kBaselineNumbering;
+  const bool changed = l.changed.value_or(false);
+  if (base || changed) {
+    out += fmt::format(" ({}{}{})", base ? "baseline" : "", base && changed ? ", " : "",
+                       changed ? "changed" : "");
+  }
+  return out;
+}
+
+std::string LinesLegend(const Explanation& e) {
+  bool lines = false, known = false, folded = false;
+  for (const FunctionDelta& row : e.rows) {
+    for (const LineDelta& l : row.lines) {
+      lines = true;
+      known = known || l.changed.has_value();
+      folded = folded || !l.folded.empty();
+    }
+  }
+  if (!lines) return "";
+  std::string out =
+      "Lines are numbered as in the candidate, with its text; a line marked (baseline) as in the "
+      "baseline, with the text of the baseline.";
+  if (folded) {
+    out +=
+        " A + joins lines of one text whose costs offset, summed: code the compiler shares "
+        "between them and charges to one or the other.";
+  }
+  out += known ? " (changed): the diff from the source base changed the line."
+               : " Which lines the change touched is marked with --source-base.";
+  return out;
 }
 
 std::string LineTextForTable(const LineDelta& l) { return CutText(l.text, kLineTextChars); }

@@ -41,9 +41,25 @@ std::string MissingSymbolsSentence(const MissingSymbols& m, int64_t total_delta,
 std::string StrippedFileSentence(const StrippedFile& f,
                                  const std::function<std::string(const std::string&)>& shown);
 
+/// A row's function as the tables show it, each name through `shown`:
+/// "f", or for a renamed function "old renamed new".
+std::string FunctionLabel(const FunctionDelta& row,
+                          const std::function<std::string(const std::string&)>& shown);
+
 /// Where a line of an explained function is, as the tables show it: the
-/// file's name and the line, "vm.c:123" (the JSON keeps the whole path).
+/// file's name and the line, "vm.c:123" (the JSON keeps the whole path),
+/// the lines folded into it ("lvm.c:1899 + 1854 (same text)", at most
+/// kShownFoldedLines numbers, then "+N more"), and its marks:
+/// "(baseline)" for a line in the baseline's numbering, "(changed)" for
+/// one the source base's diff changed ("(baseline, changed)").
+inline constexpr size_t kShownFoldedLines = 3;
 std::string LinePlace(const LineDelta& l);
+
+/// The words under a table whose rows list lines: whose numbering and text
+/// a line shows, what "(changed)" and a "+" mean where a line has them,
+/// and, where no line's diff is known, how to know which lines the pull
+/// request changed. "" when no row lists a line. Only fixed words.
+std::string LinesLegend(const Explanation& e);
 
 /// A listed line's source text for a table, cut to kLineTextChars code
 /// points: untrusted, each medium escapes it; empty when unknown.

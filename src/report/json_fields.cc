@@ -66,6 +66,13 @@ bool JsonFields::Bool(const char* key, bool* out) {
   return true;
 }
 
+bool JsonFields::BoolOrNull(const char* key, std::optional<bool>* out) {
+  const json* v = Find(key);
+  if (!Type(key, v, v && (v->is_boolean() || v->is_null()), "true, false or null")) return false;
+  *out = v->is_null() ? std::nullopt : std::optional(v->get<bool>());
+  return true;
+}
+
 bool JsonFields::Int(const char* key, int64_t lo, int64_t hi, int64_t* out) {
   const json* v = Find(key);
   if (v == nullptr) return false;

@@ -38,6 +38,7 @@ class JsonFields {
   /// A string, or null read as "".
   bool StringOrNull(const char* key, std::string* out);
   bool Bool(const char* key, bool* out);
+  bool BoolOrNull(const char* key, std::optional<bool>* out);
   /// An integer in [lo, hi].
   bool Int(const char* key, int64_t lo, int64_t hi, int64_t* out);
   bool Int(const char* key, int lo, int hi, int* out);

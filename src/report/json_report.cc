@@ -72,23 +72,35 @@ json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : json
 
 }  // namespace
 
+namespace {
+
+// One listed line of an explanation, and the lines folded into it.
+json LineToJson(const LineDelta& l) {
+  json folded = json::array();
+  for (const LineDelta& f : l.folded) folded.push_back(LineToJson(f));
+  return {{"file", l.file},
+          {"line", l.line},
+          {"baseline", l.baseline},
+          {"candidate", l.candidate},
+          {"delta", l.delta()},
+          {"baseline_only", l.baseline_only},
+          {"numbering", l.numbering},
+          {"changed", l.changed ? json(*l.changed) : json(nullptr)},
+          {"folded", folded},
+          {"path", NullIfEmpty(l.path)},
+          {"text", NullIfEmpty(l.text)},
+          {"url", NullIfEmpty(l.url)},
+          {"events", RowEventsToJson(l.baseline_events, l.candidate_events)}};
+}
+
+}  // namespace
+
 json ExplanationToJson(const std::optional<Explanation>& e) {
   if (!e) return nullptr;
   json rows = json::array();
   for (const FunctionDelta& r : e->rows) {
     json lines = json::array();
-    for (const LineDelta& l : r.lines) {
-      lines.push_back({{"file", l.file},
-                       {"line", l.line},
-                       {"baseline", l.baseline},
-                       {"candidate", l.candidate},
-                       {"delta", l.delta()},
-                       {"baseline_only", l.baseline_only},
-                       {"path", NullIfEmpty(l.path)},
-                       {"text", NullIfEmpty(l.text)},
-                       {"url", NullIfEmpty(l.url)},
-                       {"events", RowEventsToJson(l.baseline_events, l.candidate_events)}});
-    }
+    for (const LineDelta& l : r.lines) lines.push_back(LineToJson(l));
     json moves = json::array();
     for (const CallerMove& m : r.moves) {
       moves.push_back({{"caller", m.caller},
@@ -101,6 +113,7 @@ json ExplanationToJson(const std::optional<Explanation>& e) {
                        {"out_of_line", m.out_of_line()}});
     }
     rows.push_back({{"function", r.function},
+                    {"renamed_from", NullIfEmpty(r.renamed_from)},
                     {"object", r.object},
                     {"clones", r.clones},
                     {"baseline", r.baseline},

@@ -8,7 +8,8 @@
 // explanation's stored_baseline and its rows' lines, 8 the timed ratio held
 // against the count: timing_vs_count, and the explanation's profile_cuts, 9 the
 // simulated events: each side's "simulated", each workload's "metric" and
-// "events", the explanation's "simulated" and its rows' and lines' "events").
+// "events", the explanation's "simulated" and its rows' and lines' "events";
+// a row's renamed_from and its lines' numbering, changed and folded).
 // Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
@@ -52,11 +53,13 @@
 //      | null (no simulated run: model/simulated_events.h),
 //    "explanation": {"total_delta", "error", "profiler", "rerun",
 //              "stored_baseline" (the baseline's profile is the stored
-//              baseline's), "rows": [{"function", "object",
-//              "clones": [full names, when the row sums clones], "baseline",
-//              "candidate", "delta", "lines": [{"file", "line", "baseline",
-//              "candidate", "delta", "events": EVENTS | null}]
-//              (explain/explain.h: DiffProfiles), "events": EVENTS | null}],
+//              baseline's), "rows": [{"function", "renamed_from" | null,
+//              "object", "clones": [full names, when the row sums clones],
+//              "baseline", "candidate", "delta", "lines": [{"file", "line",
+//              "baseline", "candidate", "delta", "baseline_only",
+//              "numbering", "changed" | null, "folded": [lines], "path",
+//              "text", "url", "events": EVENTS | null}], "moves": [...],
+//              "events": EVENTS | null} (explain/explain.h: DiffProfiles)],
 //              "missing_symbols": [{"object", "delta" (of its code without a
 //                symbol), "files": [{"path", "side", "build_id" | null,
 //                "debug_file" | null, "debug_file_exists"}]}],

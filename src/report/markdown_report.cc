@@ -184,7 +184,7 @@ std::string MarkdownExplanation(const WorkloadResult& w) {
   for (const FunctionDelta& row : e.rows) {
     listed += row.delta();
     const std::string clones = CloneSummary(row);
-    out += fmt::format("| {}{}{} | {} | {} | {} | {} |\n", Cell(row.function),
+    out += fmt::format("| {}{}{} | {} | {} | {} | {} |\n", FunctionLabel(row, Cell),
                        row.object.empty() ? "" : " in " + Cell(row.object),
                        clones.empty() ? "" : " (clones: " + Cell(clones) + ")",
                        FormatCount(row.baseline, kMarkdownMinus),
@@ -221,6 +221,8 @@ std::string MarkdownExplanation(const WorkloadResult& w) {
   }
   const std::string source = ProfileSourceSentence(e);
   if (!source.empty()) out += "\n" + MarkdownText(source) + "\n";
+  const std::string legend = LinesLegend(e);
+  if (!legend.empty()) out += "\n" + MarkdownText(legend) + "\n";
   out += MarkdownSimulatedRows(e);
   for (const std::string& cut : ProfileCutSentences(e)) out += "\n" + MarkdownText(cut) + "\n";
   return out + MarkdownMissingSymbols(e) + "</details>\n";

@@ -143,10 +143,11 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   int64_t listed = 0;
   for (const FunctionDelta& row : e.rows) {
     listed += row.delta();
-    std::string name = row.object.empty() ? row.function : row.function + " in " + row.object;
+    std::string name =
+        FunctionLabel(row, Line) + (row.object.empty() ? "" : " in " + Line(row.object));
     const std::string clones = CloneSummary(row);
-    if (!clones.empty()) name += " (clones: " + clones + ")";
-    table.AddRow({Line(name), FormatCount(row.baseline, kTerminalMinus),
+    if (!clones.empty()) name += " (clones: " + Line(clones) + ")";
+    table.AddRow({name, FormatCount(row.baseline, kTerminalMinus),
                   FormatCount(row.candidate, kTerminalMinus),
                   FormatSignedCount(row.delta(), kTerminalMinus), share(row.delta())});
     // Part of the row above: not added to the listed rows again.
@@ -173,6 +174,8 @@ std::string ExplanationBlock(const WorkloadResult& w) {
   }
   const std::string source = ProfileSourceSentence(e);
   out += table.Render(2, false) + (source.empty() ? "" : "  " + source + "\n");
+  const std::string legend = LinesLegend(e);
+  if (!legend.empty()) out += "  " + legend + "\n";
   out += SimulatedRowsBlock(e);
   for (const std::string& cut : ProfileCutSentences(e)) out += "  " + cut + "\n";
   return out + MissingSymbolsBlock(e);

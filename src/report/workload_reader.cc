@@ -213,22 +213,32 @@ bool ReadMissingSymbols(const json& list, const std::string& where,
   return true;
 }
 
-// An explanation row's lines: each a file, a line from 1, and its costs.
+// An explanation row's lines: each a file, a line from 1, and its costs,
+// and the lines folded into it (`nested`: a folded line, which has none).
 bool ReadLines(const json& list, const std::string& where, std::vector<LineDelta>* out,
-               std::string* err) {
+               std::string* err, bool nested = false) {
   for (size_t i = 0; i < list.size(); ++i) {
     JsonFields f(list[i], ItemPath(where, i), err);
     LineDelta l;
     int64_t delta = 0;
     const json* events = f.Object("events", true);
+    const json* folded = f.Array("folded", nested ? 0 : kMaxListItems);
     if (!(f.String("file", &l.file) && f.Uint("line", &l.line) &&
           f.Int("baseline", 0, kMaxCost, &l.baseline) &&
           f.Int("candidate", 0, kMaxCost, &l.candidate) &&
           f.Int("delta", -kMaxCost, kMaxCost, &delta) &&
-          f.Bool("baseline_only", &l.baseline_only) && f.StringOrNull("path", &l.path) &&
+          f.Bool("baseline_only", &l.baseline_only) && f.String("numbering", &l.numbering) &&
+          f.BoolOrNull("changed", &l.changed) && f.StringOrNull("path", &l.path) &&
           f.StringOrNull("text", &l.text) && f.StringOrNull("url", &l.url) && f.Done() &&
-          ReadRowEvents(events, f.Path("events"), &l.baseline_events, &l.candidate_events, err))) {
+          ReadRowEvents(events, f.Path("events"), &l.baseline_events, &l.candidate_events, err) &&
+          ReadLines(*folded, f.Path("folded"), &l.folded, err, true))) {
       return false;
+    }
+    if (l.numbering != kBaselineNumbering && l.numbering != kCandidateNumbering) {
+      return f.Fail("numbering", "must be baseline or candidate");
+    }
+    if (l.baseline_only && l.numbering != kBaselineNumbering) {
+      return f.Fail("numbering", "must be baseline for a baseline_only line");
     }
     if (l.line == 0) return f.Fail("line", "must be at least 1");
     if (!l.url.empty() && !IsPlainHttpUrl(l.url)) {
@@ -329,7 +339,8 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
     const json* moves = row.Array("moves", kMaxListItems);
     const json* events = row.Object("events", true);
     if (!(ReadCostRow(&row, "baseline", "candidate", &d) &&
-          row.Strings("clones", kMaxListItems, &d.clones) && row.Done() &&
+          row.Strings("clones", kMaxListItems, &d.clones) &&
+          row.StringOrNull("renamed_from", &d.renamed_from) && row.Done() &&
           ReadLines(*lines, row.Path("lines"), &d.lines, err) &&
           ReadMoves(*moves, row.Path("moves"), &d.moves, err) &&
           ReadRowEvents(events, row.Path("events"), &d.baseline_events, &d.candidate_events,

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "cli/cli_fixture.h"
+#include "measure/git_test_repo.h"
+#include "schemas/schema_check.h"
 #include "test_paths.h"
 #include "test_requirements.h"
 
@@ -134,6 +136,99 @@ TEST_F(CountingCliTest, TheCountingRunNamesTheCallerAHelperMovedOutOfLineFrom) {
   EXPECT_LT(move["inclusive_delta"].get<int64_t>(), (*helper)["delta"].get<int64_t>() / 4);
   const std::string md = ReadFile(Path("r.md")).value_or("");
   EXPECT_NE(md.find("moved out of line from `new_key`"), std::string::npos) << md;
+}
+
+// A pull request of a dispatch loop whose two cases have one source text
+// (tests/cli/testdata/dispatch): it sends the hot share of the work from
+// one case to the other, which moves cost between lines of one text, and
+// adds one line of work. Explained against its source base, the added line
+// comes first, marked changed, and each pair of lines of one text is one
+// folded line, not two rows that read as the change. Built at -O0, where
+// each line keeps its own code, so the shape does not hang on how a GCC
+// version merges the cases' tails (it does at -O2, as Lua's vmbreak lines
+// show).
+TEST_F(CountingCliTest, OffsettingLinesOfOneTextAreFoldedAndTheChangedLineIsMarked) {
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("cc"), "cc is not installed");
+  WORKGATE_REQUIRE_TOOL(testing::HaveTool("git"), "git is not installed");
+  const std::string repo = Path("repo");
+  const std::string data = testing::SourcePath("tests/cli/testdata/dispatch/");
+  auto build = [&](const std::string& side, const std::string& source) {
+    testing::ShellIn(Path(""), "mkdir -p repo '" + side + "' && cp '" + data + source +
+                                   "' repo/vm.c && cc -O0 -g -o '" + side + "/prog' '" + repo +
+                                   "/vm.c'");
+  };
+  build("base", "base.c");
+  testing::ShellIn(repo, "git init -q . && git add vm.c && " + testing::kGitCommit + " -m base");
+  build("cand", "cand.c");
+  testing::ShellIn(repo, testing::kGitCommit + " -am candidate");
+  if (HasFatalFailure()) return;
+  LaunchResult r = Run({"compare",
+                        "--backend",
+                        kExactBackend,
+                        "--baseline",
+                        Path("base/prog"),
+                        "--candidate",
+                        Path("cand/prog"),
+                        "--timed",
+                        "0",
+                        "--no-store",
+                        "--explain",
+                        "always",
+                        "--source-root",
+                        repo,
+                        "--source-base",
+                        "HEAD~1",
+                        "--source-link",
+                        "none",
+                        "--json",
+                        "r.json",
+                        "--markdown",
+                        "r.md",
+                        "--",
+                        "200000"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json j = ReadJson("r.json");
+  const nlohmann::json& rows = j["workloads"][0]["explanation"]["rows"];
+  ASSERT_GE(rows.size(), 1u) << rows.dump();
+  const nlohmann::json& run = rows[0];
+  EXPECT_EQ(run["function"], "run") << run.dump();
+  const nlohmann::json& lines = run["lines"];
+  ASSERT_EQ(lines.size(), 3u) << lines.dump(1);
+  // The added line: first, in the candidate's numbering, marked changed.
+  EXPECT_EQ(lines[0]["text"], "acc ^= i >> 2;") << lines.dump(1);
+  EXPECT_EQ(lines[0]["changed"], true);
+  EXPECT_EQ(lines[0]["numbering"], "candidate");
+  EXPECT_EQ(lines[0]["delta"], 600000);
+  // The two cases' lines: each pair one line, its costs summed, unchanged.
+  int folded = 0;
+  for (const nlohmann::json& l : lines) {
+    if (l["folded"].empty()) continue;
+    ++folded;
+    EXPECT_EQ(l["changed"], false) << l.dump();
+    EXPECT_EQ(l["delta"], 0) << l.dump();
+    ASSERT_EQ(l["folded"].size(), 1u) << l.dump();
+    EXPECT_EQ(l["folded"][0]["text"], l["text"]) << l.dump();
+    // The other line of the pair gave back what this one took.
+    EXPECT_NE(l["folded"][0]["delta"], 0) << l.dump();
+    EXPECT_NE(l["folded"][0]["line"], l["line"]);
+  }
+  EXPECT_EQ(folded, 2) << lines.dump(1);
+  EXPECT_EQ(lines[1]["text"], "acc += (i * 31 + 7) % 13;") << lines.dump(1);
+  EXPECT_EQ(lines[2]["text"], "break;") << lines.dump(1);
+  // Both renderers mark the changed line and say what a folded line is.
+  const std::string md = ReadFile(Path("r.md")).value_or("");
+  EXPECT_NE(md.find("vm.c:12 (changed)"), std::string::npos) << md;
+  EXPECT_NE(md.find("(same text)"), std::string::npos) << md;
+  EXPECT_NE(md.find("(changed): the diff from the source base changed the line."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(r.out.find("vm.c:12 (changed)  acc ^= i >> 2;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(same text)"), std::string::npos) << r.out;
+  testing::SchemaCheck schemas(Path(""));
+  if (schemas.Available()) {
+    const LaunchResult valid = schemas.Validate(true, "compare-report.schema.json", {"r.json"});
+    EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+  }
 }
 
 }  // namespace

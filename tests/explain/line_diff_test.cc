@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace workgate {
 namespace {
 
@@ -71,6 +75,87 @@ TEST(LineDiff, CostsBeyondInt64AreClampedNotWrapped) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].candidate, INT64_MAX);
   EXPECT_GT(rows[0].delta(), 0);
+}
+
+TEST(LineDiff, ALineOnlyTheBaselineRanIsInTheBaselinesNumbering) {
+  const Lines base = {{{"vm.c", 10}, 5}, {{"vm.c", 20}, 7}};
+  const Lines cand = {{{"vm.c", 10}, 9}};
+  // Matched by number: line 20 is the baseline's line 20, whatever the
+  // candidate has there.
+  std::vector<LineDelta> rows = DiffLines(&base, &cand, 10);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].line, 20u);
+  EXPECT_EQ(rows[0].numbering, kBaselineNumbering);
+  EXPECT_EQ(rows[1].numbering, kCandidateNumbering);
+  // Matched through the diff: an unchanged line has the candidate's number.
+  const BaselineLineMap shift = [](const std::string&, uint64_t line) { return line + 2; };
+  rows = DiffLines(&base, &cand, 10, &shift);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const LineDelta& l : rows) EXPECT_EQ(l.numbering, kCandidateNumbering) << l.line;
+  // A line the candidate changed is the baseline's.
+  const BaselineLineMap removed = [](const std::string&, uint64_t line) {
+    return line == 20 ? 0 : line;
+  };
+  rows = DiffLines(&base, &cand, 10, &removed);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].baseline_only);
+  EXPECT_EQ(rows[0].numbering, kBaselineNumbering);
+}
+
+// A line of `file` with `text` and its costs.
+LineDelta TextLine(uint64_t line, int64_t baseline, int64_t candidate, std::string text,
+                   std::string file = "/src/lua/lvm.c") {
+  LineDelta l;
+  l.file = std::move(file);
+  l.line = line;
+  l.baseline = baseline;
+  l.candidate = candidate;
+  l.text = std::move(text);
+  return l;
+}
+
+TEST(LineDiff, LinesOfOneTextWhoseCostsOffsetAreFolded) {
+  // Lua's dispatch: GCC charges the merged dispatch code to one vmbreak or
+  // another, a different one in each build; the change is at line 1210.
+  std::vector<LineDelta> lines = {
+      TextLine(1899, 0, 10'000'012, "vmbreak;"), TextLine(1854, 10'000'007, 0, "vmbreak;"),
+      TextLine(1210, 100, 3'000'100, "if (l_unlikely(trap)) {"),
+      TextLine(1300, 50, 2'000'050, "vmbreak;"), TextLine(1400, 10, 20, "}")};
+  FoldIdenticalLines(&lines, 3);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].line, 1210u);
+  // The three vmbreak lines are one, the largest's place, their costs summed.
+  EXPECT_EQ(lines[1].line, 1899u);
+  EXPECT_EQ(lines[1].baseline, 10'000'007 + 50);
+  EXPECT_EQ(lines[1].candidate, 10'000'012 + 2'000'050);
+  ASSERT_EQ(lines[1].folded.size(), 2u);
+  EXPECT_EQ(lines[1].folded[0].line, 1300u);
+  EXPECT_EQ(lines[1].folded[1].line, 1854u);
+  EXPECT_EQ(lines[1].folded[1].delta(), -10'000'007);
+  EXPECT_EQ(lines[2].line, 1400u);
+}
+
+TEST(LineDiff, OnlyOffsettingLinesOfOneTextAndFileAreFolded) {
+  // Both gained: two places of real work, not one that moved.
+  std::vector<LineDelta> lines = {TextLine(10, 0, 500, "x++;"), TextLine(20, 0, 400, "x++;")};
+  FoldIdenticalLines(&lines, 3);
+  EXPECT_EQ(lines.size(), 2u);
+  // Another text, another file, or no text at all: not folded.
+  lines = {TextLine(10, 0, 500, "x++;"), TextLine(20, 500, 0, "y++;")};
+  FoldIdenticalLines(&lines, 3);
+  EXPECT_EQ(lines.size(), 2u);
+  lines = {TextLine(10, 0, 500, "x++;"), TextLine(20, 500, 0, "x++;", "/src/other.c")};
+  FoldIdenticalLines(&lines, 3);
+  EXPECT_EQ(lines.size(), 2u);
+  lines = {TextLine(10, 0, 500, ""), TextLine(20, 500, 0, "")};
+  FoldIdenticalLines(&lines, 3);
+  EXPECT_EQ(lines.size(), 2u);
+  // And the lines kept are the top_n.
+  lines = {TextLine(10, 0, 500, "a"), TextLine(20, 0, 400, "b"), TextLine(30, 0, 600, "c")};
+  FoldIdenticalLines(&lines, 2);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].line, 30u);
+  EXPECT_EQ(lines[1].line, 10u);
 }
 
 }  // namespace

@@ -106,6 +106,31 @@ TEST(JsonReportTest, MissingSymbols) {
   EXPECT_TRUE(g["debug_file"].is_null());
 }
 
+TEST(JsonReportTest, ARenameFoldedLinesAndMarksAreInTheExplanation) {
+  const json e = ToJson(testing_report::ExplainedLinesReport())["workloads"][0]["explanation"];
+  const json& vm = e["rows"][0];
+  EXPECT_TRUE(vm["renamed_from"].is_null());
+  ASSERT_EQ(vm["lines"].size(), 3u);
+  EXPECT_EQ(vm["lines"][0]["changed"], true);
+  EXPECT_EQ(vm["lines"][0]["numbering"], "candidate");
+  // The removed line: the baseline's numbering and text.
+  EXPECT_EQ(vm["lines"][1]["numbering"], "baseline");
+  EXPECT_EQ(vm["lines"][1]["text"], "updatetrap(ci);");
+  // The two vmbreak lines, one row of +5 with the other line in `folded`.
+  const json& folded = vm["lines"][2];
+  EXPECT_EQ(folded["delta"], 5);
+  EXPECT_EQ(folded["changed"], false);
+  ASSERT_EQ(folded["folded"].size(), 1u);
+  EXPECT_EQ(folded["folded"][0]["line"], 1854);
+  EXPECT_EQ(folded["folded"][0]["delta"], -10'000'007);
+  EXPECT_TRUE(folded["folded"][0]["folded"].empty());
+  EXPECT_EQ(e["rows"][1]["function"], "luaL_alloc");
+  EXPECT_EQ(e["rows"][1]["renamed_from"], "l_alloc");
+  // Without a diff, no line is said to be changed or unchanged.
+  CompareReport r = testing_report::CallgrindReport();
+  EXPECT_TRUE(ToJson(r)["workloads"][0]["explanation"]["rows"][0]["lines"][0]["changed"].is_null());
+}
+
 TEST(JsonReportTest, MissingFiguresAreNull) {
   json gc = ToJson(CallgrindReport())["workloads"][4];
   EXPECT_EQ(gc["verdict"], "invalid");

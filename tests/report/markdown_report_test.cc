@@ -23,6 +23,11 @@ TEST(MarkdownReportTest, StrippedSnapshot) {
   ExpectSnapshot("stripped_report.md", RenderMarkdown(testing_report::StrippedReport()));
 }
 
+TEST(MarkdownReportTest, ExplainedLinesSnapshot) {
+  ExpectSnapshot("explained_lines_report.md",
+                 RenderMarkdown(testing_report::ExplainedLinesReport()));
+}
+
 TEST(MarkdownReportTest, PerfSnapshot) {
   ExpectSnapshot("perf_report.md", RenderMarkdown(PerfReport()));
 }

@@ -42,7 +42,8 @@ TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
   for (const CompareReport& r :
        {testing_report::CallgrindReport(), testing_report::StrippedReport(),
         testing_report::PerfReport(), testing_report::ScoreChangeReport(),
-        testing_report::TimingVsCountReport(), Sharded(), merged, Cut()}) {
+        testing_report::TimingVsCountReport(), testing_report::ExplainedLinesReport(), Sharded(),
+        merged, Cut()}) {
     const std::string text = JsonText(ToJson(r));
     std::string err;
     std::optional<CompareReport> read = ParseCompareReport(text, "r.json", &err);
@@ -109,6 +110,28 @@ TEST(ReportReaderTest, RefusesWhatNoWorkgateWrites) {
   for (const auto& [message, edit] : cases) {
     const std::string err = Refusal(edit);
     EXPECT_EQ(err.rfind("the report p.json is corrupt: " + message, 0), 0u) << err;
+  }
+}
+
+TEST(ReportReaderTest, RefusesLineMarksNoWorkgateWrites) {
+  const std::pair<std::string, std::function<void(json*)>> cases[] = {
+      {"lines[0].numbering must be baseline or candidate",
+       [](json* l) { (*l)[0]["numbering"] = "both"; }},
+      {"lines[1].numbering must be baseline for a baseline_only line",
+       [](json* l) { (*l)[1]["numbering"] = "candidate"; }},
+      {"lines[0].changed must be true, false or null", [](json* l) { (*l)[0]["changed"] = "yes"; }},
+      // A folded line folds no other.
+      {"lines[2].folded[0].folded has 1 items, more than the 0 workgate writes",
+       [](json* l) { (*l)[2]["folded"][0]["folded"] = (*l)[2]["folded"]; }},
+  };
+  for (const auto& [message, edit] : cases) {
+    json doc = ToJson(testing_report::ExplainedLinesReport());
+    edit(&doc["workloads"][0]["explanation"]["rows"][0]["lines"]);
+    std::string err;
+    EXPECT_FALSE(ParseCompareReport(doc.dump(), "p.json", &err)) << message;
+    const std::string prefix =
+        "the report p.json is corrupt: workloads[0].explanation.rows[0]." + message;
+    EXPECT_EQ(err.rfind(prefix, 0), 0u) << err;
   }
 }
 

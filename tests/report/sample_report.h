@@ -134,6 +134,66 @@ inline CompareReport StrippedReport() {
   return r;
 }
 
+/// A Lua-like pull request explained against its source base: a function
+/// renamed (one row, said as a rename), a dispatch loop whose `vmbreak;`
+/// lines trade the merged dispatch code (folded into one line), lines the
+/// diff changed (marked), a baseline line the candidate removed (in the
+/// baseline's numbering, with the baseline's text), and code a JIT wrote.
+inline CompareReport ExplainedLinesReport() {
+  CompareReport r;
+  r.workgate_version = "0.1.0";
+  r.backend = "vgcount";
+  r.backend_reason = "requested";
+  r.event = "Ir";
+  WorkloadResult fib = Counted("lua/fib", {433'000'000}, {443'000'000});
+  Explanation e;
+  FunctionDelta vm{"luaV_execute", "{exe}", 300'000'000, 310'000'000};
+  // 1899 gained +10,000,012 and 1854 lost -10,000,007: summed, +5.
+  LineDelta other{"/src/lua/lvm.c",
+                  1854,
+                  10'000'007,
+                  0,
+                  "lvm.c",
+                  "vmbreak;",
+                  "https://github.com/o/lua/blob/f00d/lvm.c#L1854"};
+  other.changed = false;
+  LineDelta vmbreak{"/src/lua/lvm.c",
+                    1899,
+                    10'000'007,
+                    10'000'012,
+                    "lvm.c",
+                    "vmbreak;",
+                    "https://github.com/o/lua/blob/f00d/lvm.c#L1899"};
+  vmbreak.changed = false;
+  vmbreak.folded = {other};
+  LineDelta added{"/src/lua/lvm.c",
+                  1210,
+                  0,
+                  9'000'000,
+                  "lvm.c",
+                  "if (l_unlikely(trap)) {",
+                  "https://github.com/o/lua/blob/f00d/lvm.c#L1210"};
+  added.changed = true;
+  LineDelta removed{"/src/lua/lvm.c", 1207, 1'000'000, 0, "lvm.c", "updatetrap(ci);"};
+  removed.baseline_only = true;
+  removed.numbering = kBaselineNumbering;
+  removed.changed = true;
+  vm.lines = {added, removed, vmbreak};
+  FunctionDelta alloc{"luaL_alloc", "{exe}", 5'000'000, 5'000'400};
+  alloc.renamed_from = "l_alloc";
+  e.rows = {
+      vm,
+      alloc,
+      {"(code generated at run time: JIT or anonymous mapping)", "???", 2'000'000, 1'999'600}};
+  e.total_delta = 10'000'000;
+  e.profiler = "vgcount";
+  fib.explanation = e;
+  r.workloads = {fib};
+  for (WorkloadResult& w : r.workloads) Decide(&w);
+  DecideSuite(&r);
+  return r;
+}
+
 /// A pull request that changes a score on purpose (the suite's
 /// score.previous): `wgmark` prints 12.500 where its base printed 10.000 and
 /// adds work within the margin, `interp/fib` prints 55 for 34 and adds work

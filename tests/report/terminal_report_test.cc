@@ -24,6 +24,11 @@ TEST(TerminalReportTest, StrippedSnapshot) {
   ExpectSnapshot("stripped_report.txt", RenderTerminal(StrippedReport(), false));
 }
 
+TEST(TerminalReportTest, ExplainedLinesSnapshot) {
+  ExpectSnapshot("explained_lines_report.txt",
+                 RenderTerminal(testing_report::ExplainedLinesReport(), false));
+}
+
 TEST(TerminalReportTest, PerfSnapshot) {
   ExpectSnapshot("perf_report.txt", RenderTerminal(PerfReport(), false));
 }
