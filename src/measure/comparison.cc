@@ -59,7 +59,8 @@ std::string Elapsed(std::chrono::steady_clock::time_point since) {
 bool WantsExplanation(const ComparisonPlan& plan, const WorkloadResult& r) {
   if (r.verdict == Verdict::kInvalid || plan.candidate_exe.empty()) return false;
   return plan.explain == ExplainMode::kAlways ||
-         (plan.explain == ExplainMode::kWorkAdded && r.verdict == Verdict::kWorkAdded);
+         (plan.explain == ExplainMode::kWorkAdded &&
+          (r.verdict == Verdict::kWorkAdded || r.verdict == Verdict::kAccepted));
 }
 
 }  // namespace
@@ -451,6 +452,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     r.max_work_added = w.max_work_added_percent.value_or(plan.max_work_added_percent) / 100.0;
     r.expected_score = w.score_expect;
     r.previous_score = w.score_previous;
+    if (w.accepted) r.accepted = Acceptance{*w.accepted};
   }
 
   // Every side is counted through the result store's count cache, where

@@ -15,7 +15,7 @@ using testing_report::PerfReport;
 
 TEST(JsonReportTest, TopLevelFields) {
   json j = ToJson(CallgrindReport());
-  EXPECT_EQ(j["schema_version"], 8);
+  EXPECT_EQ(j["schema_version"], 9);
   EXPECT_EQ(j["workgate_version"], "0.1.0");
   EXPECT_EQ(j["verdict"], "invalid");
   EXPECT_EQ(j["exit_code"], 3);

@@ -42,7 +42,8 @@ TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
   for (const CompareReport& r :
        {testing_report::CallgrindReport(), testing_report::StrippedReport(),
         testing_report::PerfReport(), testing_report::ScoreChangeReport(),
-        testing_report::TimingVsCountReport(), Sharded(), merged, Cut()}) {
+        testing_report::TimingVsCountReport(), testing_report::AcceptedReport(), Sharded(),
+        merged, Cut()}) {
     const std::string text = JsonText(ToJson(r));
     std::string err;
     std::optional<CompareReport> read = ParseCompareReport(text, "r.json", &err);
@@ -236,7 +237,7 @@ TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
   json doc = ToJson(Sharded());
   doc["schema_version"] = 1;  // before the timed context's two tests
   EXPECT_FALSE(ParseCompareReport(doc.dump(), "v1.json", &err));
-  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 8");
+  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 9");
   EXPECT_FALSE(LoadCompareReport("/nonexistent/part.json", &err));
   EXPECT_EQ(err, "the report /nonexistent/part.json does not exist");
 }
