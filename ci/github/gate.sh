@@ -35,7 +35,9 @@
 #   WG_FLAMEGRAPH         true (default) or false: compare writes the explained
 #                         workloads' flame graph, WG_OUT/flamegraph.html
 #   WG_FLAMEGRAPH_LINK    where WG_OUT is kept, which the comment links beside
-#                         the flame graph; default on GitHub the run's page
+#                         the flame graph and for report.json (the input of
+#                         the accept command it gives for each work-added
+#                         workload: --report-link); default on GitHub the run's page
 #                         (its artifacts), from GITHUB_SERVER_URL,
 #                         GITHUB_REPOSITORY and GITHUB_RUN_ID
 #   WG_SOURCE_BASE        the commit the baseline was built from (compare
@@ -150,6 +152,14 @@ echo "::group::workgate probe"
 "$wg" probe --json "$out/probe.json" || echo "gate.sh: workgate probe exited $?; compare says why it cannot count" >&2
 echo "::endgroup::"
 
+# Where WG_OUT is kept once uploaded (a run's artifacts), which the comment
+# links for the flame graph and for report.json, the accept command's input.
+link="${WG_FLAMEGRAPH_LINK:-}"
+if [[ -z "$link" && -n "${GITHUB_SERVER_URL:-}" && -n "${GITHUB_REPOSITORY:-}" && -n "${GITHUB_RUN_ID:-}" ]]; then
+  link="$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID"
+fi
+if [[ ! "$link" =~ ^https?://[A-Za-z0-9._:/#-]+$ ]]; then link=""; fi
+
 baseline_source="none"
 code=0
 if [[ "$mode" == "merge" ]]; then
@@ -168,7 +178,9 @@ if [[ "$mode" == "merge" ]]; then
   [[ ${#parts[@]} -gt 0 ]] || die 2 "merge found no shard reports in: $*"
   grep -qE '^ +merge ' <<<"$("$wg" --help 2>/dev/null)" ||
     die 2 "this workgate has no \`workgate merge\` (needed to join shard reports): use a workgate built from a commit that has it"
-  "$wg" merge "${parts[@]}" --json "$json" --markdown "$md" || code=$?
+  merge_args=()
+  if [[ -n "$link" ]] && has_option merge --report-link; then merge_args+=(--report-link "$link"); fi
+  "$wg" merge "${parts[@]}" --json "$json" --markdown "$md" "${merge_args[@]}" || code=$?
 else
   [[ -n "${WG_SUITE:-}" ]] || die 2 "WG_SUITE (the suite input) is required"
   [[ -n "${WG_CANDIDATE:-}" || -n "${WG_SAVE_BASELINE:-}" ]] ||
@@ -186,12 +198,10 @@ else
   # where the comment finds it. A workgate without the option gates as before.
   if [[ "${WG_FLAMEGRAPH:-true}" == true ]] && has_option compare --flamegraph; then
     args+=(--flamegraph "$flamegraph")
-    link="${WG_FLAMEGRAPH_LINK:-}"
-    if [[ -z "$link" && -n "${GITHUB_SERVER_URL:-}" && -n "${GITHUB_REPOSITORY:-}" && -n "${GITHUB_RUN_ID:-}" ]]; then
-      link="$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID"
-    fi
-    if [[ "$link" =~ ^https?://[A-Za-z0-9._:/#-]+$ ]]; then args+=(--flamegraph-link "$link"); fi
+    if [[ -n "$link" ]]; then args+=(--flamegraph-link "$link"); fi
   fi
+  # Where the comment's accept command finds report.json.
+  if [[ -n "$link" ]] && has_option compare --report-link; then args+=(--report-link "$link"); fi
   # The commit the baseline was built from, so that the explained lines of
   # the baseline are matched to where the candidate's source has them.
   source_base="${WG_SOURCE_BASE:-${WORKGATE_MERGE_BASE:-${CI_MERGE_REQUEST_DIFF_BASE_SHA:-}}}"
@@ -266,7 +276,7 @@ verdict="none"
 if [[ -f "$json" ]]; then
   verdict=$(jq -r '.verdict // "none"' "$json")
   case "$verdict" in
-    ok | work-added | work-removed | inconclusive | invalid) ;;
+    ok | work-added | work-removed | inconclusive | invalid | accepted) ;;
     *) verdict="unknown" ;;
   esac
 fi

@@ -3,8 +3,8 @@
 `artifacts:reports:junit` (the merge request's test summary).
 
 One testcase per workload: work-added and invalid are failures (with the
-reason), inconclusive is skipped (the counts could not decide), ok and
-work-removed pass. A report that is missing or unreadable, or that has no
+reason), inconclusive is skipped (the counts could not decide), ok,
+work-removed and accepted (work added within what the suite accepted) pass. A report that is missing or unreadable, or that has no
 workloads, is one failing testcase saying so, so a gate that never ran
 never shows as green. Text from the report (workload names, reasons) is
 the candidate's to choose: ElementTree escapes it for XML, and characters
@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 # Characters outside XML 1.0's Char production.
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _FAILED = {"work-added", "invalid"}
+_PASSED = ("ok", "work-removed", "accepted")
 
 
 def xml_text(value):
@@ -45,7 +46,7 @@ def testcase(suite, workload):
         node.text = f"{verdict}: {reason}"
     elif verdict == "inconclusive":
         ET.SubElement(case, "skipped", message=f"inconclusive: {reason}")
-    elif verdict not in ("ok", "work-removed"):
+    elif verdict not in _PASSED:
         node = ET.SubElement(case, "failure", message=f"unknown verdict {xml_text(verdict)}", type="invalid")
     out = ET.SubElement(case, "system-out")
     out.text = xml_text("\n".join([
@@ -80,7 +81,7 @@ def convert(report_path, exit_code):
         verdict = testcase(suite, w if isinstance(w, dict) else {"name": "(not an object)"})
         if verdict == "inconclusive":
             skipped += 1
-        elif verdict not in ("ok", "work-removed"):
+        elif verdict not in _PASSED:
             failures += 1
     if problem:
         case = ET.SubElement(suite, "testcase", classname="workgate", name="workgate report", time="0")

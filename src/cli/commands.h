@@ -18,6 +18,7 @@ void AddMergeCommand(CLI::App& app, CommandRunner* run);
 void AddSelftestCommand(CLI::App& app, CommandRunner* run);
 void AddHistoryCommand(CLI::App& app, CommandRunner* run);
 void AddInitCommand(CLI::App& app, CommandRunner* run);
+void AddAcceptCommand(CLI::App& app, CommandRunner* run);
 
 /// Makes every option that takes a value refuse one that looks like an
 /// option (`--json --suite x.toml`): CLI11 would take "--suite" as the file

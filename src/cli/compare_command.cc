@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/compare_pair.h"
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "decision/baseline_file.h"
@@ -212,6 +213,38 @@ void SaveBaseline(const CompareArgs& args, const CompareReport& report) {
   fmt::print(stderr, "baseline counts saved to {}\n", args.save_baseline);
 }
 
+// Counts what `plan` holds (PlanWorkloads) with the backend, store and
+// settings of `args` into `*report`: the one path from builds to decided
+// workloads that compare and accept share. Returns the store it used.
+std::unique_ptr<ResultStore> Count(const CompareArgs& args, ComparisonPlan* plan,
+                                   CompareReport* report) {
+  SystemInfo info = GatherSystemInfo();
+  BackendChoice choice = args.counter.Choose(info);
+  auto counter = MakeCounter(choice, args.counter.events);
+  PlanCounting(args, *counter, info, plan);
+
+  FillHeader(args, *counter, choice, *plan, report);
+  std::optional<CountCache> cache;
+  std::unique_ptr<ResultStore> store =
+      args.store.OpenForCounting(*counter, args.record, &cache, &report->store_notes);
+  if (cache) plan->cache = &*cache;
+  plan->record_ref = args.record;
+  Progress progress;
+  RunComparison(*plan, *counter, report,
+                [&progress](const std::string& text) { progress.Show(text); });
+  progress.Done();
+  plan->cache = nullptr;
+  if (store) report->store = store->path();
+  if (cache) {
+    for (const std::string& note : cache->notes()) report->store_notes.push_back(note);
+  }
+  if (plan->stored_baseline) {
+    report->stored_baseline =
+        StoredBaselineUseOf(*plan->stored_baseline, plan->stored_baseline_path, report->workloads);
+  }
+  return store;
+}
+
 int RunCompare(const CompareArgs& args) {
   CheckCompareArgs(args);
   args.reports.Text();  // refuses two reports on standard output, before any work
@@ -226,30 +259,7 @@ int RunCompare(const CompareArgs& args) {
                         {"--suite", args.suite},
                         {"--baseline-results", args.baseline_results},
                         {"--store", args.store.path}});
-
-  SystemInfo info = GatherSystemInfo();
-  BackendChoice choice = args.counter.Choose(info);
-  auto counter = MakeCounter(choice, args.counter.events);
-  PlanCounting(args, *counter, info, &plan);
-
-  FillHeader(args, *counter, choice, plan, &report);
-  std::optional<CountCache> cache;
-  std::unique_ptr<ResultStore> store =
-      args.store.OpenForCounting(*counter, args.record, &cache, &report.store_notes);
-  if (cache) plan.cache = &*cache;
-  plan.record_ref = args.record;
-  Progress progress;
-  RunComparison(plan, *counter, &report,
-                [&progress](const std::string& text) { progress.Show(text); });
-  progress.Done();
-  if (store) report.store = store->path();
-  if (cache) {
-    for (const std::string& note : cache->notes()) report.store_notes.push_back(note);
-  }
-  if (plan.stored_baseline) {
-    report.stored_baseline =
-        StoredBaselineUseOf(*plan.stored_baseline, plan.stored_baseline_path, report.workloads);
-  }
+  std::unique_ptr<ResultStore> store = Count(args, &plan, &report);
 
   // Nothing is published once an interruption began: its counts are partial.
   auto publishing = BeginPublishing();
@@ -364,6 +374,28 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
 }
 
 }  // namespace
+
+CompareReport ComparePair(const PairArgs& pair) {
+  CompareArgs args;
+  args.counter = pair.counter;
+  args.launch = pair.launch;
+  args.store = pair.store;
+  args.suite = pair.suite;
+  args.workloads = pair.workloads;
+  args.baseline = pair.baseline;
+  args.candidate = pair.candidate;
+  args.max_work_added = pair.max_work_added;
+  args.repeat = pair.repeat;
+  args.jobs = pair.jobs;
+  args.timed = 0;
+  args.explain = ExplainMode::kNever;
+  CheckCompareArgs(args);
+  ComparisonPlan plan;
+  CompareReport report;
+  PlanWorkloads(args, &plan, &report);
+  Count(args, &plan, &report);
+  return report;
+}
 
 void AddCompareCommand(CLI::App& app, CommandRunner* run) {
   auto args = std::make_shared<CompareArgs>();

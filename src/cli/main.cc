@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   workgate::AddSelftestCommand(app, &run);
   workgate::AddHistoryCommand(app, &run);
   workgate::AddInitCommand(app, &run);
+  workgate::AddAcceptCommand(app, &run);
   workgate::RefuseOptionsAsValues(app);
   std::string what = "workgate's output";
   const int code = ParseAndRun(app, run, argc, argv, &what);

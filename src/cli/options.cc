@@ -55,12 +55,13 @@ void RefuseOptionsAsValues(CLI::App& app) {
       },
       "", "not an option");
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    // A commit's subject is free text that may start with a dash; CLI11
+    // A commit's subject (and accept's reason) is free text that may start
+    // with a dash; CLI11
     // takes a separate argument that does for an option anyway, so only
     // --record-subject=-TEXT gives one, and that cannot be a mistake.
     for (CLI::Option* option : sub->get_options([](CLI::Option* o) {
            return o->nonpositional() && o->get_type_size() > 0 &&
-                  o->get_name() != "--record-subject";
+                  o->get_name() != "--record-subject" && o->get_name() != "--reason";
          })) {
       // transform() puts it before every other check (InRange among them),
       // so "--timeout --suite" says the value is missing, not out of range.

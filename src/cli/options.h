@@ -185,12 +185,14 @@ void RegisterRecordSubject(CLI::App* cmd, std::optional<std::string>* subject, C
 struct CompareReport;
 
 /// Where a comparison's reports go (compare, merge): --json FILE, --markdown
-/// FILE, --github, --color WHEN.
+/// FILE, --github, --report-link URL, --color WHEN.
 struct ReportArgs {
   std::string json_path, markdown_path;
   /// --flamegraph and --flamegraph-link, where the command registers them
   /// (RegisterFlameGraph: compare, not merge, which has no profiles).
   std::string flamegraph_path, flamegraph_link;
+  /// --report-link URL: where a CI keeps the --json report.
+  std::string report_link;
   bool github = false;
   ColorArg color;
 

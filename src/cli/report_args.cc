@@ -15,6 +15,7 @@
 #include "report/report_paths.h"
 #include "report/terminal_report.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -24,6 +25,18 @@ void ReportArgs::Register(CLI::App* cmd) {
   cmd->add_option("--markdown", markdown_path, "Write the Markdown PR comment to FILE (-: stdout)")
       ->type_name("FILE");
   cmd->add_flag("--github", github, "Also append the Markdown to $GITHUB_STEP_SUMMARY");
+  cmd->add_option_function<std::string>(
+         "--report-link",
+         [this](const std::string& v) {
+           if (!IsPlainHttpUrl(v)) {
+             throw CLI::ValidationError(
+                 "--report-link", "not a plain http(s) URL: " + TerminalSafe(v, LineBreaks::kToSpace));
+           }
+           report_link = v;
+         },
+         "Where a CI keeps the --json report (a run's artifacts): the comment's accept command "
+         "names the file there")
+      ->type_name("URL");
   color.Register(cmd);
 }
 
@@ -68,6 +81,11 @@ void ReportArgs::Publish(CompareReport report) const {
       !flamegraph_link.empty() && !IsStandardOutput(flamegraph_path)) {
     report.flame_graph_file = std::filesystem::path(flamegraph_path).filename().string();
     report.flame_graph_link = flamegraph_link;
+  }
+  // The accept command of a work-added workload names the JSON report.
+  if (!json_path.empty() && !IsStandardOutput(json_path)) {
+    report.json_file = json_path;
+    report.report_link = report_link;
   }
   // With --json - or --markdown -, that report has standard output and the
   // table goes to standard error.

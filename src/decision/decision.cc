@@ -9,6 +9,7 @@
 
 #include "decision/stability.h"
 #include "identity/fingerprint.h"
+#include "model/backend.h"
 #include "workload/score.h"
 
 namespace workgate {
@@ -173,7 +174,87 @@ void Judge(WorkloadResult* w) {
   }
 }
 
+// The verdict again, for the work added beyond the accepted delta
+// (decision.h): where the suite accepted this baseline's delta, a work-added
+// or inconclusive workload is judged on what it adds beyond that.
+void ApplyAccepted(WorkloadResult* w) {
+  if (!w->accepted) return;
+  Acceptance& a = *w->accepted;
+  a.status = AcceptedStatus::kUnchecked;
+  a.problem.clear();
+  if (w->verdict == Verdict::kInvalid) return;
+  a.problem = AcceptedProblem(*w, a.entry);
+  if (!a.problem.empty()) {
+    a.status = AcceptedStatus::kStale;
+    return;
+  }
+  const Stability& st = w->stability;
+  if (st.unstable && st.confidence < kUnstableConfidence) return;
+  if (w->verdict != Verdict::kWorkAdded && w->verdict != Verdict::kInconclusive) {
+    a.status = AcceptedStatus::kUnneeded;
+    return;
+  }
+  const double m = w->max_work_added;
+  const double accepted = a.entry.relative();
+  double lo = w->relative_low - accepted, hi = w->relative_high - accepted;
+  if (!st.unstable) {
+    // In integers first, as MeasureDelta does: the excess at exactly the
+    // margin is at the margin, not a rounding error below it. The counts are
+    // at most kMaxCount and the entry's delta was one of their differences.
+    const auto base_min = static_cast<int64_t>(w->baseline.min());
+    const auto base_max = static_cast<int64_t>(w->baseline.max());
+    const auto cand_min = static_cast<int64_t>(w->candidate.min());
+    const auto cand_max = static_cast<int64_t>(w->candidate.max());
+    lo = static_cast<double>(cand_min - base_max - a.entry.delta) / static_cast<double>(base_max);
+    hi = static_cast<double>(cand_max - base_min - a.entry.delta) / static_cast<double>(base_min);
+  }
+  const std::string was = fmt::format("accepted {} ({} instructions), now {}", Percent(accepted),
+                                      fmt::format("{:+}", a.entry.delta), Percent(w->relative));
+  const std::string beyond = lo == hi ? Percent(lo) : Percent(lo) + " to " + Percent(hi);
+  if (lo >= m && lo > 0) {
+    a.status = AcceptedStatus::kExceeded;
+    w->verdict = Verdict::kWorkAdded;
+    w->reason = fmt::format("{}: {} beyond the accepted delta >= {:.2f}% margin", was, beyond,
+                            100 * m);
+  } else if (hi < m || hi <= 0) {
+    a.status = AcceptedStatus::kApplied;
+    w->verdict = Verdict::kAccepted;
+    w->reason = fmt::format("work added, accepted: {} ({})", a.entry.reason, was);
+  } else {
+    a.status = AcceptedStatus::kInconclusive;
+    w->verdict = Verdict::kInconclusive;
+    w->reason = fmt::format("{}: {} beyond the accepted delta straddles the {:.2f}% margin", was,
+                            beyond, 100 * m);
+  }
+}
+
 }  // namespace
+
+std::string AcceptedProblem(const WorkloadResult& w, const AcceptedWork& entry) {
+  const Fingerprint& fp = w.baseline.fingerprint;
+  if (entry.backend != fp.backend || entry.event != fp.event) {
+    return fmt::format("it was accepted as counted by {} ({}), and this baseline by {} ({})",
+                       entry.backend, entry.event, fp.backend, fp.event);
+  }
+  if (entry.workload_digest != fp.suite_sha256) {
+    return fmt::format(
+        "it was accepted for another definition of the workload (digest {}, now {})",
+        entry.workload_digest.substr(0, 12), fp.suite_sha256.substr(0, 12));
+  }
+  if (w.baseline.counts.empty()) return "the baseline has no count";
+  // On perf the baseline's counts jitter; on Valgrind they repeat (or
+  // spread, for an unstable workload: then its counts must span the entry's).
+  const double tolerance =
+      IsExactBackend(fp.backend) ? 0 : kAcceptedPerfTolerance * static_cast<double>(w.baseline.min());
+  const double count = static_cast<double>(entry.baseline_count);
+  if (count < static_cast<double>(w.baseline.min()) - tolerance ||
+      count > static_cast<double>(w.baseline.max()) + tolerance) {
+    return fmt::format(
+        "it was accepted against a baseline of {} instructions, and this baseline counts {}",
+        entry.baseline_count, w.baseline.min());
+  }
+  return "";
+}
 
 void Decide(WorkloadResult* w) {
   w->score_changed = ScoreChangedOnPurpose(*w);
@@ -182,25 +263,29 @@ void Decide(WorkloadResult* w) {
   if (!problems.empty()) {
     w->verdict = Verdict::kInvalid;
     w->reason = fmt::format("{}", fmt::join(problems, "; "));
+    ApplyAccepted(w);
     return;
   }
   Judge(w);
+  ApplyAccepted(w);
 }
 
 int VerdictSeverity(Verdict v) {
   switch (v) {
     case Verdict::kInvalid:
-      return 4;
+      return 5;
     case Verdict::kWorkAdded:
-      return 3;
+      return 4;
     case Verdict::kInconclusive:
+      return 3;
+    case Verdict::kAccepted:
       return 2;
     case Verdict::kOk:
       return 1;
     case Verdict::kWorkRemoved:
       return 0;
   }
-  return 4;
+  return 5;
 }
 
 Verdict SuiteVerdict(const std::vector<WorkloadResult>& workloads) {
@@ -221,6 +306,7 @@ int ExitCodeFor(Verdict v) {
     case Verdict::kInconclusive:
       return kExitInconclusive;
     case Verdict::kOk:
+    case Verdict::kAccepted:
     case Verdict::kWorkRemoved:
       return kExitPass;
   }

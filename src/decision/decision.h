@@ -27,6 +27,21 @@
 // shift and the interval is the rank interval of the shift, both relative to
 // the baseline's median; the same verdict rule then applies, except that an
 // interval covering less than kUnstableConfidence is inconclusive.
+//
+// Accepted work (WorkloadResult::accepted, the suite's `[workload.accepted]`):
+// an entry applies only to the baseline it was accepted against
+// (AcceptedProblem); one that matches none is stale and changes nothing.
+// Where it applies to a work-added or inconclusive workload, the rule above
+// is applied again to the work added beyond it: with A = entry.delta /
+// entry.baseline_count, the interval [relative_low - A, relative_high - A]
+// against the same margin M gives
+//   work-added    (relative_low - A) >= M and > 0     status exceeded
+//   accepted      (relative_high - A) < M, or <= 0    status applied (exit 0)
+//   inconclusive  otherwise                            status inconclusive
+// So the gate passes while the delta stays at most the accepted delta plus
+// the margin, and blocks again once the work added beyond it reaches the
+// margin. An entry of an ok or work-removed workload is unneeded; of an
+// invalid one, or of an unstable one too noisy for a verdict, unchecked.
 
 #include <cstdint>
 #include <string>
@@ -51,8 +66,20 @@ namespace workgate {
 /// is invalid for another cause, so the reports can still show them.
 void Decide(WorkloadResult* w);
 
-/// Ranks verdicts for a suite: invalid > work-added > inconclusive > ok >
-/// work-removed. The suite's verdict is its highest-ranked workload's.
+/// Why `entry` does not apply to the comparison `w`, or "": it applies only
+/// where the baseline's fingerprint names its backend, event and workload
+/// digest, and the baseline's counts reach its baseline_count (exactly on
+/// Valgrind, whose counts repeat; within kAcceptedPerfTolerance of it on
+/// perf, whose counts jitter by a few hundred instructions).
+std::string AcceptedProblem(const WorkloadResult& w, const AcceptedWork& entry);
+
+/// How far, as a fraction of the count, a perf baseline's count may lie from
+/// an accepted entry's: 100 ppm, far above perf's jitter and far below any
+/// margin a suite sets.
+inline constexpr double kAcceptedPerfTolerance = 1e-4;
+
+/// Ranks verdicts for a suite: invalid > work-added > inconclusive >
+/// accepted > ok > work-removed. The suite's verdict is its highest-ranked workload's.
 int VerdictSeverity(Verdict v);
 
 /// The worst verdict of `workloads`. An empty list is invalid: no evidence is
@@ -60,7 +87,7 @@ int VerdictSeverity(Verdict v);
 /// counting anything; SuiteExitCode does so for callers that get this far.)
 Verdict SuiteVerdict(const std::vector<WorkloadResult>& workloads);
 
-/// invalid 3, work-added 1, inconclusive 4, ok and work-removed 0.
+/// invalid 3, work-added 1, inconclusive 4, ok, accepted and work-removed 0.
 int ExitCodeFor(Verdict v);
 
 /// kExitUsage (2) for an empty list (a suite without workloads is a manifest

@@ -62,7 +62,8 @@ std::string Elapsed(std::chrono::steady_clock::time_point since) {
 bool WantsExplanation(const ComparisonPlan& plan, const WorkloadResult& r) {
   if (r.verdict == Verdict::kInvalid || plan.candidate_exe.empty()) return false;
   return plan.explain == ExplainMode::kAlways ||
-         (plan.explain == ExplainMode::kWorkAdded && r.verdict == Verdict::kWorkAdded);
+         (plan.explain == ExplainMode::kWorkAdded &&
+          (r.verdict == Verdict::kWorkAdded || r.verdict == Verdict::kAccepted));
 }
 
 }  // namespace
@@ -489,6 +490,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     r.expected_score = w.score_expect;
     r.previous_score = w.score_previous;
     r.metric = w.metric;
+    if (w.accepted) r.accepted = Acceptance{*w.accepted};
   }
 
   // Every side is counted through the result store's count cache, where

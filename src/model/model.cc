@@ -80,15 +80,51 @@ const char* VerdictName(Verdict v) {
       return "inconclusive";
     case Verdict::kInvalid:
       return "invalid";
+    case Verdict::kAccepted:
+      return "accepted";
   }
   return "invalid";
 }
 
 bool ParseVerdict(const std::string& name, Verdict* v) {
   for (Verdict each : {Verdict::kOk, Verdict::kWorkAdded, Verdict::kWorkRemoved,
-                       Verdict::kInconclusive, Verdict::kInvalid}) {
+                       Verdict::kInconclusive, Verdict::kInvalid, Verdict::kAccepted}) {
     if (name == VerdictName(each)) {
       *v = each;
+      return true;
+    }
+  }
+  return false;
+}
+
+double AcceptedWork::relative() const {
+  return baseline_count == 0 ? 0 : static_cast<double>(delta) / static_cast<double>(baseline_count);
+}
+
+const char* AcceptedStatusName(AcceptedStatus s) {
+  switch (s) {
+    case AcceptedStatus::kApplied:
+      return "applied";
+    case AcceptedStatus::kExceeded:
+      return "exceeded";
+    case AcceptedStatus::kInconclusive:
+      return "inconclusive";
+    case AcceptedStatus::kUnneeded:
+      return "unneeded";
+    case AcceptedStatus::kStale:
+      return "stale";
+    case AcceptedStatus::kUnchecked:
+      return "unchecked";
+  }
+  return "unchecked";
+}
+
+bool ParseAcceptedStatus(const std::string& name, AcceptedStatus* s) {
+  for (AcceptedStatus each : {AcceptedStatus::kApplied, AcceptedStatus::kExceeded,
+                              AcceptedStatus::kInconclusive, AcceptedStatus::kUnneeded,
+                              AcceptedStatus::kStale, AcceptedStatus::kUnchecked}) {
+    if (name == AcceptedStatusName(each)) {
+      *s = each;
       return true;
     }
   }

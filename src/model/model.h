@@ -32,14 +32,16 @@ const char* StabilityModeName(StabilityMode mode);
 /// count is a corrupt or forged figure, and makes its workload invalid.
 inline constexpr uint64_t kMaxCount = static_cast<uint64_t>(INT64_MAX);
 
-enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid };
+/// kAccepted: work added beyond the margin, within what the suite accepted
+/// for this baseline (AcceptedWork): the gate passes it.
+enum class Verdict { kOk, kWorkAdded, kWorkRemoved, kInconclusive, kInvalid, kAccepted };
 
-/// work-added or work-removed: a verdict that says the work changed.
+/// work-added, work-removed or accepted: a verdict that says the work changed.
 inline bool IsWorkVerdict(Verdict v) {
-  return v == Verdict::kWorkAdded || v == Verdict::kWorkRemoved;
+  return v == Verdict::kWorkAdded || v == Verdict::kWorkRemoved || v == Verdict::kAccepted;
 }
 
-/// "ok", "work-added", "work-removed", "inconclusive", "invalid".
+/// "ok", "work-added", "work-removed", "inconclusive", "invalid", "accepted".
 const char* VerdictName(Verdict v);
 /// The inverse of VerdictName; false for any other text.
 bool ParseVerdict(const std::string& name, Verdict* v);
@@ -254,7 +256,7 @@ struct ProfileCut {
 /// Which workloads `compare` explains (--explain).
 enum class ExplainMode {
   kNever,      // none: no profile is kept
-  kWorkAdded,  // those whose verdict is work-added (the default)
+  kWorkAdded,  // those whose verdict is work-added or accepted (the default)
   kAlways,     // every valid workload
 };
 
@@ -488,6 +490,54 @@ struct Stability {
   std::string functions_side;  // "baseline" or "candidate": whose runs differed
 };
 
+/// A workload's delta accepted as intended work: the suite's
+/// `[workload.accepted]` table, which `workgate accept` writes
+/// (docs/gate.md, "Accepting intended work"). What it is held against is the
+/// baseline, not the builds' bytes: CI rebuilds both sides on every push, and
+/// few builds are bit for bit the same, while the baseline's count, for one
+/// workload definition, backend and event, stays put until the baseline's
+/// code changes (decision/decision.h, AcceptedProblem).
+struct AcceptedWork {
+  std::string reason;             // why the work is intended, in the reviewer's words
+  int64_t delta = 0;              // the accepted instructions, candidate minus baseline
+  uint64_t baseline_count = 0;    // the baseline's count it was accepted against
+  std::string backend;            // that counted it: "vgcount", "callgrind", "perf"
+  std::string event;              // "Ir" or perf's event
+  std::string workload_digest;    // Fingerprint::suite_sha256 of its sides
+  /// The two builds' SHA-256 when it was accepted: for the reader of the
+  /// suite, never matched (a rebuild differs).
+  std::string baseline_sha256;
+  std::string candidate_sha256;
+  /// delta / baseline_count; 0 for a baseline of 0.
+  double relative() const;
+};
+
+/// The reason a suggested accept command carries (report/summary.h), for the
+/// reviewer to replace; `workgate accept` refuses it as it stands.
+inline constexpr char kAcceptReasonPlaceholder[] = "REPLACE with why this work is intended";
+
+/// How a workload's accepted entry bore on its verdict (Decide).
+enum class AcceptedStatus {
+  kApplied,       // the work added lies within it: the verdict is accepted
+  kExceeded,      // the work added beyond it reaches the margin: work-added
+  kInconclusive,  // the work added beyond it straddles the margin
+  kUnneeded,      // its baseline, but the delta is within the margin anyway
+  kStale,         // it matches no baseline of this run: no effect (delete it)
+  kUnchecked,     // the workload is invalid, or too noisy to decide: no effect
+};
+
+/// "applied", "exceeded", "inconclusive", "unneeded", "stale", "unchecked".
+const char* AcceptedStatusName(AcceptedStatus s);
+/// The inverse of AcceptedStatusName; false for any other text.
+bool ParseAcceptedStatus(const std::string& name, AcceptedStatus* s);
+
+/// The suite's accepted entry of a workload and what Decide made of it.
+struct Acceptance {
+  AcceptedWork entry;
+  AcceptedStatus status = AcceptedStatus::kUnchecked;
+  std::string problem = {};  // kStale: why it matches no baseline of this run
+};
+
 struct WorkloadResult {
   std::string name;
   Verdict verdict = Verdict::kInvalid;
@@ -512,6 +562,9 @@ struct WorkloadResult {
   double relative = 0;      // delta / baseline.min
   double relative_low = 0;  // interval of the relative delta from the spreads
   double relative_high = 0;
+  /// The suite's accepted delta of this workload, where it has one; Decide
+  /// sets its status.
+  std::optional<Acceptance> accepted;
   std::optional<TimedStats> timed_stats;
   /// Set with timed_stats where the two can be held against each other.
   std::optional<TimingVsCount> timing_vs_count;
@@ -611,7 +664,8 @@ struct CompareReport {
   /// the simulated events (each side's `simulated`, each workload's `metric`
   /// and `events`, `settings.events`, the explanation's `simulated` and its
   /// rows' and lines' `events`), an explanation row's `renamed_from`, its
-  /// lines' `numbering`, `changed` and `folded`.
+  /// lines' `numbering`, `changed` and `folded`, the verdict `accepted` and
+  /// each workload's `accepted` entry.
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst
@@ -643,6 +697,11 @@ struct CompareReport {
   /// Markdown comment links; both empty otherwise. In no other report.
   std::string flame_graph_file;
   std::string flame_graph_link;
+  /// The --json report's path as given (not "-"), and --report-link URL:
+  /// where a CI keeps it. The comment's accept command points at it. In no
+  /// other report.
+  std::string json_file;
+  std::string report_link;
   RunSettings settings;
   std::optional<ShardInfo> shard;   // with --shard only
   std::optional<MergeInfo> merged;  // written by `workgate merge` only

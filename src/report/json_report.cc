@@ -212,6 +212,22 @@ json WorkloadEventsToJson(const WorkloadResult& w) {
 
 namespace {
 
+json AcceptedToJson(const std::optional<Acceptance>& a) {
+  if (!a) return nullptr;
+  const AcceptedWork& e = a->entry;
+  return json{{"reason", e.reason},
+              {"delta", e.delta},
+              {"relative", e.relative()},
+              {"baseline_count", e.baseline_count},
+              {"backend", e.backend},
+              {"event", e.event},
+              {"workload_digest", e.workload_digest},
+              {"baseline_sha256", e.baseline_sha256},
+              {"candidate_sha256", e.candidate_sha256},
+              {"status", AcceptedStatusName(a->status)},
+              {"problem", a->problem.empty() ? json(nullptr) : json(a->problem)}};
+}
+
 json WorkloadToJson(const WorkloadResult& w) {
   const bool figures = HasDelta(w);
   auto figure = [figures](auto v) { return figures ? json(v) : json(nullptr); };
@@ -228,6 +244,7 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"relative", figure(w.relative)},
               {"relative_low", figure(w.relative_low)},
               {"relative_high", figure(w.relative_high)},
+              {"accepted", AcceptedToJson(w.accepted)},
               {"deterministic", w.baseline.deterministic && w.candidate.deterministic},
               {"unpinned", UnpinnedToJson(w)},
               {"stability", StabilityToJson(w.stability)},

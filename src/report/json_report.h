@@ -9,7 +9,8 @@
 // against the count: timing_vs_count, and the explanation's profile_cuts, 9 the
 // simulated events: each side's "simulated", each workload's "metric" and
 // "events", the explanation's "simulated" and its rows' and lines' "events";
-// a row's renamed_from and its lines' numbering, changed and folded).
+// a row's renamed_from and its lines' numbering, changed and folded; the
+// verdict "accepted" and each workload's accepted entry).
 // Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
@@ -41,6 +42,11 @@
 //      includes it; the verdict is still the counts'),
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
 //    "relative_high",
+//    "accepted": {"reason", "delta", "relative", "baseline_count", "backend",
+//      "event", "workload_digest", "baseline_sha256", "candidate_sha256",
+//      "status": "applied" | "exceeded" | "inconclusive" | "unneeded" |
+//      "stale" | "unchecked", "problem" (why it is stale) | null} | null
+//      (the suite's [workload.accepted]; decision/decision.h applies it),
 //    "timed": TIMED (report/timed_json.h) | null,
 //    "timing_vs_count": VS (report/timed_json.h) | null,
 //    "metric": "instructions" | "estimated-cycles" (what the counts, delta

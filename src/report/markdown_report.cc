@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "model/model.h"
 #include "report/explanation_text.h"
 #include "report/format.h"
@@ -22,6 +24,7 @@ const char* Icon(Verdict v) {
   switch (v) {
     case Verdict::kOk:
     case Verdict::kWorkRemoved:
+    case Verdict::kAccepted:
       return "\u2705";  // ✅
     case Verdict::kWorkAdded:
       return "\u274c";  // ❌
@@ -66,6 +69,8 @@ std::string Table(const CompareReport& r) {
     std::string verdict = fmt::format("{} {}", Icon(w.verdict), VerdictLabel(w.verdict));
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
       verdict += ": " + Cell(w.reason);
+    } else if (w.verdict == Verdict::kAccepted) {
+      verdict += ": " + Cell(w.accepted->entry.reason);
     } else if (w.stability.unstable) {
       verdict += " (unstable)";
     }
@@ -129,8 +134,46 @@ std::string Notes(const CompareReport& r) {
       out +=
           fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph), MarkdownText(hint));
     }
+    const std::string accepted = AcceptedNote(w, r.settings.suite);
+    if (!accepted.empty()) {
+      out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
+                         MarkdownCode(accepted, SpanIn::kParagraph));
+    }
   }
   return out;
+}
+
+// How a reviewer accepts each work-added workload: one command a line, in a
+// fence longer than any run of backticks in them (ShellWord leaves only
+// printable ASCII, so no line can close it otherwise).
+std::string AcceptCommands(const CompareReport& r) {
+  std::string commands;
+  for (const WorkloadResult& w : r.workloads) {
+    const std::string command = AcceptCommand(r, w);
+    if (!command.empty()) commands += command + "\n";
+  }
+  if (commands.empty()) return "";
+  size_t longest = 0, run = 0;
+  for (char c : commands) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  std::string where;
+  if (!r.json_file.empty()) {
+    const std::string file = r.report_link.empty()
+                                 ? r.json_file
+                                 : r.json_file.substr(r.json_file.rfind('/') + 1);
+    where = " with " + MarkdownCode(file, SpanIn::kParagraph) + ", this run's JSON report";
+    if (IsPlainHttpUrl(r.report_link)) {
+      where += " ([kept with the reports of this run](" + r.report_link + "))";
+    }
+  }
+  return fmt::format(
+      "\n**If the work added is intended**, a reviewer accepts it{}, replacing the reason, and "
+      "commits the suite's change to the pull request:\n\n{}sh\n{}{}\n\nThe gate then "
+      "passes the workload while its delta stays within the accepted one plus the margin.\n",
+      where, fence, commands, fence);
 }
 
 // The objects whose code without a symbol the table cannot break down: a
@@ -325,6 +368,7 @@ std::string RenderMarkdown(const CompareReport& r) {
   std::string out = Headline(r) + "\n" + CallerNotes(r) + AdHocCommand(r) + Table(r);
   const std::string notes = Notes(r);
   if (!notes.empty()) out += "\n" + notes;
+  out += AcceptCommands(r);
   for (const WorkloadResult& w : r.workloads) {
     if (w.explanation) out += "\n" + MarkdownExplanation(w);
   }

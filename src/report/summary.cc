@@ -8,6 +8,7 @@
 #include "model/backend.h"
 #include "model/model.h"
 #include "report/timed_text.h"
+#include "util/text.h"
 
 namespace workgate {
 
@@ -71,6 +72,7 @@ std::vector<std::string> StoreSentences(const CompareReport& report) {
 }
 
 std::string VerdictLabel(Verdict v) {
+  if (v == Verdict::kAccepted) return "work added, accepted";
   // The verdict's JSON name, written as words: "work-added" reads "work added".
   std::string label = VerdictName(v);
   std::replace(label.begin(), label.end(), '-', ' ');
@@ -91,6 +93,7 @@ std::string HeadlineCounts(const CompareReport& report) {
       "{} of {} workload{} over {}", count(Verdict::kWorkAdded), ws.size(),
       ws.size() == 1 ? "" : "s",
       one_margin ? "the " + FormatMargin(report.max_work_added) + " margin" : "their margins");
+  if (auto n = count(Verdict::kAccepted)) text += fmt::format(", {} accepted", n);
   if (auto n = count(Verdict::kInvalid)) text += fmt::format(", {} invalid", n);
   if (auto n = count(Verdict::kInconclusive)) text += fmt::format(", {} inconclusive", n);
   const auto changed =
@@ -180,6 +183,49 @@ std::string CommandLineText(const std::vector<std::string>& argv) {
     out += (out.empty() ? "" : " ") + (plain ? arg : quoted + "'");
   }
   return out;
+}
+
+std::string AcceptCommand(const CompareReport& report, const WorkloadResult& w) {
+  if (w.verdict != Verdict::kWorkAdded || report.settings.suite.empty()) return "";
+  std::vector<std::string> args = {"workgate",  "accept",   "--suite",
+                                   report.settings.suite, "--workload", w.name,
+                                   "--reason", kAcceptReasonPlaceholder};
+  if (!report.json_file.empty()) {
+    std::string file = report.json_file;
+    if (!report.report_link.empty()) file = file.substr(file.rfind('/') + 1);
+    args.insert(args.end(), {"--report", file});
+  } else if (!report.stored_baseline && !report.baseline_label.empty() &&
+             !report.candidate_label.empty()) {
+    args.insert(args.end(),
+                {"--baseline", report.baseline_label, "--candidate", report.candidate_label});
+  } else {
+    return "";
+  }
+  std::string line;
+  for (const std::string& arg : args) line += (line.empty() ? "" : " ") + ShellWord(arg);
+  return line;
+}
+
+std::string AcceptedNote(const WorkloadResult& w, const std::string& suite) {
+  if (!w.accepted) return "";
+  const std::string table =
+      "the workload's [workload.accepted] table" + (suite.empty() ? "" : " in " + suite);
+  switch (w.accepted->status) {
+    case AcceptedStatus::kExceeded:
+    case AcceptedStatus::kInconclusive:
+      return "more work than was accepted: " + w.reason;
+    case AcceptedStatus::kStale:
+      return "its accepted entry is stale and changes no verdict: " + w.accepted->problem +
+             ". Once the pull request that accepted it is merged, its work is in the baseline: "
+             "delete " + table;
+    case AcceptedStatus::kUnneeded:
+      return "its accepted entry is not needed: the delta is within the margin without it; "
+             "delete " + table;
+    case AcceptedStatus::kApplied:
+    case AcceptedStatus::kUnchecked:
+      return "";
+  }
+  return "";
 }
 
 std::string RepeatSentence(const CompareReport& report) {

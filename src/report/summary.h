@@ -11,7 +11,8 @@
 
 namespace workgate {
 
-/// "ok", "work added", "work removed", "inconclusive", "invalid".
+/// "ok", "work added", "work removed", "inconclusive", "invalid", and
+/// "work added, accepted".
 std::string VerdictLabel(Verdict v);
 
 /// The suite's headline after its verdict label: "1 of 4 workloads over the
@@ -104,6 +105,25 @@ std::string FromStoreText(const FromStore& from);
 /// what went wrong with it. None when the run used no store and had nothing
 /// to say of it.
 std::vector<std::string> StoreSentences(const CompareReport& report);
+
+/// The command that accepts workload `w`'s work added as intended
+/// (`workgate accept`), for a person to copy: the report's suite, the
+/// workload, kAcceptReasonPlaceholder (model/model.h), and the pair: `--report FILE` where
+/// the report was written as JSON (the file's name alone where a
+/// report_link says a CI keeps it, since the reviewer downloads it there;
+/// else the path as given), else the builds as given (`--baseline EXE
+/// --candidate EXE`). Each argument a ShellWord (util/text.h): one line of
+/// printable ASCII, whatever the suite's name or the paths hold. "" for a
+/// workload that is not work-added, an ad hoc command, or a run against a
+/// stored baseline without a JSON report.
+std::string AcceptCommand(const CompareReport& report, const WorkloadResult& w);
+
+/// What a workload's accepted entry says beside its verdict, where it did not
+/// pass it: exceeded or inconclusive (the verdict's reason: what was
+/// accepted, what is added now), stale (why it matches no baseline, and to
+/// delete it from `suite`) or unneeded (to delete it). Plain text to
+/// escape; "" otherwise.
+std::string AcceptedNote(const WorkloadResult& w, const std::string& suite);
 
 /// The line on what an instruction count does not see.
 extern const char kBlindSpots[];

@@ -25,6 +25,7 @@ std::string ColourOf(Verdict v) {
       return "1;31";
     case Verdict::kOk:
     case Verdict::kWorkRemoved:
+    case Verdict::kAccepted:
       return "32";
     case Verdict::kInconclusive:
     case Verdict::kInvalid:
@@ -66,7 +67,11 @@ std::string Reasons(const CompareReport& r) {
   for (const WorkloadResult& w : r.workloads) {
     if (w.verdict == Verdict::kInvalid || w.verdict == Verdict::kInconclusive) {
       out += fmt::format("{}: {}: {}\n", Line(w.name), VerdictName(w.verdict), Block(w.reason));
+    } else if (w.verdict == Verdict::kAccepted) {
+      out += fmt::format("{}: {}\n", Line(w.name), Line(w.reason));
     }
+    const std::string accepted = AcceptedNote(w, r.settings.suite);
+    if (!accepted.empty()) out += fmt::format("{}: {}\n", Line(w.name), Line(accepted));
     const std::string changed = ScoreChangeSentence(w, Line);
     if (!changed.empty()) out += fmt::format("{}: {}\n", Line(w.name), changed);
     const std::string timing = TimingVsCountSentence(w, kTerminalMinus);
@@ -232,6 +237,19 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
   out += MainTable(r, colour);
   std::string reasons = Reasons(r);
   if (!reasons.empty()) out += "\n" + reasons;
+  std::string commands;
+  for (const WorkloadResult& w : r.workloads) {
+    const std::string command = AcceptCommand(r, w);
+    if (!command.empty()) commands += "  " + command + "\n";
+  }
+  if (!commands.empty()) {
+    out += "\nIf the work added is intended, accept it (replace the reason) and commit the "
+           "suite's change:\n" + commands;
+    if (!r.json_file.empty() && !r.report_link.empty()) {
+      out += "  (" + Line(r.json_file.substr(r.json_file.rfind('/') + 1)) +
+             ": this run's JSON report, kept with its reports at " + Line(r.report_link) + ")\n";
+    }
+  }
   for (const WorkloadResult& w : r.workloads) {
     if (w.explanation) out += "\n" + ExplanationBlock(w);
   }

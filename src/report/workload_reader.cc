@@ -382,6 +382,38 @@ bool ReadWorkloadEvents(const json* j, const std::string& where, WorkloadResult*
   return true;
 }
 
+// The suite's accepted entry as the writer wrote it (json_report.cc).
+bool ReadAccepted(const json* j, const std::string& where, std::optional<Acceptance>* out,
+                  std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  Acceptance a;
+  AcceptedWork& e = a.entry;
+  double relative = 0;
+  std::string status;
+  if (!(f.String("reason", &e.reason) &&
+        f.Int("delta", -static_cast<int64_t>(kMaxCount), static_cast<int64_t>(kMaxCount),
+              &e.delta) &&
+        f.Number("relative", &relative) && f.Uint("baseline_count", &e.baseline_count) &&
+        f.String("backend", &e.backend) && f.String("event", &e.event) &&
+        f.String("workload_digest", &e.workload_digest) &&
+        f.String("baseline_sha256", &e.baseline_sha256) &&
+        f.String("candidate_sha256", &e.candidate_sha256) && f.String("status", &status) &&
+        f.StringOrNull("problem", &a.problem) && f.Done())) {
+    return false;
+  }
+  if (e.baseline_count == 0 || e.baseline_count > kMaxCount) {
+    return f.Fail("baseline_count", "must be a count in [1, 2^63 - 1]");
+  }
+  if (relative != e.relative()) return f.Fail("relative", "must be delta / baseline_count");
+  if (!ParseAcceptedStatus(status, &a.status)) return f.Fail("status", "is not a status");
+  if ((a.status == AcceptedStatus::kStale) == a.problem.empty()) {
+    return f.Fail("problem", "is set exactly when the status is stale");
+  }
+  *out = std::move(a);
+  return true;
+}
+
 }  // namespace
 
 bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, std::string* err) {
@@ -400,6 +432,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* explanation = f.Object("explanation", true);
   const json* events = f.Object("events", true);
   std::string metric;
+  const json* accepted = f.Object("accepted", true);
   if (!(f.String("name", &w->name) && f.String("verdict", &verdict) &&
         f.String("metric", &metric) &&
         f.String("reason", &w->reason) && f.Number("max_work_added", &margin) &&
@@ -440,7 +473,8 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   if (unpinned.size() != w->baseline.unpinned.size() + w->candidate.unpinned.size()) {
     return f.Fail("unpinned", "disagrees with its sides'");
   }
-  return ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
+  return ReadAccepted(accepted, f.Path("accepted"), &w->accepted, err) &&
+         ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
          TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
          TimingVsCountFromJson(timing_vs_count, f.Path("timing_vs_count"), w, err) &&
          ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err) &&

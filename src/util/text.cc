@@ -1,5 +1,6 @@
 #include "util/text.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 #include <vector>
@@ -380,6 +381,41 @@ bool ParseJsonText(std::string_view text, nlohmann::json* doc, std::string* err)
     return false;
   }
   return true;
+}
+
+std::string ShellWord(std::string_view word) {
+  auto plain = [](unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_@%+=:,./-").find(static_cast<char>(c)) != std::string_view::npos;
+  };
+  auto printable = [](unsigned char c) { return c >= 0x20 && c < 0x7f; };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), [&](char c) {
+        return plain(static_cast<unsigned char>(c));
+      })) {
+    return std::string(word);
+  }
+  if (std::all_of(word.begin(), word.end(),
+                  [&](char c) { return printable(static_cast<unsigned char>(c)); })) {
+    std::string out = "'";
+    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+  std::string out = "$'";
+  for (char ch : word) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\'' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (printable(c)) {
+      out += ch;
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  return out + "'";
 }
 
 }  // namespace workgate

@@ -110,6 +110,15 @@ class TerminalFilter {
 /// workgate's own colours are added after this, never passed through it.
 std::string TerminalSafe(std::string_view text, LineBreaks breaks);
 
+/// `word` as one word of a shell command a person copies and runs: as it is
+/// where it is non-empty and every byte is one of [A-Za-z0-9_@%+=:,./-]; in
+/// single quotes where every byte is printable ASCII (each ' written '\''),
+/// which POSIX shells take literally; otherwise in bash's $'...' quoting,
+/// every byte outside printable ASCII as \xHH and ' and \ escaped. So the
+/// result is one word of printable ASCII: no control character, no bidi
+/// control, no line break, whatever `word` holds.
+std::string ShellWord(std::string_view word);
+
 /// What starts every line of a program's text that workgate passes through
 /// or quotes: a CI runner obeys a line that starts with a command
 /// (`::add-mask::`, `::stop-commands::`, `##[group]`), and a reader trusts a

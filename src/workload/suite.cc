@@ -3,6 +3,8 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 
@@ -71,21 +73,25 @@ class SuiteReader {
                     "key 'metric' must be \"instructions\" or \"estimated-cycles\"");
       }
     }
-    return ReadScore(t, ctx, w);
+    return ReadScore(t, ctx, w) && ReadAccepted(t, ctx, w);
   }
 
  private:
   bool CheckKeys(const toml::table& t, const std::string& ctx) {
-    static const std::set<std::string> known = {
-        "name",   "command",        "env",   "clock",          "timeout",
-        "region", "allow_leftover", "score", "max_work_added", "metric"};
+    return CheckKnown(t, ctx, "",
+                      {"name", "command", "env", "clock", "timeout", "region", "allow_leftover",
+                       "score", "max_work_added", "metric", "accepted"});
+  }
+
+  // Every key of `t` is one of `known`; `prefix` names the table in the
+  // message ("accepted.").
+  bool CheckKnown(const toml::table& t, const std::string& ctx, const std::string& prefix,
+                  const std::vector<std::string>& known) {
     for (const auto& [key, node] : t) {
-      if (!known.count(std::string(key.str()))) {
+      if (std::find(known.begin(), known.end(), std::string(key.str())) == known.end()) {
         return Fail(node, ctx,
-                    fmt::format("key '{}' is not known (known: name, command, env, "
-                                "clock, timeout, region, allow_leftover, score, "
-                                "max_work_added, metric)",
-                                key.str()));
+                    fmt::format("key '{}{}' is not known (known: {})", prefix, key.str(),
+                                fmt::join(known, ", ")));
       }
     }
     return true;
@@ -215,6 +221,66 @@ class SuiteReader {
                               text));
     }
     w->score_previous = text;
+    return true;
+  }
+
+  // [workload.accepted], as `workgate accept` writes it (docs/suites.md).
+  bool ReadAccepted(const toml::table& t, const std::string& ctx, Workload* w) {
+    const auto* node = t.get("accepted");
+    if (node == nullptr) return true;
+    const auto* table = node->as_table();
+    if (table == nullptr) return Fail(*node, ctx, "key 'accepted' must be a table");
+    if (!CheckKnown(*table, ctx, "accepted.",
+                    {"reason", "delta", "delta_percent", "baseline_count", "backend", "event",
+                     "workload_digest", "baseline_sha256", "candidate_sha256"})) {
+      return false;
+    }
+    AcceptedWork a;
+    auto text = [&](const char* key, std::string* out) {
+      const auto* v = table->get(key);
+      if (v == nullptr) return Fail(*node, ctx, fmt::format("missing key 'accepted.{}'", key));
+      if (!v->is_string()) return Fail(*v, ctx, fmt::format("key 'accepted.{}' must be a string", key));
+      *out = v->value<std::string>().value();
+      return true;
+    };
+    auto integer = [&](const char* key, int64_t lo, int64_t* out) {
+      const auto* v = table->get(key);
+      if (v == nullptr) return Fail(*node, ctx, fmt::format("missing key 'accepted.{}'", key));
+      const auto i = v->value_exact<int64_t>();
+      if (!i || *i < lo) {
+        return Fail(*v, ctx, fmt::format("key 'accepted.{}' must be an integer of at least {}",
+                                         key, lo));
+      }
+      *out = *i;
+      return true;
+    };
+    int64_t baseline = 0;
+    if (!(text("reason", &a.reason) && integer("delta", INT64_MIN, &a.delta) &&
+          integer("baseline_count", 1, &baseline) && text("backend", &a.backend) &&
+          text("event", &a.event) && text("workload_digest", &a.workload_digest) &&
+          text("baseline_sha256", &a.baseline_sha256) &&
+          text("candidate_sha256", &a.candidate_sha256))) {
+      return false;
+    }
+    a.baseline_count = static_cast<uint64_t>(baseline);
+    if (a.reason.find_first_not_of(" \t") == std::string::npos) {
+      return Fail(*table->get("reason"), ctx, "key 'accepted.reason' must say why the work is intended");
+    }
+    // delta_percent is the delta for the reader; it must say what delta says.
+    const auto* percent = table->get("delta_percent");
+    if (percent == nullptr) return Fail(*node, ctx, "missing key 'accepted.delta_percent'");
+    std::optional<double> p = percent->value_exact<double>();
+    if (!p) {
+      if (auto i = percent->value_exact<int64_t>()) p = static_cast<double>(*i);
+    }
+    const double expected = 100 * a.relative();
+    if (!p || !(std::abs(*p - expected) <= 0.00005 + 1e-9 * std::abs(expected))) {
+      return Fail(*percent, ctx,
+                  fmt::format("key 'accepted.delta_percent' must be 100 * delta / "
+                              "baseline_count, {:.4f}: edit delta, or run workgate accept again",
+                              expected));
+    }
+    w->accepted = std::move(a);
     return true;
   }
 

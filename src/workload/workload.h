@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/simulated_events.h"
+#include "model/model.h"
 
 namespace workgate {
 
@@ -50,8 +51,13 @@ struct Workload {
   std::optional<std::string> score_previous;
   /// Where it was defined, for messages: "workloads/interp.toml:12".
   std::string origin;
+  /// `[workload.accepted]`: a delta accepted as intended work
+  /// (workload/suite_edit.h writes it; decision/decision.h applies it).
+  std::optional<AcceptedWork> accepted;
   /// A canonical text of what the workload runs and how its score is found
-  /// (everything above but the expected scores and the origin); its digest
+  /// (everything above but the expected scores, the origin and the accepted
+  /// delta: accepting work changes no count, so it keeps the workload's
+  /// directory and every stored count); its digest
   /// goes in fingerprints so a stored baseline of another definition is not
   /// compared, and it names the workload's directory (WorkDirKey). The
   /// expected scores say what a run must print, not what it runs: every

@@ -35,12 +35,15 @@ class JunitTest(ScriptTest):
             workload("w/ok", "ok"), workload("w/removed", "work-removed"),
             workload("w/added", "work-added", "+10.00% >= 1.00% margin"),
             workload("w/invalid", "invalid", "score mismatch: expected 1, got 2"),
-            workload("w/noisy", "inconclusive", "straddles")]})
+            workload("w/noisy", "inconclusive", "straddles"),
+            workload("w/accepted", "accepted", "work added, accepted: cmov")]})
         suite = root.find("testsuite")
         cases = {c.get("name"): c for c in suite.findall("testcase")}
-        self.assertEqual(list(cases), ["w/ok", "w/removed", "w/added", "w/invalid", "w/noisy"])
-        self.assertEqual((suite.get("tests"), suite.get("failures"), suite.get("skipped")), ("5", "2", "1"))
+        self.assertEqual(list(cases), ["w/ok", "w/removed", "w/added", "w/invalid", "w/noisy", "w/accepted"])
+        self.assertEqual((suite.get("tests"), suite.get("failures"), suite.get("skipped")), ("6", "2", "1"))
         self.assertIsNone(cases["w/ok"].find("failure"))
+        self.assertIsNone(cases["w/accepted"].find("failure"))
+        self.assertIn("reason: work added, accepted: cmov", cases["w/accepted"].find("system-out").text)
         self.assertIsNone(cases["w/removed"].find("failure"))
         self.assertEqual(cases["w/added"].find("failure").get("message"), "work-added: +10.00% >= 1.00% margin")
         self.assertEqual(cases["w/invalid"].find("failure").get("type"), "invalid")

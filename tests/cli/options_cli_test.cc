@@ -24,8 +24,8 @@ using testing::BuildPath;
 using testing::KnownLoop;
 using testing::SourcePath;
 
-const std::vector<std::string> kCommands = {"probe",   "count", "compare",
-                                            "explain", "merge", "selftest"};
+const std::vector<std::string> kCommands = {"probe", "count",    "compare", "explain",
+                                            "merge", "selftest", "accept"};
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "report/sample_report.h"
+#include "report/summary.h"
 
 namespace workgate {
 namespace {
@@ -39,6 +41,59 @@ TEST(MarkdownReportTest, ScoreChangeSnapshot) {
 TEST(MarkdownReportTest, TimingVsCountSnapshot) {
   ExpectSnapshot("timing_vs_count_report.md",
                  RenderMarkdown(testing_report::TimingVsCountReport()));
+}
+
+TEST(MarkdownReportTest, AcceptedSnapshot) {
+  ExpectSnapshot("accepted_report.md", RenderMarkdown(testing_report::AcceptedReport()));
+}
+
+TEST(MarkdownReportTest, EachWorkAddedWorkloadGetsTheCommandThatAcceptsIt) {
+  CompareReport r = testing_report::AcceptedReport();
+  const std::string md = RenderMarkdown(r);
+  // Work added beyond the accepted delta and work added without one each
+  // get a line; the accepted and the stale workload none.
+  const std::string block =
+      "```sh\n"
+      "workgate accept --suite bench/suite.toml --workload parse/grown --reason 'REPLACE with "
+      "why this work is intended' --report report.json\n"
+      "workgate accept --suite bench/suite.toml --workload parse/new --reason 'REPLACE with "
+      "why this work is intended' --report report.json\n"
+      "```\n";
+  EXPECT_NE(md.find(block), std::string::npos) << md;
+  EXPECT_NE(md.find("with `report.json`, this run's JSON report ([kept with the reports of this "
+                    "run](https://github.com/o/wgi/actions/runs/42))"),
+            std::string::npos)
+      << md;
+  // Without a link the path is the one given; without a JSON report, the builds.
+  r.report_link.clear();
+  EXPECT_NE(RenderMarkdown(r).find("--report out/report.json\n"), std::string::npos);
+  r.json_file.clear();
+  EXPECT_NE(RenderMarkdown(r).find("--baseline build/main --candidate build/pr\n"),
+            std::string::npos);
+  // An ad hoc command has no suite to accept into.
+  r.settings.suite.clear();
+  EXPECT_EQ(RenderMarkdown(r).find("workgate accept"), std::string::npos);
+}
+
+TEST(MarkdownReportTest, AHostileWorkloadNameCannotLeaveItsCommand) {
+  for (const std::string& name : {std::string("a\n```\n<img src=x>"), std::string("`$(id)`"),
+                                 std::string("````"), std::string("x' ; rm -rf ~ ; '")}) {
+    CompareReport r = testing_report::AcceptedReport();
+    r.workloads.back().name = name;
+    const std::string md = RenderMarkdown(r);
+    const std::string line = AcceptCommand(r, r.workloads.back());
+    ASSERT_EQ(line.find('\n'), std::string::npos) << line;
+    // The fence is longer than any backtick run in the commands, and the
+    // command is one line of it.
+    size_t run = 0, longest = 0;
+    for (char c : line) {
+      run = c == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    const std::string fence(std::max<size_t>(3, longest + 1), '`');
+    EXPECT_NE(md.find(fence + "sh\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("\n" + line + "\n" + fence + "\n"), std::string::npos) << md;
+  }
 }
 
 TEST(MarkdownReportTest, ATimingThatDisagreesWithItsCountIsSaidAboveTheFold) {

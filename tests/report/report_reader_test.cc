@@ -42,7 +42,8 @@ TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
   for (const CompareReport& r :
        {testing_report::CallgrindReport(), testing_report::StrippedReport(),
         testing_report::PerfReport(), testing_report::ScoreChangeReport(),
-        testing_report::TimingVsCountReport(), testing_report::ExplainedLinesReport(), Sharded(),
+        testing_report::TimingVsCountReport(), testing_report::ExplainedLinesReport(),
+        testing_report::AcceptedReport(), Sharded(),
         merged, Cut()}) {
     const std::string text = JsonText(ToJson(r));
     std::string err;

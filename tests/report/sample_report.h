@@ -356,4 +356,37 @@ inline CompareReport HostileReport(const std::string& h) {
   return r;
 }
 
+/// A suite whose pull request accepted work (decision/decision.h): one
+/// workload within its accepted delta, one beyond it, one whose entry is
+/// stale (its baseline does the accepted work already), and one adding work
+/// with no entry, whose accept command the reports give; the JSON report is
+/// kept where --report-link says.
+inline CompareReport AcceptedReport() {
+  CompareReport r = CallgrindReport();
+  r.settings.suite = "bench/suite.toml";
+  r.json_file = "out/report.json";
+  r.report_link = "https://github.com/o/wgi/actions/runs/42";
+  auto accepting = [](WorkloadResult w, uint64_t baseline, int64_t delta) {
+    AcceptedWork e;
+    e.reason = "cmov instead of an unpredictable branch";
+    e.delta = delta;
+    e.baseline_count = baseline;
+    e.backend = "callgrind";
+    e.event = "Ir";
+    e.workload_digest = std::string(64, 'd');
+    e.baseline_sha256 = std::string(64, 'a');
+    e.candidate_sha256 = std::string(64, 'b');
+    w.accepted = Acceptance{e};
+    return w;
+  };
+  r.workloads = {
+      accepting(Counted("parse/cmov", {1'000'000}, {1'025'800}), 1'000'000, 25'800),
+      accepting(Counted("parse/grown", {2'000'000}, {2'100'000}), 2'000'000, 40'000),
+      accepting(Counted("parse/merged", {1'025'800}, {1'025'800}), 1'000'000, 25'800),
+      Counted("parse/new", {500'000}, {550'000})};
+  for (WorkloadResult& w : r.workloads) Decide(&w);
+  DecideSuite(&r);
+  return r;
+}
+
 }  // namespace workgate::testing_report

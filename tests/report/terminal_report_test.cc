@@ -45,6 +45,10 @@ TEST(TerminalReportTest, TimingVsCountSnapshot) {
 
 // Under the table, beside the reasons, and in the verdict's line: not only
 // in the timed context further down.
+TEST(TerminalReportTest, AcceptedSnapshot) {
+  ExpectSnapshot("accepted_report.txt", RenderTerminal(testing_report::AcceptedReport(), false));
+}
+
 TEST(TerminalReportTest, ATimingThatDisagreesWithItsCountIsInTheSummary) {
   const std::string out = RenderTerminal(testing_report::TimingVsCountReport(), false);
   const size_t line = out.find(

@@ -2,7 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "launch/launch.h"
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
@@ -193,6 +199,63 @@ TEST(TextTest, QuotedLinesPrefixEveryLineTheProgramWrote) {
   EXPECT_EQ(piece.substr(0, 4), "  | ");
   EXPECT_EQ(piece.find("\n  | "), 4 + QuotedLineFilter::kMaxHeldLine);
   EXPECT_LE(long_line.Finish().size(), 4 + QuotedLineFilter::kMaxHeldLine + 1);
+}
+
+}  // namespace
+}  // namespace workgate
+
+namespace workgate {
+namespace {
+
+// What bash makes of `line`: each word, as the program it runs receives it.
+std::vector<std::string> BashWords(const std::string& line, const std::string& dir) {
+  LaunchSpec spec;
+  spec.cwd = dir;
+  spec.argv = {"/bin/bash", "-c", "printf '%s\\0' " + line};
+  spec.timeout_seconds = 30;
+  LaunchResult r = Launch(spec);
+  EXPECT_EQ(r.exit_code, 0) << line << ": " << r.err;
+  std::vector<std::string> words;
+  for (size_t from = 0; from < r.out.size();) {
+    const size_t end = r.out.find('\0', from);
+    words.push_back(r.out.substr(from, end - from));
+    from = end + 1;
+  }
+  return words;
+}
+
+TEST(ShellWordTest, EveryWordReachesTheProgramAsItIsInOnePrintableLine) {
+  const std::vector<std::string> hostile = {
+      "plain/name-1.0",
+      "",
+      "a b",
+      "it's",
+      "$(touch pwned)",
+      "`id`",
+      "a\nb",
+      "tab\there",
+      "\x1b[31mred\x1b[0m",
+      "caf\xc3\xa9",
+      "\xe2\x80\xae" "evil",
+      "\xff\xfe",
+      "back\\slash'and\"quote",
+      "{a,b}*?~!#;&|<>",
+      "-x",
+  };
+  std::string line;
+  for (const std::string& word : hostile) {
+    const std::string quoted = ShellWord(word);
+    for (unsigned char c : quoted) {
+      EXPECT_TRUE(c >= 0x20 && c < 0x7f) << quoted << " holds byte " << int(c);
+    }
+    line += " " + quoted;
+  }
+  EXPECT_EQ(ShellWord("plain/name-1.0"), "plain/name-1.0");
+  EXPECT_EQ(ShellWord("it's"), "'it'\\''s'");
+  EXPECT_EQ(ShellWord("a\nb"), "$'a\\x0ab'");
+  TempDir dir;
+  EXPECT_EQ(BashWords(line, dir.path()), hostile);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/pwned"));
 }
 
 }  // namespace
