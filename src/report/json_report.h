@@ -1,12 +1,13 @@
 #pragma once
 // The JSON report (`--json FILE`): every figure of a comparison, for machines.
 //
-// Schema version 8 (CompareReport::schema_version; 2 added the slots and the
+// Schema version 9 (CompareReport::schema_version; 2 added the slots and the
 // two-test timed context, 3 the result store, 4 what the counted runs met
 // unpinned, 5 what the candidate could reach, 6 the ad hoc workload's command
 // and a score changed on purpose: previous_score, score_changed, 7 the
 // explanation's stored_baseline and its rows' lines, 8 the timed ratio held
-// against the count: timing_vs_count, and the explanation's profile_cuts). Units: `max_work_added`
+// against the count: timing_vs_count, and the explanation's profile_cuts, 9
+// an unstable threaded workload's thread_hint). Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
 // that do not exist (a side without counts) are null, never 0.
@@ -36,6 +37,10 @@
 //      includes it; the verdict is still the counts'),
 //    "baseline": SIDE, "candidate": SIDE, "delta", "relative", "relative_low",
 //    "relative_high",
+//    "thread_hint": {"threads", "program": "unknown" | "zstd" | "go" |
+//      "openmp" | "python" | "java" | "node", "advice" (report/summary.h
+//      ThreadHintSentence)} | null (an unstable workload whose runs met
+//      threads only),
 //    "timed": TIMED (report/timed_json.h) | null,
 //    "timing_vs_count": VS (report/timed_json.h) | null,
 //    "explanation": {"total_delta", "error", "profiler", "rerun",

@@ -122,6 +122,10 @@ std::string Notes(const CompareReport& r) {
       out +=
           fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph), MarkdownText(hint));
     }
+    if (w.thread_hint) {
+      out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
+                         MarkdownText(ThreadHintSentence(*w.thread_hint)));
+    }
   }
   return out;
 }

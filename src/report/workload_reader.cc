@@ -11,6 +11,7 @@
 #include "model/model_json.h"
 #include "report/json_fields.h"
 #include "report/report_reader.h"
+#include "report/summary.h"
 #include "report/timed_json.h"
 #include "util/text.h"
 
@@ -292,6 +293,24 @@ bool ReadExplanation(const json* j, const std::string& where, std::optional<Expl
   return true;
 }
 
+bool ReadThreadHint(const json* j, const std::string& where, std::optional<ThreadHint>* out,
+                    std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  ThreadHint hint;
+  std::string program, advice;
+  if (!(f.Uint("threads", &hint.threads) && f.String("program", &program) &&
+        f.String("advice", &advice) && f.Done())) {
+    return false;
+  }
+  if (hint.threads < 2) return f.Fail("threads", "must be 2 or more");
+  if (!ParseThreadRuntime(program, &hint.runtime)) return f.Fail("program", "is not a program");
+  // The advice is workgate's own sentence for the two fields above.
+  if (advice != ThreadHintSentence(hint)) return f.Fail("advice", "disagrees with its fields");
+  *out = hint;
+  return true;
+}
+
 }  // namespace
 
 bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, std::string* err) {
@@ -305,6 +324,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* base = f.Object("baseline", false);
   const json* cand = f.Object("candidate", false);
   const json* stability = f.Object("stability", false);
+  const json* thread_hint = f.Object("thread_hint", true);
   const json* timed = f.Object("timed", true);
   const json* timing_vs_count = f.Object("timing_vs_count", true);
   const json* explanation = f.Object("explanation", true);
@@ -345,6 +365,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
     return f.Fail("unpinned", "disagrees with its sides'");
   }
   return ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
+         ReadThreadHint(thread_hint, f.Path("thread_hint"), &w->thread_hint, err) &&
          TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
          TimingVsCountFromJson(timing_vs_count, f.Path("timing_vs_count"), w, err) &&
          ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err);
