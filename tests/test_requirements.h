@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace workgate::testing {
 
@@ -72,6 +73,16 @@ inline std::string SoftwareEventRefusal(unsigned long long config) {
     return {};
   }
   return std::string("perf_event_open of a software event: ") + std::strerror(errno);
+}
+
+/// The Valgrind backends this build counts with: vgcount where CMake built
+/// it (WORKGATE_VGCOUNT_BUILT), then callgrind.
+inline std::vector<std::string> ValgrindBackends() {
+#ifdef WORKGATE_VGCOUNT_BUILT
+  return {"vgcount", "callgrind"};
+#else
+  return {"callgrind"};
+#endif
 }
 
 }  // namespace workgate::testing

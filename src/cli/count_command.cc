@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdlib>
 #include <random>
 
@@ -21,6 +22,7 @@
 #include "measure/measure.h"
 #include "measure/stability_runs.h"
 #include "measure/suite_count.h"
+#include "measure/thread_runtime.h"
 #include "report/format.h"
 #include "report/report_output.h"
 #include "report/report_paths.h"
@@ -91,7 +93,8 @@ void PrintSummary(FILE* out, const std::vector<uint64_t>& counts, const std::str
 // inputs the run met unpinned where vgcount saw them, else pinning the clock
 // and entropy.
 std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::string& backend,
-                           ClockMode clock, const CountedWorkload& result) {
+                           ClockMode clock, const CountedWorkload& result,
+                           const std::optional<ThreadHint>& threads) {
   if (counts.size() < 2 || !IsExactBackend(backend)) return "";
   auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
   if (*lo == *hi) return "";
@@ -125,6 +128,7 @@ std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::strin
         "that changes between runs, or a clock read the shim does not see (a raw syscall, the "
         "TSC, a static program), which --backend vgcount pins\n";
   }
+  if (threads) out += "hint: " + ThreadHintSentence(*threads) + "\n";
   return out;
 }
 
@@ -155,6 +159,7 @@ void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::strin
   for (const std::string& note : result.notes) PrintCount(out, "{}: note: {}\n", name, note);
   for (const std::string& what : result.unpinned)
     PrintCount(out, "{}: not pinned: {}\n", name, what);
+  if (w.thread_hint) PrintCount(out, "{}: hint: {}\n", name, ThreadHintSentence(*w.thread_hint));
 }
 
 void WriteCountJson(const std::string& path, const nlohmann::json& doc) {
@@ -292,7 +297,8 @@ class PassThrough {
 // Every run's line, the notes, the summary and what repeats that differ
 // mean; fills in the report's verdict.
 void PrintCommandCount(FILE* out, const Counter& counter, const BackendChoice& choice,
-                       const Workload& w, int repeat, CommandCount* report) {
+                       const Workload& w, int repeat, const std::optional<ThreadHint>& threads,
+                       CommandCount* report) {
   const CountedWorkload& result = report->result;
   std::vector<uint64_t> counts;
   for (size_t i = 0; i < result.runs.size(); ++i) {
@@ -310,7 +316,7 @@ void PrintCommandCount(FILE* out, const Counter& counter, const BackendChoice& c
   PrintCount(out, "counted with {}: {}\n", counter.name(), choice.reason);
   report->valid = result.valid() && static_cast<int>(counts.size()) == repeat;
   const std::string advice =
-      report->valid ? UnstableAdvice(counts, counter.name(), w.clock, result) : "";
+      report->valid ? UnstableAdvice(counts, counter.name(), w.clock, result, threads) : "";
   if (report->valid) PrintSummary(out, counts, counter.event());
   PrintCount(out, "{}", advice);
   report->unstable = !advice.empty();
@@ -338,7 +344,16 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   if (!args.quiet) pass.Finish();
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
-  PrintCommandCount(out, counter, choice, w, args.repeat, &report);
+  // Threads a run met, where the repeats differed: the program's way of
+  // running on one, which only an unstable count needs.
+  std::optional<ThreadHint> threads;
+  const std::vector<uint64_t> counts = report.result.counts();
+  if (const uint64_t n = MostThreads(report.result.runs);
+      n > 1 && std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) !=
+                   counts.end()) {
+    threads = ThreadHint{n, RuntimeOfWorkload(w, report.result, options, exe)};
+  }
+  PrintCommandCount(out, counter, choice, w, args.repeat, threads, &report);
   WriteCountJson(args.json_path, CommandCountToJson(report));
   if (!report.valid) {
     fmt::print(stderr, "Error: no valid count: {}\n",

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "counter/undecoded_instruction.h"
 #include "model/backend.h"
 #include "util/text.h"
 
@@ -148,10 +149,24 @@ std::string UndecodedInstructionAdvice(const std::string& log, const std::string
         "--backend vgcount can, since it hides RDTSCP from the program's CPUID",
         tool);
   }
+  const InstructionSet set = InstructionSetOf(UndecodedAmd64Bytes(log));
+  if (!set.name.empty()) {
+    // "an AVX-512", "an XOP", "a SHA", "a GFNI".
+    const char* article = set.name[0] == 'A' || set.name[0] == 'X' ? "an" : "a";
+    return fmt::format(
+        "; Valgrind cannot decode an instruction of the program (bytes {}): it is {} {} "
+        "instruction ({}-encoded), which this Valgrind does not implement, so no Valgrind "
+        "backend can count this build; a build made with -march=native uses {} wherever the "
+        "machine that builds it has it: for counting, build without -march=native (or add {}); "
+        "--backend perf counts the build as it is where the machine has a PMU",
+        bytes, article, set.name, set.encoding, set.name, set.gcc_flag);
+  }
   return fmt::format(
-      "; Valgrind cannot decode an instruction of the program (bytes {}): no Valgrind backend "
-      "can count it on this machine; --backend perf can where the machine has a PMU",
-      bytes);
+      "; Valgrind cannot decode an instruction of the program (bytes {}; its instruction set is "
+      "unknown{}): no Valgrind backend can count it on this machine; if the build uses "
+      "-march=native, a build without it may avoid the instruction; --backend perf can count "
+      "it where the machine has a PMU",
+      bytes, set.encoding.empty() ? "" : ", " + set.encoding + "-encoded");
 }
 
 std::string ToolFailureAdvice(const std::string& log, const std::string& tool) {

@@ -32,8 +32,12 @@ std::vector<std::string> ValgrindErrorsIn(const std::string& log, size_t max_lin
 /// the log; "" when the log has none. RDTSCP gets its own advice: Go's
 /// runtime executes it wherever CPUID offers it, Valgrind's synthetic CPUID
 /// does offer it, and Valgrind decodes it only where the host has it;
-/// vgcount hides it from CPUID, callgrind cannot. `tool` is the backend's
-/// name ("callgrind", "vgcount").
+/// vgcount hides it from CPUID, callgrind cannot. Any other instruction is
+/// named by its instruction set where its bytes identify one
+/// (counter/undecoded_instruction.h: AVX-512, AMX, APX...), with the build
+/// option that leaves it out (-march=native is how most builds come to use
+/// them); "unknown" where they do not. `tool` is the backend's name
+/// ("callgrind", "vgcount").
 std::string UndecodedInstructionAdvice(const std::string& log, const std::string& tool);
 
 /// What a failed run should say about a known failure of the tool itself or

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <cstring>
 #include <vector>
 
 #include "identity/elf_bytes.h"
@@ -14,13 +15,15 @@ using elf_bytes::ReadExactly;
 
 uint64_t AlignUp(uint64_t n, uint64_t align) { return (n + align - 1) & ~(align - 1); }
 
-// The build ID in a note segment's bytes. Each note is three 4-byte words
-// (name size, descriptor size, type) followed by the name and the
-// descriptor, each padded to the segment's alignment: 4, or 8 for the
-// 8-aligned note segments of 64-bit files.
-bool FindBuildId(const std::string& notes, uint64_t align, std::string* build_id,
-                 std::string* err) {
+// The build IDs in a note segment's bytes: GNU's (the first) and whether
+// Go's is there. Each note is three 4-byte words (name size, descriptor
+// size, type) followed by the name and the descriptor, each padded to the
+// segment's alignment: 4, or 8 for the 8-aligned note segments of 64-bit
+// files.
+bool ScanNotes(const std::string& notes, uint64_t align, ElfSymbolInfo* info, std::string* err) {
   static constexpr char kHex[] = "0123456789abcdef";
+  // cmd/link's ELF_NOTE_GOBUILDID_TAG, under the owner "Go".
+  constexpr uint32_t kGoBuildIdNote = 4;
   // All sums stay far below 2^64: offsets are under kMaxNoteBytes, sizes under 2^32.
   for (uint64_t at = 0; at + 12 <= notes.size();) {
     const uint32_t namesz = At<uint32_t>(notes, at);
@@ -32,18 +35,22 @@ bool FindBuildId(const std::string& notes, uint64_t align, std::string* build_id
       *err = "ELF note at offset " + std::to_string(at) + " runs past its segment";
       return false;
     }
-    if (type == NT_GNU_BUILD_ID && namesz == 4 && notes.compare(name_at, 4, "GNU\0", 4) == 0) {
+    // Go's linker writes the owner as "Go\0\0", namesz 4.
+    if (type == kGoBuildIdNote && (namesz == 3 || namesz == 4) &&
+        notes.compare(name_at, 3, "Go\0", 3) == 0) {
+      info->go = true;
+    }
+    if (type == NT_GNU_BUILD_ID && namesz == 4 && notes.compare(name_at, 4, "GNU\0", 4) == 0 &&
+        info->build_id.empty()) {
       if (descsz == 0 || descsz > kMaxBuildIdBytes) {
         *err = "ELF build ID of " + std::to_string(descsz) + " bytes";
         return false;
       }
-      build_id->clear();
       for (uint64_t i = desc_at; i < desc_at + descsz; ++i) {
         const unsigned char byte = notes[i];
-        *build_id += kHex[byte >> 4];
-        *build_id += kHex[byte & 15];
+        info->build_id += kHex[byte >> 4];
+        info->build_id += kHex[byte & 15];
       }
-      return true;
     }
     at = AlignUp(desc_at + descsz, align);
   }
@@ -51,7 +58,7 @@ bool FindBuildId(const std::string& notes, uint64_t align, std::string* build_id
 }
 
 template <typename Ehdr, typename Phdr>
-bool ReadBuildId(const ByteSource& src, const Ehdr& eh, std::string* build_id, std::string* err) {
+bool ReadNotes(const ByteSource& src, const Ehdr& eh, ElfSymbolInfo* info, std::string* err) {
   std::vector<Phdr> headers;
   if (!elf_bytes::ReadProgramHeaders(src, eh, &headers, err)) return false;
   for (const Phdr& ph : headers) {
@@ -62,16 +69,43 @@ bool ReadBuildId(const ByteSource& src, const Ehdr& eh, std::string* build_id, s
     }
     std::string notes;
     if (!ReadExactly(src, ph.p_offset, ph.p_filesz, "ELF note segment", &notes, err) ||
-        !FindBuildId(notes, ph.p_align == 8 ? 8 : 4, build_id, err)) {
+        !ScanNotes(notes, ph.p_align == 8 ? 8 : 4, info, err)) {
       return false;
     }
-    if (!build_id->empty()) return true;
   }
   return true;
 }
 
+// Whether a section is named `name`, by the section name string table
+// (e_shstrndx; SHN_XINDEX puts its index in section 0's sh_link). A table
+// that is missing, larger than kMaxSectionNameBytes or outside the file
+// names nothing: the names are a hint, and the rest of the file still reads.
+template <typename Ehdr, typename Shdr>
+bool HasSectionNamed(const ByteSource& src, const Ehdr& eh, const std::string& headers,
+                     uint64_t count, const char* name) {
+  if (count == 0) return false;
+  uint64_t index = eh.e_shstrndx;
+  if (index == SHN_XINDEX) index = At<Shdr>(headers, 0).sh_link;
+  if (index == SHN_UNDEF || index >= count) return false;
+  const Shdr table = At<Shdr>(headers, index * sizeof(Shdr));
+  if (table.sh_type != SHT_STRTAB || table.sh_size > kMaxSectionNameBytes) return false;
+  std::string names, ignored;
+  if (!ReadExactly(src, table.sh_offset, table.sh_size, "ELF section names", &names, &ignored)) {
+    return false;
+  }
+  const size_t length = std::strlen(name) + 1;  // with its terminating NUL
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t at = At<Shdr>(headers, i * sizeof(Shdr)).sh_name;
+    if (at < names.size() && names.size() - at >= length &&
+        names.compare(at, length, name, length) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 template <typename Ehdr, typename Shdr, typename Sym>
-bool ReadHasSymtab(const ByteSource& src, const Ehdr& eh, bool* has_symtab, std::string* err) {
+bool ReadSections(const ByteSource& src, const Ehdr& eh, ElfSymbolInfo* info, std::string* err) {
   if (eh.e_shoff == 0) return true;  // no section headers: nothing names any code
   if (eh.e_shentsize != sizeof(Shdr)) {
     *err = "unexpected ELF section header size " + std::to_string(eh.e_shentsize);
@@ -95,10 +129,11 @@ bool ReadHasSymtab(const ByteSource& src, const Ehdr& eh, bool* has_symtab, std:
   for (uint64_t i = 0; i < count; ++i) {
     const Shdr sh = At<Shdr>(bytes, i * sizeof(Shdr));
     if (sh.sh_type == SHT_SYMTAB && sh.sh_size > sizeof(Sym)) {
-      *has_symtab = true;
+      info->has_symtab = true;
       break;
     }
   }
+  if (!info->go) info->go = HasSectionNamed<Ehdr, Shdr>(src, eh, bytes, count, ".go.buildinfo");
   return true;
 }
 
@@ -107,8 +142,8 @@ bool ReadInfo(const ByteSource& src, ElfSymbolInfo* info, std::string* err) {
   std::string bytes;
   if (!ReadExactly(src, 0, sizeof(Ehdr), "ELF header", &bytes, err)) return false;
   const Ehdr eh = At<Ehdr>(bytes, 0);
-  return ReadBuildId<Ehdr, Phdr>(src, eh, &info->build_id, err) &&
-         ReadHasSymtab<Ehdr, Shdr, Sym>(src, eh, &info->has_symtab, err);
+  return ReadNotes<Ehdr, Phdr>(src, eh, info, err) &&
+         ReadSections<Ehdr, Shdr, Sym>(src, eh, info, err);
 }
 
 }  // namespace
@@ -128,6 +163,7 @@ bool ReadElfSymbolInfo(const ByteSource& src, ElfSymbolInfo* info, std::string* 
     // Nothing half-read: a malformed file says nothing about its symbols.
     info->has_symtab = false;
     info->build_id.clear();
+    info->go = false;
   }
   return ok;
 }

@@ -20,6 +20,7 @@ namespace workgate {
 inline constexpr size_t kMaxSectionHeaders = 4096;
 inline constexpr size_t kMaxNoteBytes = 1 << 16;  // one PT_NOTE segment
 inline constexpr size_t kMaxBuildIdBytes = 64;
+inline constexpr size_t kMaxSectionNameBytes = 1 << 16;
 
 struct ElfSymbolInfo {
   /// As ElfFile::elf_class: 0 when the bytes are not an ELF file of this
@@ -33,11 +34,15 @@ struct ElfSymbolInfo {
   /// lowercase hex; "" without one. Stripping keeps it: it is how debuggers
   /// and Valgrind find the separate debug file.
   std::string build_id;
+  /// Built by Go's toolchain: a "Go" build ID note (.note.go.buildid, note
+  /// type 4) or a .go.buildinfo section, which every Go program has.
+  bool go = false;
 };
 
 /// Reads the header, the PT_NOTE segments and the section header table
-/// (e_shnum 0 with a table means the count is in section 0's sh_size). A
-/// file without section headers has no symbol table. False with `*err` for a
+/// (e_shnum 0 with a table means the count is in section 0's sh_size), with
+/// the section names where the table names a string table of at most
+/// kMaxSectionNameBytes. A file without section headers has no symbol table. False with `*err` for a
 /// malformed file: a table, note or size outside the file or over the bounds.
 bool ReadElfSymbolInfo(const ByteSource& src, ElfSymbolInfo* info, std::string* err);
 

@@ -23,6 +23,7 @@
 #include "measure/profile_pack.h"
 #include "measure/simulated_runs.h"
 #include "measure/stability_runs.h"
+#include "measure/thread_runtime.h"
 #include "measure/timed_runs.h"
 #include "model/backend.h"
 #include "stats/timed_context.h"
@@ -309,6 +310,19 @@ void KeepBaselineProfile(const ComparisonPlan& plan, const std::string& counted_
   }
 }
 
+// An unstable workload whose counted runs met threads gets the thread hint,
+// for the program the candidate ran (the baseline's with no candidate).
+void NoteThreads(const ComparisonPlan& plan, const Workload& w, const WorkloadWork& work,
+                 WorkloadResult* r) {
+  const uint64_t threads =
+      std::max(MostThreads(work.sides[0].counted.runs), MostThreads(work.sides[1].counted.runs));
+  if (!r->stability.unstable || threads < 2) return;
+  const bool candidate = !plan.candidate_exe.empty();
+  r->thread_hint =
+      ThreadHint{threads, RuntimeOfWorkload(w, work.sides[candidate ? 1 : 0].counted, plan.launch,
+                                            candidate ? plan.candidate_exe : plan.baseline_exe)};
+}
+
 // Settles `w`'s stability (measure/stability_runs.h), which may count more
 // in `dir`, and explains it where asked.
 void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Workload& w,
@@ -341,6 +355,7 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
     r->events = WorkloadEvents{counter.name(), false, ""};
     CheckSimulatedEvents(counter.name(), r);
   }
+  NoteThreads(plan, w, work, r);
   if (WantsExplanation(plan, *r)) {
     r->explanation =
         ExplainWorkload(plan, counter.name(), w, dir, work.first, progress, &simulated);

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "measure/measure.h"
+#include "model/model.h"
 #include "model/schema_versions.h"
 #include "util/exit_codes.h"
 
@@ -63,6 +64,9 @@ struct SuiteWorkloadCount {
   CountedWorkload result;
   bool unstable = false;                // repeats differed on an exact backend
   std::optional<FromStore> from_store;  // the result store gave counts
+  /// Unstable, and its runs met threads (measure/thread_runtime.h); in the
+  /// text only.
+  std::optional<ThreadHint> thread_hint;
 };
 
 struct SuiteCount {

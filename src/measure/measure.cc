@@ -8,6 +8,7 @@
 #include "measure/run_files.h"
 #include "model/backend.h"
 #include "util/text.h"
+#include "workload/path_hint.h"
 #include "workload/score.h"
 
 namespace workgate {
@@ -146,6 +147,17 @@ void CountEstimatedCycles(CountedRun* run) {
   run->events.insert(run->events.begin(), EventCount{"estimated-cycles", cycles, 0, 0});
 }
 
+// A failed run's missing file, where its output or its command names a
+// relative path its private directory does not hold (workload/path_hint.h).
+// Under --as-is the run's directory is the caller's own.
+void AddPathHint(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
+                 const LaunchOptions& options, const LaunchResult& launch, std::string* error) {
+  if (options.as_is) return;
+  const std::string hint =
+      RelativePathHint(w, suite_dir, dir.path(), launch.err + "\n" + launch.out);
+  if (!hint.empty()) *error += "\n" + hint;
+}
+
 }  // namespace
 
 std::string MetricUnsupported(const Counter& counter, const Workload& w) {
@@ -227,10 +239,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
       // Quoted line by line behind a prefix: no line the program wrote may
       // start a line of workgate's output or of a CI log.
       if (!tail.empty()) result.error += "; its stderr ends:\n" + QuotedLines(tail);
-      if (!options.as_is) {
-        const std::string hint = RelativePathHint(w, !suite_dir.empty(), tail);
-        if (!hint.empty()) result.error += "\n" + hint;
-      }
+      AddPathHint(w, suite_dir, dir, options, run.launch, &result.error);
       result.runs.push_back(std::move(run));
       return result;
     }
@@ -240,6 +249,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
     if (!score_error.empty()) {
       result.score = score;
       result.error = score_error;
+      AddPathHint(w, suite_dir, dir, options, run.launch, &result.error);
       result.runs.push_back(std::move(run));
       return result;
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "identity/count_key.h"
+#include "measure/thread_runtime.h"
 #include "model/backend.h"
 #include "workload/number_range.h"
 
@@ -38,6 +39,10 @@ std::vector<HistoryRecord> CountSuiteWorkloads(
       const std::vector<uint64_t> counts = count.result.counts();
       const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
       count.unstable = *hi != *lo && exact;
+      if (const uint64_t threads = MostThreads(count.result.runs); count.unstable && threads > 1) {
+        count.thread_hint =
+            ThreadHint{threads, RuntimeOfWorkload(w, count.result, sides.options(), exe)};
+      }
       if (!record.empty() && side.fingerprint_error.empty()) {
         records.push_back(MakeHistoryRecord(
             record, now, w.name, counts,

@@ -44,6 +44,38 @@ bool ParseStoredBaselineStatus(const std::string& name, StoredBaselineStatus* s)
   return false;
 }
 
+const char* ThreadRuntimeName(ThreadRuntime r) {
+  switch (r) {
+    case ThreadRuntime::kUnknown:
+      return "unknown";
+    case ThreadRuntime::kZstd:
+      return "zstd";
+    case ThreadRuntime::kGo:
+      return "go";
+    case ThreadRuntime::kOpenMp:
+      return "openmp";
+    case ThreadRuntime::kPython:
+      return "python";
+    case ThreadRuntime::kJava:
+      return "java";
+    case ThreadRuntime::kNode:
+      return "node";
+  }
+  return "unknown";
+}
+
+bool ParseThreadRuntime(const std::string& name, ThreadRuntime* r) {
+  for (ThreadRuntime each : {ThreadRuntime::kUnknown, ThreadRuntime::kZstd, ThreadRuntime::kGo,
+                             ThreadRuntime::kOpenMp, ThreadRuntime::kPython, ThreadRuntime::kJava,
+                             ThreadRuntime::kNode}) {
+    if (name == ThreadRuntimeName(each)) {
+      *r = each;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool ParseStabilityMode(const std::string& text, StabilityMode* mode) {
   if (text == "auto")
     *mode = StabilityMode::kAuto;

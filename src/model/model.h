@@ -538,6 +538,27 @@ struct Acceptance {
   std::string problem = {};  // kStale: why it matches no baseline of this run
 };
 
+/// The programs whose way of running on one thread the reports name
+/// (report/summary.h ThreadHintSentence); measure/thread_runtime.h tells
+/// them apart by the command and the build.
+enum class ThreadRuntime { kUnknown, kZstd, kGo, kOpenMp, kPython, kJava, kNode };
+
+/// "unknown", "zstd", "go", "openmp", "python", "java", "node".
+const char* ThreadRuntimeName(ThreadRuntime r);
+/// The inverse of ThreadRuntimeName; false for any other text.
+bool ParseThreadRuntime(const std::string& name, ThreadRuntime* r);
+
+/// A workload whose counts moved between runs of one build while its runs
+/// met threads, which Valgrind runs one at a time in an order that depends
+/// on timing: the likely cause, and running the program on one thread the
+/// likely fix.
+struct ThreadHint {
+  uint64_t threads = 0;  // the most threads one counted run of either side met
+  /// The program that runs them: the candidate's (the baseline's against a
+  /// stored baseline with no candidate).
+  ThreadRuntime runtime = ThreadRuntime::kUnknown;
+};
+
 struct WorkloadResult {
   std::string name;
   Verdict verdict = Verdict::kInvalid;
@@ -556,6 +577,9 @@ struct WorkloadResult {
   SideResult baseline;
   SideResult candidate;
   Stability stability;
+  /// Set where the workload is unstable and its counted runs met threads
+  /// (measure/thread_runtime.h).
+  std::optional<ThreadHint> thread_hint;
   // Filled when both sides have counts.
   // Stable: candidate.min - baseline.min. Unstable: the Hodges-Lehmann shift.
   int64_t delta = 0;
@@ -665,7 +689,8 @@ struct CompareReport {
   /// and `events`, `settings.events`, the explanation's `simulated` and its
   /// rows' and lines' `events`), an explanation row's `renamed_from`, its
   /// lines' `numbering`, `changed` and `folded`, the verdict `accepted` and
-  /// each workload's `accepted` entry.
+  /// each workload's `accepted` entry, the threads of an unstable
+  /// workload and its program's way of running on one (`thread_hint`).
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst

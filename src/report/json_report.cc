@@ -3,6 +3,7 @@
 #include "model/model.h"
 #include "model/model_json.h"
 #include "report/report_output.h"
+#include "report/summary.h"
 #include "report/timed_json.h"
 
 namespace workgate {
@@ -177,6 +178,13 @@ json StabilityToJson(const Stability& st) {
       {"functions", functions}};
 }
 
+json ThreadHintToJson(const std::optional<ThreadHint>& hint) {
+  if (!hint) return nullptr;
+  return json{{"threads", hint->threads},
+              {"program", ThreadRuntimeName(hint->runtime)},
+              {"advice", ThreadHintSentence(*hint)}};
+}
+
 // Both sides' unpinned inputs, each named by its side.
 json UnpinnedToJson(const WorkloadResult& w) {
   json out = json::array();
@@ -248,6 +256,7 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"deterministic", w.baseline.deterministic && w.candidate.deterministic},
               {"unpinned", UnpinnedToJson(w)},
               {"stability", StabilityToJson(w.stability)},
+              {"thread_hint", ThreadHintToJson(w.thread_hint)},
               {"timed", TimedStatsToJson(w.timed_stats)},
               {"timing_vs_count", TimingVsCountToJson(w.timing_vs_count)},
               {"explanation", ExplanationToJson(w.explanation)},

@@ -10,7 +10,8 @@
 // simulated events: each side's "simulated", each workload's "metric" and
 // "events", the explanation's "simulated" and its rows' and lines' "events";
 // a row's renamed_from and its lines' numbering, changed and folded; the
-// verdict "accepted" and each workload's accepted entry).
+// verdict "accepted" and each workload's accepted entry; an
+// unstable threaded workload's thread_hint).
 // Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
@@ -47,6 +48,10 @@
 //      "status": "applied" | "exceeded" | "inconclusive" | "unneeded" |
 //      "stale" | "unchecked", "problem" (why it is stale) | null} | null
 //      (the suite's [workload.accepted]; decision/decision.h applies it),
+//    "thread_hint": {"threads", "program": "unknown" | "zstd" | "go" |
+//      "openmp" | "python" | "java" | "node", "advice" (report/summary.h
+//      ThreadHintSentence)} | null (an unstable workload whose runs met
+//      threads only),
 //    "timed": TIMED (report/timed_json.h) | null,
 //    "timing_vs_count": VS (report/timed_json.h) | null,
 //    "metric": "instructions" | "estimated-cycles" (what the counts, delta

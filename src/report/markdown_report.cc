@@ -139,6 +139,10 @@ std::string Notes(const CompareReport& r) {
       out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
                          MarkdownCode(accepted, SpanIn::kParagraph));
     }
+    if (w.thread_hint) {
+      out += fmt::format("- {}: {}\n", MarkdownCode(w.name, SpanIn::kParagraph),
+                         MarkdownText(ThreadHintSentence(*w.thread_hint)));
+    }
   }
   return out;
 }

@@ -230,17 +230,30 @@ std::string AcceptedNote(const WorkloadResult& w, const std::string& suite) {
 
 std::string RepeatSentence(const CompareReport& report) {
   const std::string tally = StabilityTally(report);
-  if (report.repeat <= 1) return "One count per side." + tally;
+  // How many counts each side had: --repeat's, and more where the stability
+  // check counted again; fewer where a side failed part of the way.
+  size_t fewest = 0, most = 0;
   double widest = 0;  // the largest (max - min) / min over all sides
   for (const WorkloadResult& w : report.workloads) {
     for (const SideResult* s : {&w.baseline, &w.candidate}) {
-      if (s->counts.empty() || s->min() == 0) continue;
+      if (s->counts.empty()) continue;
+      fewest = fewest == 0 ? s->counts.size() : std::min(fewest, s->counts.size());
+      most = std::max(most, s->counts.size());
+      if (s->min() == 0) continue;
       widest = std::max(widest, static_cast<double>(s->max() - s->min()) / s->min());
     }
   }
-  if (widest == 0) return fmt::format("{} repeats per side agree exactly.", report.repeat) + tally;
-  return fmt::format("{} repeats per side; the widest spread was {:.1f} ppm of a count.",
-                     report.repeat, widest * 1e6) +
+  if (most == 0) return "No side gave a count." + tally;
+  if (most == 1) return "One count per side." + tally;
+  const std::string spread =
+      widest == 0 ? "" : fmt::format("the widest spread was {:.1f} ppm of a count", widest * 1e6);
+  if (fewest == most) {
+    return fmt::format("{} counts per side{}.", most,
+                       spread.empty() ? " agree exactly" : "; " + spread) +
+           tally;
+  }
+  return fmt::format("{} to {} counts per side; {}.", fewest, most,
+                     spread.empty() ? "where a side had several, they agree exactly" : spread) +
          tally;
 }
 
@@ -324,6 +337,60 @@ std::string RuntimeSeedHint(const WorkloadResult& w) {
     }
   }
   return "";
+}
+
+std::string ThreadHintSentence(const ThreadHint& hint) {
+  const char* advice = "";
+  switch (hint.runtime) {
+    case ThreadRuntime::kZstd:
+      advice =
+          "zstd compresses on one thread with --single-thread (-T1 still runs a worker thread "
+          "beside the main one), and reads and writes without threads of its own with "
+          "--no-asyncio where it has that option: add them to the workload's command";
+      break;
+    case ThreadRuntime::kGo:
+      advice =
+          "a Go program runs its goroutines on one thread at a time with GOMAXPROCS=1: set it in "
+          "the workload's env (env = { GOMAXPROCS = \"1\" } in the suite, or --env "
+          "GOMAXPROCS=1); the runtime's own threads (sysmon) remain, so some spread may stay";
+      break;
+    case ThreadRuntime::kOpenMp:
+      advice =
+          "the program uses OpenMP, whose parallel regions run on one thread with "
+          "OMP_NUM_THREADS=1: set it in the workload's env (env = { OMP_NUM_THREADS = \"1\" } in "
+          "the suite, or --env OMP_NUM_THREADS=1)";
+      break;
+    case ThreadRuntime::kPython:
+      advice =
+          "Python has no switch that runs it on one thread: the threads a script starts "
+          "(threading, concurrent.futures) are the script's to limit to one, and native "
+          "libraries' pools have their own (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1 and "
+          "MKL_NUM_THREADS=1 for NumPy's BLAS)";
+      break;
+    case ThreadRuntime::kJava:
+      advice =
+          "a JVM always runs threads of its own (garbage collection, JIT compilation) beside the "
+          "program's; -XX:+UseSerialGC leaves the garbage collector's out, and the verdict "
+          "comes from the interval over several counts a side";
+      break;
+    case ThreadRuntime::kNode:
+      advice =
+          "Node.js always runs threads beside the program's (V8's platform workers, libuv's "
+          "pool): --v8-pool-size=1 and UV_THREADPOOL_SIZE=1 leave the fewest, and the verdict "
+          "comes from the interval over several counts a side";
+      break;
+    case ThreadRuntime::kUnknown:
+      advice =
+          "where the program has a way to run on one thread (a threads option, an environment "
+          "variable), count with it for counts that repeat; otherwise the verdict comes from "
+          "the interval over several counts a side";
+      break;
+  }
+  return fmt::format(
+      "its counted runs met {} threads, which Valgrind runs one at a time, switching at points "
+      "that depend on timing, so the work each does (spinning on a lock, stealing work) moves "
+      "from run to run: {}",
+      hint.threads, advice);
 }
 
 std::string UnstableFunctionsLead(const WorkloadResult& w) {

@@ -36,8 +36,12 @@ std::string ValgrindOf(const CompareReport& report);
 /// among these fixed phrases, never quoting the reason.
 std::string BackendWhy(const CompareReport& report);
 
-/// How the repeats agreed: "One count per side.", "3 repeats per side agree
-/// exactly.", or "3 repeats per side; the widest spread was 12 ppm of a count."
+/// How many counts each side had, over the suite, and how they agreed:
+/// "One count per side.", "3 counts per side agree exactly.", "3 counts per
+/// side; the widest spread was 12.0 ppm of a count.", or where sides had
+/// different numbers (the stability check counts again) "1 to 4 counts per
+/// side; ..."; "No side gave a count." Then, where workloads were counted
+/// again to check that they repeat, how many did.
 std::string RepeatSentence(const CompareReport& report);
 
 /// The count a table shows for a side: its minimum, or for an unstable
@@ -67,6 +71,13 @@ std::string UnpinnedSentence(const WorkloadResult& w);
 /// PERL_PERTURB_KEYS=0 pin it ..."; "" otherwise. Names a known prefix,
 /// never the program's own text.
 std::string RuntimeSeedHint(const WorkloadResult& w);
+
+/// What an unstable workload whose runs met threads should do (ThreadHint):
+/// the thread count, why threads move a Valgrind count, and how its program
+/// runs on one thread where it is known ("zstd compresses on one thread with
+/// --single-thread ...", "GOMAXPROCS=1", "OMP_NUM_THREADS=1"), else what to
+/// look for. Fixed phrases and the count only: no text of the program's.
+std::string ThreadHintSentence(const ThreadHint& hint);
 
 /// For a workload whose score changed on purpose (WorkloadResult::
 /// score_changed): what each side printed against what the suite expected

@@ -95,6 +95,9 @@ std::string Reasons(const CompareReport& r) {
     }
     const std::string hint = RuntimeSeedHint(w);
     if (!hint.empty()) out += fmt::format("{}: hint: {}\n", Line(w.name), Line(hint));
+    if (w.thread_hint) {
+      out += fmt::format("{}: hint: {}\n", Line(w.name), Line(ThreadHintSentence(*w.thread_hint)));
+    }
     for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
                                        std::pair{"candidate", &w.candidate}}) {
       for (const std::string& note : result->notes) {

@@ -12,6 +12,7 @@
 #include "report/json_fields.h"
 #include "report/json_report.h"
 #include "report/report_reader.h"
+#include "report/summary.h"
 #include "report/timed_json.h"
 #include "util/text.h"
 
@@ -414,6 +415,24 @@ bool ReadAccepted(const json* j, const std::string& where, std::optional<Accepta
   return true;
 }
 
+bool ReadThreadHint(const json* j, const std::string& where, std::optional<ThreadHint>* out,
+                    std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  ThreadHint hint;
+  std::string program, advice;
+  if (!(f.Uint("threads", &hint.threads) && f.String("program", &program) &&
+        f.String("advice", &advice) && f.Done())) {
+    return false;
+  }
+  if (hint.threads < 2) return f.Fail("threads", "must be 2 or more");
+  if (!ParseThreadRuntime(program, &hint.runtime)) return f.Fail("program", "is not a program");
+  // The advice is workgate's own sentence for the two fields above.
+  if (advice != ThreadHintSentence(hint)) return f.Fail("advice", "disagrees with its fields");
+  *out = hint;
+  return true;
+}
+
 }  // namespace
 
 bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, std::string* err) {
@@ -427,6 +446,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* base = f.Object("baseline", false);
   const json* cand = f.Object("candidate", false);
   const json* stability = f.Object("stability", false);
+  const json* thread_hint = f.Object("thread_hint", true);
   const json* timed = f.Object("timed", true);
   const json* timing_vs_count = f.Object("timing_vs_count", true);
   const json* explanation = f.Object("explanation", true);
@@ -475,6 +495,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   }
   return ReadAccepted(accepted, f.Path("accepted"), &w->accepted, err) &&
          ReadStability(*stability, f.Path("stability"), &w->stability, err) &&
+         ReadThreadHint(thread_hint, f.Path("thread_hint"), &w->thread_hint, err) &&
          TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
          TimingVsCountFromJson(timing_vs_count, f.Path("timing_vs_count"), w, err) &&
          ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err) &&

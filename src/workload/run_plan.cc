@@ -131,53 +131,6 @@ bool WorkDir::PointExeAt(const std::string& target, std::string* err) const {
   return true;
 }
 
-namespace {
-
-// Whether `arg` reads as a relative path: no placeholder, not absolute, and
-// with a folder in it or a file name's extension.
-bool LooksRelative(std::string_view arg) {
-  if (arg.empty() || arg[0] == '/' || arg.find('{') != std::string_view::npos ||
-      arg.find("://") != std::string_view::npos) {
-    return false;
-  }
-  if (arg.find('/') != std::string_view::npos) return true;
-  const size_t dot = arg.rfind('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == arg.size() || arg.size() - dot > 6) {
-    return false;
-  }
-  for (size_t i = dot + 1; i < arg.size(); ++i) {
-    if (!isalpha(static_cast<unsigned char>(arg[i]))) return false;  // "1.5" is a number
-  }
-  return true;
-}
-
-}  // namespace
-
-std::string RelativePathHint(const Workload& w, bool in_suite, std::string_view stderr_text) {
-  if (stderr_text.find("No such file or directory") == std::string_view::npos) return "";
-  for (size_t i = 0; i < w.command.size(); ++i) {
-    std::string_view arg = w.command[i];
-    if (i > 0 && arg.size() > 1 && arg[0] == '-') {
-      const size_t eq = arg.find('=');
-      if (eq == std::string_view::npos) continue;
-      arg = arg.substr(eq + 1);
-    }
-    if (!LooksRelative(arg)) continue;
-    const std::string path(arg);
-    return in_suite ? fmt::format(
-                          "{} is a relative path, and a workload runs in an empty private "
-                          "directory, not in the suite's folder or where workgate started: "
-                          "name a file beside the suite as {{suite_dir}}/{}",
-                          path, path)
-                    : fmt::format(
-                          "{} is a relative path, and a workload runs in an empty private "
-                          "directory, not where workgate started: give it as an absolute path "
-                          "(\"$PWD/{}\")",
-                          path, path);
-  }
-  return "";
-}
-
 std::string FindClockShim() {
   const char* override_path = getenv("WORKGATE_CLOCK_SHIM");
   if (override_path && *override_path) return override_path;

@@ -87,15 +87,6 @@ bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir
              const std::string& exe, RunKind kind, const LaunchOptions& options, LaunchSpec* out,
              std::string* err);
 
-/// Why a workload that failed with "No such file or directory" in
-/// `stderr_text` may have missed a file: the first argument of its command
-/// that looks like a relative path ("data.txt", "bench/x.lua", the value
-/// of "--in=data.txt"), which the empty private directory it runs in does
-/// not hold. The hint says where such a file goes: beside the suite as
-/// {suite_dir}/PATH (`in_suite`), or as an absolute path. "" when the
-/// error is another, or no argument looks like a relative path.
-std::string RelativePathHint(const Workload& w, bool in_suite, std::string_view stderr_text);
-
 /// Where the clock shim is (libworkgate-clock.so beside workgate); empty if
 /// it was not built.
 std::string FindClockShim();

@@ -89,7 +89,8 @@ TEST_F(CountingCliTest, ARelativeFileTheProgramCannotFindIsExplained) {
            "/bin/cat", "--timed", "0", "--no-store", "--json", "r.json", "--", "data.txt"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   const std::string reason = ReadJson("r.json")["workloads"][0]["reason"];
-  EXPECT_NE(reason.find("data.txt is a relative path, and a workload runs in an empty private "
+  EXPECT_NE(reason.find("the program's output mentions data.txt, a relative path, and a "
+                        "workload runs in an empty private "
                         "directory, not where workgate started: give it as an absolute path "
                         "(\"$PWD/data.txt\")"),
             std::string::npos)

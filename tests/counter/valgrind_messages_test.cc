@@ -92,12 +92,23 @@ TEST(UndecodedInstructionAdviceTest, RdtscpSendsCallgrindUsersToVgcount) {
   EXPECT_NE(callgrind.find("--backend vgcount"), std::string::npos) << callgrind;
   EXPECT_NE(UndecodedInstructionAdvice(log, "vgcount").find("without asking CPUID"),
             std::string::npos);
-  // Another instruction: its bytes, and no backend that Valgrind runs.
+  // Another instruction: its bytes, its instruction set, the build option
+  // that leaves it out, and no backend that Valgrind runs.
   const std::string other = UndecodedInstructionAdvice(
       "vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0x7C 0x48 <b>\n", "vgcount");
   EXPECT_NE(other.find("bytes 0x62 0xF1 0x7C 0x48 b"), std::string::npos) << other;
+  EXPECT_NE(other.find("an AVX-512 instruction (EVEX-encoded)"), std::string::npos) << other;
+  EXPECT_NE(other.find("build without -march=native (or add -mno-avx512f)"), std::string::npos)
+      << other;
   EXPECT_NE(other.find("--backend perf"), std::string::npos) << other;
   EXPECT_EQ(other.find('<'), std::string::npos) << other;
+  // Bytes that name no instruction set it knows: said so, no set guessed.
+  const std::string unknown = UndecodedInstructionAdvice(
+      "vex amd64->IR: unhandled instruction bytes: 0xC5 0xF5 0xFE 0xC2\n", "callgrind");
+  EXPECT_NE(unknown.find("its instruction set is unknown, VEX-encoded"), std::string::npos)
+      << unknown;
+  EXPECT_EQ(unknown.find("AVX-512"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("--backend perf"), std::string::npos) << unknown;
   EXPECT_EQ(UndecodedInstructionAdvice("==1== Command: x\n", "callgrind"), "");
 }
 

@@ -46,16 +46,9 @@ using testing::CountedIr;
 using testing::HostileWorkload;
 using testing::RecordedPids;
 using testing::Survivors;
+using testing::ValgrindBackends;
 using testing::WorkgateProcess;
 
-// The Valgrind backends this machine has: vgcount where CMake built it.
-std::vector<std::string> ValgrindBackends() {
-#ifdef WORKGATE_VGCOUNT_BUILT
-  return {"vgcount", "callgrind"};
-#else
-  return {"callgrind"};
-#endif
-}
 
 class HostileTest : public ::testing::Test {
  protected:

@@ -13,6 +13,15 @@ using nlohmann::json;
 using testing_report::CallgrindReport;
 using testing_report::PerfReport;
 
+TEST(JsonReportTest, AnUnstableThreadedWorkloadHasItsThreadHint) {
+  const json j = ToJson(testing_report::ThreadedReport());
+  const json& hint = j["workloads"][0]["thread_hint"];
+  EXPECT_EQ(hint["threads"], 5);
+  EXPECT_EQ(hint["program"], "zstd");
+  EXPECT_NE(hint["advice"].get<std::string>().find("--single-thread"), std::string::npos) << hint;
+  EXPECT_TRUE(j["workloads"][1]["thread_hint"].is_null());
+}
+
 TEST(JsonReportTest, TopLevelFields) {
   json j = ToJson(CallgrindReport());
   EXPECT_EQ(j["schema_version"], 9);

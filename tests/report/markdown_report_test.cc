@@ -96,6 +96,10 @@ TEST(MarkdownReportTest, AHostileWorkloadNameCannotLeaveItsCommand) {
   }
 }
 
+TEST(MarkdownReportTest, ThreadedSnapshot) {
+  ExpectSnapshot("threaded_report.md", RenderMarkdown(testing_report::ThreadedReport()));
+}
+
 TEST(MarkdownReportTest, ATimingThatDisagreesWithItsCountIsSaidAboveTheFold) {
   const std::string md = RenderMarkdown(testing_report::TimingVsCountReport());
   EXPECT_EQ(md.rfind("### workgate: \u2705 ok \u2014 0 of 2 workloads over the 1.00% margin, "

@@ -43,7 +43,8 @@ TEST(ReportReaderTest, ReadsBackWhatTheWriterWrote) {
        {testing_report::CallgrindReport(), testing_report::StrippedReport(),
         testing_report::PerfReport(), testing_report::ScoreChangeReport(),
         testing_report::TimingVsCountReport(), testing_report::ExplainedLinesReport(),
-        testing_report::AcceptedReport(), Sharded(),
+        testing_report::AcceptedReport(),
+        testing_report::ThreadedReport(), Sharded(),
         merged, Cut()}) {
     const std::string text = JsonText(ToJson(r));
     std::string err;
@@ -134,6 +135,35 @@ TEST(ReportReaderTest, RefusesLineMarksNoWorkgateWrites) {
         "the report p.json is corrupt: workloads[0].explanation.rows[0]." + message;
     EXPECT_EQ(err.rfind(prefix, 0), 0u) << err;
   }
+}
+
+TEST(ReportReaderTest, RefusesAThreadHintNoWorkgateWrites) {
+  const json threaded = ToJson(testing_report::ThreadedReport());
+  const std::pair<std::string, std::function<void(json*)>> cases[] = {
+      {"workloads[0].thread_hint.advice disagrees with its fields",
+       [](json* h) { (*h)["advice"] = "run it with --evil"; }},
+      {"workloads[0].thread_hint.advice disagrees with its fields",
+       [](json* h) { (*h)["program"] = "go"; }},
+      {"workloads[0].thread_hint.program is not a program",
+       [](json* h) { (*h)["program"] = "rust"; }},
+      {"workloads[0].thread_hint.threads must be 2 or more", [](json* h) { (*h)["threads"] = 1; }},
+      {"workloads[0].thread_hint.more is not a field workgate writes",
+       [](json* h) { (*h)["more"] = 1; }},
+  };
+  for (const auto& [message, edit] : cases) {
+    json doc = threaded;
+    edit(&doc["workloads"][0]["thread_hint"]);
+    std::string err;
+    EXPECT_FALSE(ParseCompareReport(doc.dump(), "p.json", &err));
+    EXPECT_EQ(err.rfind("the report p.json is corrupt: " + message, 0), 0u) << err;
+  }
+  std::string err;
+  std::optional<CompareReport> read = ParseCompareReport(threaded.dump(), "p.json", &err);
+  ASSERT_TRUE(read) << err;
+  ASSERT_TRUE(read->workloads[0].thread_hint);
+  EXPECT_EQ(read->workloads[0].thread_hint->threads, 5u);
+  EXPECT_EQ(read->workloads[0].thread_hint->runtime, ThreadRuntime::kZstd);
+  EXPECT_FALSE(read->workloads[1].thread_hint);
 }
 
 TEST(ReportReaderTest, RefusesProfileCutsNoWorkgateWrites) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "decision/decision.h"
+#include "decision/stability.h"
 #include "measure/timed_runs.h"
 #include "model/model.h"
 #include "report/snapshot.h"
@@ -308,6 +309,36 @@ inline CompareReport TimingVsCountReport() {
   r.workloads = {fib, mark};
   for (WorkloadResult& w : r.workloads) Decide(&w);
   DecideTimedContext(&r.workloads, r.timed_seed);
+  DecideSuite(&r);
+  return r;
+}
+
+/// A suite counted with vgcount where zstd's default threads made one
+/// workload unstable: `zstd/l1` met 5 threads and was counted four times a
+/// side, with the hint that names zstd's --single-thread; `zstd/l19`, one
+/// thread, once a side.
+inline CompareReport ThreadedReport() {
+  CompareReport r;
+  r.workgate_version = "0.1.0";
+  r.backend = "vgcount";
+  r.backend_reason = "requested";
+  r.event = "Ir";
+  WorkloadResult l1 = Counted("zstd/l1", {412'000'100, 412'003'900, 412'001'700, 412'000'900},
+                              {422'600'300, 422'604'100, 422'601'200, 422'602'800});
+  WorkloadResult l19 = Counted("zstd/l19", {3'100'000'000}, {3'100'000'000});
+  for (WorkloadResult* w : {&l1, &l19}) {
+    for (SideResult* s : {&w->baseline, &w->candidate}) s->fingerprint.backend = "vgcount";
+  }
+  for (SideResult* s : {&l1.baseline, &l1.candidate}) {
+    s->unpinned = {"5 threads (the schedule decides which thread reads what)"};
+  }
+  l1.stability.checked = l1.stability.unstable = true;
+  l1.stability.trigger = "its runs met what nothing pins";
+  MeasureSpread(l1, &l1.stability.spread, &l1.stability.spread_ppm);
+  l1.thread_hint = ThreadHint{5, ThreadRuntime::kZstd};
+  l19.baseline.deterministic = l19.candidate.deterministic = true;
+  r.workloads = {l1, l19};
+  for (WorkloadResult& w : r.workloads) Decide(&w);
   DecideSuite(&r);
   return r;
 }

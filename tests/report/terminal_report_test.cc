@@ -43,6 +43,12 @@ TEST(TerminalReportTest, TimingVsCountSnapshot) {
                  RenderTerminal(testing_report::TimingVsCountReport(), false));
 }
 
+// An unstable workload whose runs met threads: the hint names the thread
+// count and zstd's switch, and the footer says how many counts each side had.
+TEST(TerminalReportTest, ThreadedSnapshot) {
+  ExpectSnapshot("threaded_report.txt", RenderTerminal(testing_report::ThreadedReport(), false));
+}
+
 // Under the table, beside the reasons, and in the verdict's line: not only
 // in the timed context further down.
 TEST(TerminalReportTest, AcceptedSnapshot) {
