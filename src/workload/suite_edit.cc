@@ -7,35 +7,11 @@
 #include <tuple>
 #include <vector>
 
+#include "workload/suite_writer.h"
 #include "workload/workload.h"
 
 namespace workgate {
 namespace {
-
-// A TOML basic string: quoted, `"` and `\` escaped, and every control
-// character as TOML spells it (\t, \n, ... or \u00XX). UTF-8 passes as it is.
-std::string TomlString(const std::string& text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04X}", c);
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // The text's lines, each with its line ending; toml++ numbers them from 1.
 std::vector<std::string> SplitLines(std::string_view text) {

@@ -19,8 +19,6 @@ std::string Toml(const T& value) {
   return out.str();
 }
 
-std::string TomlString(const std::string& s) { return Toml(toml::value<std::string>(s)); }
-
 // A comment line: one line of valid UTF-8 with no control character, which
 // TOML requires of a comment (a line of program output may hold anything).
 std::string Comment(const std::string& text) {
@@ -29,6 +27,8 @@ std::string Comment(const std::string& text) {
 }
 
 }  // namespace
+
+std::string TomlString(const std::string& s) { return Toml(toml::value<std::string>(s)); }
 
 std::string SuiteText(const SuiteDraft& draft) {
   std::string out;

@@ -28,6 +28,9 @@ struct SuiteDraft {
   std::vector<ScoreGuess> alternatives;  // other numbers that repeated
 };
 
+/// `s` as a TOML basic string, quoted and escaped as toml++ writes it.
+std::string TomlString(const std::string& s);
+
 /// The suite's text, which LoadSuite reads back as the one workload.
 std::string SuiteText(const SuiteDraft& draft);
 
