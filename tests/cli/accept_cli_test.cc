@@ -74,7 +74,7 @@ TEST_F(AcceptCliTest, AcceptedWorkPassesUntilItGrowsAndGoesStaleOnAnotherBaselin
   EXPECT_TRUE(Contains(accept.out, "accepted work: +1000000 instructions")) << accept.out;
   const std::string suite = Text("bench.toml");
   ASSERT_EQ(suite.rfind(std::string(kSuite) + "\n[workload.accepted]\n", 0), 0u) << suite;
-  EXPECT_TRUE(Contains(suite, "reason = \"-O3 unrolls the loop on purpose\"\ndelta = 1000000\n"))
+  EXPECT_TRUE(Contains(suite, "reason = '-O3 unrolls the loop on purpose'\ndelta = 1000000\n"))
       << suite;
 
   // The same pair again: accepted, exit 0, the reason in every report.

@@ -55,7 +55,7 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
                               "--suite", suite, "--workload", "work", "--json", "explain.json"});
   ASSERT_EQ(explain.exit_code, 0) << explain.out << explain.err;
   nlohmann::json e = ReadJson("explain.json");
-  EXPECT_EQ(e["schema_version"], 3);  // 3: the explanation's profile_cuts
+  EXPECT_EQ(e["schema_version"], 4);  // 4: simulated events, renames, line marks
   EXPECT_EQ(e["workloads"][0]["explanation"]["total_delta"], 1000000);
 
   LaunchResult compare = Run({"compare", "--backend", "callgrind", "--baseline", kKnownWorkA,

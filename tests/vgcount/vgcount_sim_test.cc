@@ -116,12 +116,14 @@ TEST_F(VgcountSimTest, RandomIndirectCallsMispredictAndOneTargetDoesNot) {
 TEST_F(VgcountSimTest, CacheMissesFollowTheGeometry) {
   // Reads of one byte per 64-byte line, in address order, twice over.
   const CountedRun base = Count({SimProbe(), "walk", "0", "0"});
-  const int64_t slack = 200;  // what the rest of the program moves
+  // What the rest of the program moves: its arguments' lengths, and the
+  // private directory's path, whose length moves the loader's and libc's reads.
+  const int64_t slack = 200;
   // 32 MiB, four times LL: every read misses both levels, both passes.
   const int64_t big_lines = (32 << 20) / 64;
   auto d = Delta(Count({SimProbe(), "walk", "32768", "2"}), base);
-  EXPECT_GE(d["Dr"], 2 * big_lines);
-  EXPECT_LE(d["Dr"], 2 * big_lines + 20);  // reading the longer arguments
+  EXPECT_GE(d["Dr"], 2 * big_lines - 20);
+  EXPECT_LE(d["Dr"], 2 * big_lines + 20);  // reading the arguments, other lengths
   EXPECT_GE(d["D1mr"], 2 * big_lines - slack);
   EXPECT_LE(d["D1mr"], 2 * big_lines + slack);
   EXPECT_GE(d["DLmr"], 2 * big_lines - slack);
@@ -129,8 +131,8 @@ TEST_F(VgcountSimTest, CacheMissesFollowTheGeometry) {
   // 1 MiB: beyond D1, within LL: the second pass hits LL.
   const int64_t mid_lines = (1 << 20) / 64;
   d = Delta(Count({SimProbe(), "walk", "1024", "2"}), base);
-  EXPECT_GE(d["Dr"], 2 * mid_lines);
-  EXPECT_LE(d["Dr"], 2 * mid_lines + 20);  // reading the longer arguments
+  EXPECT_GE(d["Dr"], 2 * mid_lines - 20);
+  EXPECT_LE(d["Dr"], 2 * mid_lines + 20);  // reading the arguments, other lengths
   EXPECT_GE(d["D1mr"], 2 * mid_lines - slack);
   EXPECT_LE(d["D1mr"], 2 * mid_lines + slack);
   EXPECT_GE(d["DLmr"], mid_lines - slack);
@@ -138,8 +140,8 @@ TEST_F(VgcountSimTest, CacheMissesFollowTheGeometry) {
   // 16 KiB, a hundred passes: within D1, so only the first pass misses.
   const int64_t small_lines = (16 << 10) / 64;
   d = Delta(Count({SimProbe(), "walk", "16", "100"}), base);
-  EXPECT_GE(d["Dr"], 100 * small_lines);
-  EXPECT_LE(d["Dr"], 100 * small_lines + 20);  // reading the longer arguments
+  EXPECT_GE(d["Dr"], 100 * small_lines - 20);
+  EXPECT_LE(d["Dr"], 100 * small_lines + 20);  // reading the arguments, other lengths
   EXPECT_GE(d["D1mr"], small_lines - slack);
   EXPECT_LE(d["D1mr"], small_lines + slack);
 }

@@ -79,7 +79,7 @@ TEST(SuiteEditTest, TheEntryGoesAfterTheWorkloadsOwnLinesAndNothingElseChanges) 
                                kSuite.substr(at);
   EXPECT_EQ(out, expected);
   EXPECT_NE(out.find("[workload.accepted]\n# Written by `workgate accept`"), std::string::npos);
-  EXPECT_NE(out.find("reason = \"cmov \\\"on purpose\\\"\"\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("reason = 'cmov \"on purpose\"'\n"), std::string::npos) << out;
   EXPECT_NE(out.find("delta = 25000\ndelta_percent = 2.5000\nbaseline_count = 1000000\n"),
             std::string::npos)
       << out;
@@ -177,12 +177,12 @@ TEST(SuiteEditTest, TheSuiteReaderChecksAnEntry) {
   };
   EXPECT_NE(refused("delta_percent = 2.5000", "delta_percent = 3.0").find("100 * delta"),
             std::string::npos);
-  EXPECT_NE(refused("reason = \"r\"", "reason = \"  \"").find("must say why"), std::string::npos);
-  EXPECT_NE(refused("event = \"Ir\"\n", "").find("missing key 'accepted.event'"),
+  EXPECT_NE(refused("reason = 'r'", "reason = \"  \"").find("must say why"), std::string::npos);
+  EXPECT_NE(refused("event = 'Ir'\n", "").find("missing key 'accepted.event'"),
             std::string::npos);
   EXPECT_NE(refused("baseline_count = 1000000", "baseline_count = 0").find("at least 1"),
             std::string::npos);
-  EXPECT_NE(refused("event = \"Ir\"", "event = \"Ir\"\nextra = 1").find("'accepted.extra'"),
+  EXPECT_NE(refused("event = 'Ir'", "event = 'Ir'\nextra = 1").find("'accepted.extra'"),
             std::string::npos);
 }
 
