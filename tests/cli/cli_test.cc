@@ -337,7 +337,7 @@ TEST_F(CountingCliTest, ExplanationsComeFromTheCountingRunsAndExplainSaysWhich) 
                      const std::string& candidate, const std::string& json) {
     LaunchResult r = Run({"compare", "--backend", backend, "--baseline", kKnownWorkA, "--candidate",
                           candidate, "--suite", suite, "--workload", "work", "--timed", "0",
-                          "--explain", explain, "--json", json});
+                          "--explain", explain, "--events", "never", "--json", json});
     EXPECT_EQ(r.exit_code, candidate == kKnownWorkB ? 1 : 0) << r.out << r.err;
     // No run was made for an explanation: none was announced.
     EXPECT_EQ(r.err.find("explaining"), std::string::npos) << r.err;

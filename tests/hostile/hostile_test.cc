@@ -426,9 +426,10 @@ TEST_F(HostileTest, AHostileProgramInterpreterRunsOnlyInsideTheTree) {
   // the ELF file and never starts it; the counted runs start it contained.
   // (The daemon is allowed here: a daemon left running is the subject of
   // ADaemonInThePidNamespaceIsUncountedWork.)
+  // --events never: one counted run of the candidate, and no simulated one.
   auto wg = Start({"compare", "--baseline", BenignWorkload(), "--candidate", interpreted, "--timed",
-                   "0", "--pass-env", "HOSTILE_PIDS", "--allow-leftover", "--json", Path("r.json"),
-                   "--", "x"});
+                   "0", "--events", "never", "--pass-env", "HOSTILE_PIDS", "--allow-leftover",
+                   "--json", Path("r.json"), "--", "x"});
   EXPECT_EQ(wg->Wait(120), 0) << wg->out() << wg->err();
   auto report = nlohmann::json::parse(ReadFile(Path("r.json")).value_or("null"));
   EXPECT_TRUE(report["workloads"][0]["candidate"]["fingerprint"]["libraries"].contains(
