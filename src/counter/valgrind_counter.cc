@@ -83,11 +83,11 @@ bool ParseVgcountTotal(const std::string& text, uint64_t* total, std::string* er
 
 bool ParseVgcountSimulated(const std::string& text, std::map<std::string, uint64_t>* events,
                            bool* listed, std::string* err) {
-  // tools/vgcount/vgcount_sim.c's events, and the access each miss is one of.
-  static constexpr std::pair<std::string_view, std::string_view> kEvents[] = {
-      {"Dr", ""},     {"Dw", ""},       {"I1mr", ""},     {"D1mr", "Dr"},
-      {"D1mw", "Dw"}, {"ILmr", "I1mr"}, {"DLmr", "D1mr"}, {"DLmw", "D1mw"},
-      {"Bc", ""},     {"Bcm", "Bc"},    {"Bi", ""},       {"Bim", "Bi"}};
+  // The access each miss of tools/vgcount/vgcount_sim.c is one of: a miss
+  // the tool counted is never more than the accesses.
+  static constexpr std::pair<std::string_view, std::string_view> kMissOf[] = {
+      {"D1mr", "Dr"},   {"D1mw", "Dw"},   {"ILmr", "I1mr"}, {"DLmr", "D1mr"},
+      {"DLmw", "D1mw"}, {"Bcm", "Bc"},    {"Bim", "Bi"}};
   *listed = false;
   events->clear();
   std::istringstream in(text);
@@ -102,20 +102,17 @@ bool ParseVgcountSimulated(const std::string& text, std::map<std::string, uint64
     if (*listed) return malformed();
     *listed = true;
     const std::vector<std::string> words = SplitWords(line.substr(10));
-    if (words.size() != std::size(kEvents)) return malformed();
+    if (words.size() != kSimulatedEventCount) return malformed();
     for (const std::string& word : words) {
       const size_t eq = word.find('=');
       uint64_t n = 0;
       if (eq == std::string::npos || !ParseUnsigned(word.substr(eq + 1), &n)) return malformed();
-      const std::string name = word.substr(0, eq);
-      const bool known = std::any_of(std::begin(kEvents), std::end(kEvents),
-                                     [&](const auto& e) { return e.first == name; });
-      if (!known || !events->emplace(name, n).second) return malformed();
+      if (!events->emplace(word.substr(0, eq), n).second) return malformed();
     }
-    for (const auto& [miss, of] : kEvents) {
-      if (!of.empty() && events->at(std::string(miss)) > events->at(std::string(of))) {
-        return malformed();
-      }
+    // Each of the model's events once, and no other name.
+    if (!SimulatedCostsOf(*events)) return malformed();
+    for (const auto& [miss, of] : kMissOf) {
+      if (events->at(std::string(miss)) > events->at(std::string(of))) return malformed();
     }
   }
   return true;
