@@ -50,6 +50,7 @@ TEST_F(ThreadRuntimeTest, ZstdAndTheInterpretersByName) {
   EXPECT_EQ(ThreadRuntimeOf(File("interp"), "/usr/bin/python3", {}), ThreadRuntime::kPython);
 }
 
+#ifdef WORKGATE_PIN_GO_BUILT
 // `go` with its Go build ID note made another note (its type changed)
 // where `note`, and its .go.buildinfo section renamed where `section`.
 std::string WithoutGoMarks(const std::string& go, bool note, bool section) {
@@ -77,6 +78,7 @@ std::string WithoutGoMarks(const std::string& go, bool note, bool section) {
   EXPECT_EQ(changed_section, section);
   return bytes;
 }
+#endif
 
 TEST_F(ThreadRuntimeTest, AGoProgramByItsBuildIdNoteOrItsBuildInfo) {
 #ifndef WORKGATE_PIN_GO_BUILT
