@@ -207,6 +207,7 @@ StabilityPlan SettlePlan(const ComparisonPlan& plan, const ProgressFn& progress)
   settle.launch = plan.launch;
   settle.explain_top = plan.explain_top;
   settle.candidate_twice = !plan.record_ref.empty();
+  settle.events = plan.events;
   settle.progress = progress;
   return settle;
 }
@@ -329,8 +330,11 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
                       const WorkDir& dir, WorkloadWork& work, WorkloadResult* r,
                       const ProgressFn& progress) {
   Counter& counter = sides.counter();
+  // A count again of the check may simulate, and is then that side's
+  // simulated run (measure/stability_runs.h).
+  SimulatedProfiles simulated;
   SettleStability(SettlePlan(plan, progress), counter, w, dir, work.first,
-                  work.profiles ? work.profiles->path() : "", r);
+                  work.profiles ? work.profiles->path() : "", r, &simulated);
   // The check's and the repeats' counts join the store's, so that the next
   // run knows already whether the workload repeats.
   sides.KeepMore(r->baseline, &work.sides[0]);
@@ -338,9 +342,9 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
   // The simulated events, after the verdict, where they are asked for; their
   // profiles serve the explanation too.
   std::optional<TempDir> simulated_dir;
-  SimulatedProfiles simulated;
   const bool both_builds = !plan.baseline_exe.empty() && !plan.candidate_exe.empty();
-  if (WantsSimulatedRuns(plan.events, *r, both_builds)) {
+  const bool wants_events = WantsSimulatedRuns(plan.events, *r, both_builds);
+  if (wants_events) {
     try {
       std::unique_ptr<Counter> profiler = ProfilerFor(counter.name());
       simulated_dir.emplace("workgate-simulated");

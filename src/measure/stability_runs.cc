@@ -41,11 +41,14 @@ struct CountableSide {
 // Counts `side` `more` times more. Its counts join the side's; a run that
 // fails or prints another score makes the whole side invalid, as it would
 // have on the first count. The first new run's profiles (callgrind) go to
-// `keep`.
+// `keep`. With `simulated`, that run simulates too, and is the side's
+// simulated run: its events, and where its profile is.
 void CountMore(const StabilityPlan& plan, Counter& counter, const Workload& w, const WorkDir& dir,
-               int more, const std::string& keep, CountableSide* side) {
+               int more, const std::string& keep, CountableSide* side,
+               SimulatedProfiles* simulated = nullptr) {
+  const bool simulate = simulated != nullptr && !side->result->simulated;
   CountedWorkload c = CountWorkload(counter, w, side->score_side, plan.suite_dir, dir, *side->exe,
-                                    more, plan.launch, keep);
+                                    more, plan.launch, keep, simulate);
   for (const std::string& note : c.notes) {
     auto& notes = side->result->notes;
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
@@ -55,6 +58,12 @@ void CountMore(const StabilityPlan& plan, Counter& counter, const Workload& w, c
     return;
   }
   for (uint64_t n : c.counts()) side->result->counts.push_back(n);
+  if (!simulate || c.runs.empty()) return;
+  // A run with no events leaves the side to a simulated run of its own.
+  side->result->simulated = SimulatedOf(c.runs.front());
+  if (!side->result->simulated) return;
+  simulated->tool = counter.name();
+  (side->score_side == ScoreSide::kBaseline ? simulated->baseline : simulated->candidate) = keep;
 }
 
 // The functions whose self cost differed between the side's first two
@@ -137,7 +146,8 @@ bool SettleNeedsRuns(const StabilityPlan& plan, const std::string& backend,
 
 void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload& w,
                      const WorkDir& dir, const FirstProfiles& first,
-                     const std::string& profiles_dir, WorkloadResult* r) {
+                     const std::string& profiles_dir, WorkloadResult* r,
+                     SimulatedProfiles* simulated) {
   Decide(r);
   if (!IsExactBackend(counter.name()) || plan.mode == StabilityMode::kNever) return;
   CountableSide sides[2] = {
@@ -150,6 +160,14 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
   }
   Stability& st = r->stability;
   const bool both = !r->baseline.counts.empty() && !r->candidate.counts.empty();
+  // A workload that gets simulated runs (its verdict as it stands) has its
+  // first counts again simulate: each is then its side's simulated run too.
+  SimulatedProfiles* simulate =
+      simulated != nullptr &&
+              WantsSimulatedRuns(plan.events, *r,
+                                 !plan.baseline_exe.empty() && !plan.candidate_exe.empty())
+          ? simulated
+          : nullptr;
   if (Differs(r->baseline) || Differs(r->candidate) || Repeats(r->baseline) ||
       Repeats(r->candidate)) {
     st.checked = true;
@@ -165,8 +183,9 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
     for (CountableSide& s : sides) {
       if (!s.countable() || s.result->counts.empty()) continue;
       s.second_profiles = profiles_dir.empty() ? "" : profiles_dir + "/" + s.name + "-2";
-      plan.progress(fmt::format("{}  {}  counting again (stability check)", w.name, s.name));
-      CountMore(plan, counter, w, dir, 1, s.second_profiles, &s);
+      plan.progress(fmt::format("{}  {}  counting again (stability check{})", w.name, s.name,
+                                simulate != nullptr ? ", simulating" : ""));
+      CountMore(plan, counter, w, dir, 1, s.second_profiles, &s, simulate);
       if (plan.mode != StabilityMode::kAlways) break;
     }
   }
@@ -181,9 +200,9 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
         st.trigger = ConfirmationTrigger(counter.name(), *r);
       }
       s.second_profiles = profiles_dir.empty() ? "" : profiles_dir + "/" + s.name + "-2";
-      plan.progress(
-          fmt::format("{}  {}  counting again (confirming a work verdict)", w.name, s.name));
-      CountMore(plan, counter, w, dir, 1, s.second_profiles, &s);
+      plan.progress(fmt::format("{}  {}  counting again (confirming a work verdict{})", w.name,
+                                s.name, simulate != nullptr ? ", simulating" : ""));
+      CountMore(plan, counter, w, dir, 1, s.second_profiles, &s, simulate);
     }
   }
   CountableSide& candidate = sides[1];

@@ -11,6 +11,7 @@
 #include "counter/counter.h"
 #include "decision/stability.h"
 #include "model/backend.h"
+#include "measure/simulated_runs.h"
 #include "model/model.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"
@@ -29,6 +30,10 @@ struct StabilityPlan {
   /// counted at least twice, so that its stored results say whether it
   /// repeats and later comparisons against it need no check of their own.
   bool candidate_twice = false;
+  /// Which workloads get simulated runs (measure/simulated_runs.h): the
+  /// first count again of a side of such a workload simulates, and serves
+  /// as that side's simulated run, so the check and the events take one run.
+  EventsMode events = EventsMode::kNever;
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 
@@ -51,9 +56,12 @@ struct FirstProfiles {
 /// confirmed: that side is counted again before the verdict is given. Does nothing on a
 /// backend that is not exact (perf), or when either side is invalid.
 /// `profiles_dir` is a directory the caller removes, for callgrind's files.
+/// A count again that simulated (StabilityPlan::events) sets its side's
+/// SideResult::simulated and, in `simulated`, where its profile is.
 void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload& w,
                      const WorkDir& dir, const FirstProfiles& first,
-                     const std::string& profiles_dir, WorkloadResult* r);
+                     const std::string& profiles_dir, WorkloadResult* r,
+                     SimulatedProfiles* simulated = nullptr);
 
 /// Whether SettleStability would count `r` again as it stands (its first
 /// counts in, decided): the check or an unstable workload's repeats need
