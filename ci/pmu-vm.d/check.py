@@ -210,6 +210,24 @@ def main():
             "multiplexed counts are not scaled, and the terminal report says multiplexed",
             why + "\n" + json.dumps(ev8))
 
+    # Hardware events beside a gate's count: read in one more run a side,
+    # never the verdict; an event the PMU lacks is a note.
+    def hardware(name):
+        report = r.json(name) or {}
+        return ((report.get("workloads") or [{}])[0]).get("hardware_events") or {}
+    hw = hardware("hw_cycles")
+    events = hw.get("events") or []
+    r.check(r.rc("hw_cycles") in (0, 1, 4) and len(events) == 1
+            and events[0].get("event") == "cycles:u" and events[0].get("baseline", 0) > 0
+            and events[0].get("candidate", 0) > 0,
+            "compare --hardware-events cycles:u reads the PMU's cycles on each side",
+            json.dumps(hw) + "\n" + r.step("hw_cycles"))
+    hb = hardware("hw_branches")
+    r.check(r.rc("hw_branches") in (0, 1, 4) and not hb.get("events")
+            and "branches:u" in (hb.get("note") or ""),
+            "compare --hardware-events branches:u (no such event here) is a note, not a verdict",
+            json.dumps(hb) + "\n" + r.step("hw_branches"))
+
     # perf_event_paranoid=3 as a user: the documented reason, exit 5.
     up = r.json("user_probe") or {}
     reason = (up.get("perf") or {}).get("reason") or ""

@@ -62,6 +62,10 @@ step events2 workgate count --clock none --backend perf --event instructions:u,c
 step events3 workgate count --clock none --backend perf --event instructions:u,cycles:u,branches:u --json @JSON@ -- ./probes/known_loop 1000000
 EVENTS8=instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u
 step events8 workgate count --clock none --backend perf --event $EVENTS8 --json @JSON@ -- ./probes/known_loop 1000000
+# The machine's own events beside a gate's count (--hardware-events): one
+# QEMU counts (cycles), then one its PMU lacks, which is a note.
+step hw_cycles workgate compare --clock none --backend perf --repeat 3 --events always --hardware-events cycles:u --timed 0 --json @JSON@ --baseline ./probes/known_loop --candidate ./known_loop_static -- 1000000
+step hw_branches workgate compare --clock none --backend perf --repeat 3 --events always --hardware-events branches:u --timed 0 --json @JSON@ --baseline ./probes/known_loop --candidate ./known_loop_static -- 1000000
 step user_probe as_user /opt/workgate/workgate probe --json @JSON@
 step user_count as_user /opt/workgate/workgate count -- ./probes/known_loop 1000
 step user_count_perf as_user /opt/workgate/workgate count --backend perf -- ./probes/known_loop 1000

@@ -13,6 +13,7 @@
 #include "cli/compare_pair.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "counter/perf_counter.h"
 #include "decision/baseline_file.h"
 #include "decision/decision.h"
 #include "decision/merge.h"
@@ -57,6 +58,8 @@ struct CompareArgs {
   ExplainMode explain = ExplainMode::kWorkAdded;
   int explain_top = 10;
   EventsMode events = EventsMode::kWork;
+  std::string hardware_events = kDefaultHardwareEvents;  // --hardware-events; "none": none
+  bool hardware_events_given = false;
   std::string source_root, source_link, source_base;
   uint64_t seed = 20261129;
   std::vector<std::string> notes;
@@ -160,6 +163,7 @@ void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemI
   plan->max_work_added_percent = args.max_work_added;
   plan->explain = args.explain;
   plan->events = args.events;
+  plan->hardware_events = args.hardware_events == "none" ? "" : args.hardware_events;
   plan->saving_baseline = !args.save_baseline.empty();
   plan->explain_top = args.explain_top;
   plan->flame_graph = !args.reports.flamegraph_path.empty();
@@ -213,6 +217,22 @@ void SaveBaseline(const CompareArgs& args, const CompareReport& report) {
   fmt::print(stderr, "baseline counts saved to {}\n", args.save_baseline);
 }
 
+// --hardware-events: perf's, and each event one libpfm4 knows (whether the
+// machine can count it is each workload's note).
+void CheckHardwareEvents(const CompareArgs& args, const Counter& counter,
+                         const ComparisonPlan& plan) {
+  if (args.hardware_events_given && counter.backend() != Backend::kPerf) {
+    throw UsageError(fmt::format("--hardware-events {} needs the perf backend, but {} counts here",
+                                 args.hardware_events, counter.name()));
+  }
+  if (counter.backend() != Backend::kPerf || plan.hardware_events.empty()) return;
+  std::vector<PerfEventSpec> specs;
+  std::string err;
+  if (!EncodePerfEvents(plan.hardware_events, &specs, &err)) {
+    throw UsageError("--hardware-events: " + err);
+  }
+}
+
 // Counts what `plan` holds (PlanWorkloads) with the backend, store and
 // settings of `args` into `*report`: the one path from builds to decided
 // workloads that compare and accept share. Returns the store it used.
@@ -222,6 +242,7 @@ std::unique_ptr<ResultStore> Count(const CompareArgs& args, ComparisonPlan* plan
   BackendChoice choice = args.counter.Choose(info);
   auto counter = MakeCounter(choice, args.counter.events);
   PlanCounting(args, *counter, info, plan);
+  CheckHardwareEvents(args, *counter, *plan);
 
   FillHeader(args, *counter, choice, *plan, report);
   std::optional<CountCache> cache;
@@ -365,6 +386,16 @@ void RegisterReports(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
             "simulated run per side under Valgrind): none, those whose work changed, or every "
             "valid one",
             [args](const std::string& v) { return ParseEventsMode(v, &args->events); });
+  cmd->add_option_function<std::string>(
+         "--hardware-events",
+         [args](const std::string& v) {
+           args->hardware_events = v;
+           args->hardware_events_given = true;
+         },
+         "perf only: the events counted, in one more run per side, beside the count of a "
+         "workload that gets simulated events (libpfm4 names, comma-separated; none for none)")
+      ->type_name("EVENTS")
+      ->default_str(kDefaultHardwareEvents);
   AddSourceOptions(cmd, &args->source_root, &args->source_link, &args->source_base);
   args->reports.RegisterFlameGraph(cmd);
   cmd->add_option("--seed", args->seed, "Seed of the timed bootstrap and sampled sign flips")
@@ -389,6 +420,9 @@ CompareReport ComparePair(const PairArgs& pair) {
   args.jobs = pair.jobs;
   args.timed = 0;
   args.explain = ExplainMode::kNever;
+  // Only the counts: no simulated or hardware events (a workload gated on
+  // estimated cycles simulates in its counted runs all the same).
+  args.events = EventsMode::kNever;
   CheckCompareArgs(args);
   ComparisonPlan plan;
   CompareReport report;

@@ -13,7 +13,8 @@
 namespace workgate {
 
 /// What such a comparison takes: compare's options that decide a count and
-/// a verdict; it explains nothing and makes no timed runs.
+/// a verdict; it explains nothing, simulates nothing beyond what a
+/// workload's metric needs, and makes no timed runs.
 struct PairArgs {
   CounterArgs counter;
   LaunchArgs launch;

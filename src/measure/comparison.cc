@@ -359,6 +359,13 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
     r->events = WorkloadEvents{counter.name(), false, ""};
     CheckSimulatedEvents(counter.name(), r);
   }
+  // On perf, the machine's own branch and cache misses beside them.
+  if (IsBackend(counter.name(), Backend::kPerf) && !plan.hardware_events.empty() &&
+      wants_events) {
+    const std::string* exes[2] = {&plan.baseline_exe, &plan.candidate_exe};
+    CountHardwareSides(counter.event(), plan.hardware_events, w, plan.suite_dir, dir, exes,
+                       plan.launch, r, progress);
+  }
   NoteThreads(plan, w, work, r);
   if (WantsExplanation(plan, *r)) {
     r->explanation =

@@ -17,6 +17,7 @@
 #include "decision/baseline_file.h"
 #include "decision/stability.h"
 #include "measure/count_cache.h"
+#include "measure/hardware_runs.h"
 #include "measure/simulated_runs.h"
 #include "measure/source_lines.h"
 #include "measure/stability_runs.h"
@@ -45,6 +46,10 @@ struct ComparisonPlan {
   ExplainMode explain = ExplainMode::kWorkAdded;  // --explain
   /// --events: which workloads get simulated runs (measure/simulated_runs.h).
   EventsMode events = EventsMode::kWork;
+  /// On perf, the events counted beside the instructions in one more run
+  /// of each side of a workload that gets simulated events (--events):
+  /// libpfm4 names, comma-separated; empty for none.
+  std::string hardware_events = std::string(kDefaultHardwareEvents);
   int explain_top = 10;
   /// --flamegraph: each explanation carries its profiles' flame graph.
   bool flame_graph = false;

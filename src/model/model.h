@@ -305,6 +305,27 @@ const char* EventsModeName(EventsMode mode);
 /// The inverse of EventsModeName; false for any other text.
 bool ParseEventsMode(const std::string& name, EventsMode* mode);
 
+/// One perf event counted beside the instructions, in one run of each side
+/// (--hardware-events): context, never scaled. A reading whose counter the
+/// kernel shared with other events (multiplexed: it ran part of the time)
+/// is kept as read and not compared.
+struct HardwareEvent {
+  std::string event;  // as libpfm4 names it: "branch-misses:u"
+  uint64_t baseline = 0;
+  uint64_t candidate = 0;
+  bool baseline_multiplexed = false;
+  bool candidate_multiplexed = false;
+  bool multiplexed() const { return baseline_multiplexed || candidate_multiplexed; }
+};
+
+/// A workload's hardware events (perf only), or why it has none.
+struct HardwareEvents {
+  std::vector<HardwareEvent> events;
+  /// Why there are none: the events cannot be opened here, a run failed.
+  /// Untrusted (a failed run's error may quote the program).
+  std::string note;
+};
+
 /// What a workload's simulated events are and where they came from
 /// (SideResult::simulated holds each side's).
 struct WorkloadEvents {
@@ -599,6 +620,9 @@ struct WorkloadResult {
   /// The simulated events beside the count, where they were asked for
   /// (--events) or the metric needs them.
   std::optional<WorkloadEvents> events;
+  /// On perf, the hardware events counted beside the instructions in one
+  /// run of each side, where simulated events are asked for (--events).
+  std::optional<HardwareEvents> hardware;
 };
 
 /// True when both sides have counts, none above kMaxCount, and the baseline's

@@ -218,6 +218,19 @@ json WorkloadEventsToJson(const WorkloadResult& w) {
               {"figures", figures}};
 }
 
+json HardwareEventsToJson(const std::optional<HardwareEvents>& h) {
+  if (!h) return nullptr;
+  json events = json::array();
+  for (const HardwareEvent& e : h->events) {
+    events.push_back({{"event", e.event},
+                      {"baseline", e.baseline},
+                      {"candidate", e.candidate},
+                      {"baseline_multiplexed", e.baseline_multiplexed},
+                      {"candidate_multiplexed", e.candidate_multiplexed}});
+  }
+  return json{{"events", events}, {"note", NullIfEmpty(h->note)}};
+}
+
 namespace {
 
 json AcceptedToJson(const std::optional<Acceptance>& a) {
@@ -261,7 +274,8 @@ json WorkloadToJson(const WorkloadResult& w) {
               {"timing_vs_count", TimingVsCountToJson(w.timing_vs_count)},
               {"explanation", ExplanationToJson(w.explanation)},
               {"metric", MetricName(w.metric)},
-              {"events", WorkloadEventsToJson(w)}};
+              {"events", WorkloadEventsToJson(w)},
+              {"hardware_events", HardwareEventsToJson(w.hardware)}};
 }
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }

@@ -98,6 +98,8 @@ std::string Notes(const CompareReport& r) {
     if (!metric.empty()) out += fmt::format("- {}: {}\n", code(w.name), MarkdownText(metric));
     const std::string events = SimulatedEventsSentence(w, kMarkdownMinus);
     if (!events.empty()) out += fmt::format("- {}: {}\n", code(w.name), MarkdownText(events));
+    const std::string hardware = HardwareEventsSentence(w, kMarkdownMinus);
+    if (!hardware.empty()) out += fmt::format("- {}: {}\n", code(w.name), MarkdownText(hardware));
     for (const auto& [side, result] : {std::pair{"baseline", &w.baseline},
                                        std::pair{"candidate", &w.candidate}}) {
       for (const std::string& note : result->notes) {
@@ -385,7 +387,7 @@ std::string RenderMarkdown(const CompareReport& r) {
   }
   if (HasTimedSamples(r)) out += "\n" + MarkdownTimed(r);
   if (const std::string shard = ShardSentence(r); !shard.empty()) out += "\n" + shard + "\n";
-  out += "\n" + std::string(kBlindSpots) + "\n" + Footer(r);
+  out += "\n" + BlindSpots(r) + "\n" + Footer(r);
   return out;
 }
 

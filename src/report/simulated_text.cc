@@ -28,6 +28,28 @@ std::string SimulatedEventsSentence(const WorkloadResult& w, Minus minus) {
                                : "context, not the verdict");
 }
 
+std::string HardwareEventsSentence(const WorkloadResult& w, Minus minus) {
+  if (!w.hardware) return "";
+  const HardwareEvents& h = *w.hardware;
+  if (h.events.empty()) {
+    return "hardware events not shown: " + (h.note.empty() ? std::string("none") : h.note);
+  }
+  std::string out =
+      "hardware events (perf, one more run of each side on this machine; context, not the "
+      "verdict): ";
+  for (size_t i = 0; i < h.events.size(); ++i) {
+    const HardwareEvent& e = h.events[i];
+    out += i == 0 ? "" : ", ";
+    if (e.multiplexed()) {
+      out += e.event + " not compared (multiplexed; never scaled)";
+      continue;
+    }
+    const SimulatedFigure f{e.event.c_str(), e.event.c_str(), e.baseline, e.candidate};
+    out += e.event + " " + FigureChange(f, minus);
+  }
+  return out;
+}
+
 std::string MetricSentence(const WorkloadResult& w) {
   if (w.metric != Metric::kEstimatedCycles) return "";
   return "gated on estimated cycles (simulated on a fixed cache and branch model): its counts, "

@@ -24,6 +24,14 @@ std::string FigureChange(const SimulatedFigure& f, Minus minus);
 /// renderer escapes the whole sentence).
 std::string SimulatedEventsSentence(const WorkloadResult& w, Minus minus);
 
+/// A workload's hardware events on perf (WorkloadResult::hardware), "" without:
+/// "hardware events (perf, one more run of each side on this machine;
+/// context, not the verdict): branch-misses:u −40.12%, cache-misses:u
+/// +1.20%"; an event the kernel multiplexed on either side is "not compared
+/// (multiplexed; never scaled)"; where there are none, "hardware events not
+/// shown: NOTE" (untrusted: the renderer escapes the whole sentence).
+std::string HardwareEventsSentence(const WorkloadResult& w, Minus minus);
+
 /// For a workload gated on estimated cycles: "gated on estimated cycles
 /// (docs/counting.md, \"Simulated events\"): the counts, Δ and margin are
 /// estimated cycles"; "" for instructions.

@@ -12,9 +12,17 @@
 
 namespace workgate {
 
-const char kBlindSpots[] =
-    "Instruction counts measure work, not speed: cache misses and branch mispredictions are "
-    "not seen.";
+std::string BlindSpots(const CompareReport& report) {
+  const bool simulated =
+      std::any_of(report.workloads.begin(), report.workloads.end(),
+                  [](const WorkloadResult& w) { return w.events && w.events->shown; });
+  if (!simulated) {
+    return "Instruction counts measure work, not speed: cache misses and branch mispredictions "
+           "are not seen.";
+  }
+  return "Instruction counts measure work, not speed: the cache misses and mispredicted branches "
+         "beside them are simulated on a fixed model, an estimate of what the count does not see.";
+}
 
 namespace {
 

@@ -136,7 +136,8 @@ std::string AcceptCommand(const CompareReport& report, const WorkloadResult& w);
 /// escape; "" otherwise.
 std::string AcceptedNote(const WorkloadResult& w, const std::string& suite);
 
-/// The line on what an instruction count does not see.
-extern const char kBlindSpots[];
+/// The line on what an instruction count does not see: where a workload
+/// shows simulated events, that they estimate it.
+std::string BlindSpots(const CompareReport& report);
 
 }  // namespace workgate

@@ -80,6 +80,8 @@ std::string Reasons(const CompareReport& r) {
     if (!metric.empty()) out += fmt::format("{}: {}\n", Line(w.name), metric);
     const std::string events = SimulatedEventsSentence(w, kTerminalMinus);
     if (!events.empty()) out += fmt::format("{}: {}\n", Line(w.name), Line(events));
+    const std::string hardware = HardwareEventsSentence(w, kTerminalMinus);
+    if (!hardware.empty()) out += fmt::format("{}: {}\n", Line(w.name), Line(hardware));
     const std::string unstable = StabilitySentence(w, kTerminalMinus);
     if (!unstable.empty() && w.verdict != Verdict::kInconclusive) {
       out += fmt::format("{}: {}\n", Line(w.name), unstable);
@@ -259,7 +261,7 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
   out += "\n" + BackendLine(r);
   for (const std::string& sentence : StoreSentences(r)) out += Line(sentence) + "\n";
-  out += std::string(kBlindSpots) + "\n";
+  out += BlindSpots(r) + "\n";
   if (const std::string shard = ShardSentence(r); !shard.empty()) out += shard + "\n";
   out += fmt::format(
       "\n{} ({})\n",

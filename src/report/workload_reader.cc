@@ -433,6 +433,35 @@ bool ReadThreadHint(const json* j, const std::string& where, std::optional<Threa
   return true;
 }
 
+// A workload's "hardware_events" (null: none): perf's readings, as read, or
+// the note on why there are none.
+bool ReadHardwareEvents(const json* j, const std::string& where,
+                        std::optional<HardwareEvents>* out, std::string* err) {
+  if (j == nullptr) return true;
+  JsonFields f(*j, where, err);
+  HardwareEvents h;
+  const json* events = f.Array("events", kMaxListItems);
+  if (!(f.StringOrNull("note", &h.note) && f.Done())) return false;
+  for (size_t i = 0; i < events->size(); ++i) {
+    JsonFields e(events->at(i), ItemPath(f.Path("events"), i), err);
+    HardwareEvent event;
+    if (!(e.String("event", &event.event) && e.Uint("baseline", &event.baseline) &&
+          e.Uint("candidate", &event.candidate) &&
+          e.Bool("baseline_multiplexed", &event.baseline_multiplexed) &&
+          e.Bool("candidate_multiplexed", &event.candidate_multiplexed) && e.Done())) {
+      return false;
+    }
+    if (event.event.empty()) return e.Fail("event", "must not be empty");
+    h.events.push_back(std::move(event));
+  }
+  // Readings, or why there are none: never both, never neither.
+  if (h.events.empty() == h.note.empty()) {
+    return f.Fail("note", "must be set exactly when there are no events");
+  }
+  *out = std::move(h);
+  return true;
+}
+
 }  // namespace
 
 bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, std::string* err) {
@@ -451,6 +480,7 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* timing_vs_count = f.Object("timing_vs_count", true);
   const json* explanation = f.Object("explanation", true);
   const json* events = f.Object("events", true);
+  const json* hardware = f.Object("hardware_events", true);
   std::string metric;
   const json* accepted = f.Object("accepted", true);
   if (!(f.String("name", &w->name) && f.String("verdict", &verdict) &&
@@ -499,7 +529,8 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
          TimedStatsFromJson(timed, f.Path("timed"), &w->timed_stats, err) &&
          TimingVsCountFromJson(timing_vs_count, f.Path("timing_vs_count"), w, err) &&
          ReadExplanation(explanation, f.Path("explanation"), &w->explanation, err) &&
-         ReadWorkloadEvents(events, f.Path("events"), w, err);
+         ReadWorkloadEvents(events, f.Path("events"), w, err) &&
+         ReadHardwareEvents(hardware, f.Path("hardware_events"), &w->hardware, err);
 }
 
 }  // namespace workgate

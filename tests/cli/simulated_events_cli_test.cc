@@ -7,6 +7,9 @@
 // built: each simulates with its own model.
 
 #include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +18,7 @@
 
 #include "cli/cli_fixture.h"
 #include "test_paths.h"
+#include "test_requirements.h"
 
 namespace workgate {
 namespace {
@@ -175,6 +179,109 @@ TEST_P(SimulatedEventsCliTest, TheStoreNeverGivesInstructionsForCycles) {
     EXPECT_TRUE(stored["baseline"]["from_store"].is_object()) << stored["baseline"].dump();
   }
   EXPECT_EQ(stored["baseline"]["counts"], cycles["baseline"]["counts"]);
+}
+
+// On perf, the machine's own events beside the count (--hardware-events),
+// through the path branch-misses:u and cache-misses:u take: software events,
+// which every Linux machine counts, where this one has no PMU.
+class HardwareEventsCliTest : public CountingCliTest {
+ protected:
+  LaunchResult Compare(const std::string& events, const std::string& hardware) {
+    return Run({"compare", "--backend", "perf", "--event", "perf::task-clock", "--repeat", "3",
+                "--baseline", kBranch, "--candidate", kBranchFree, "--suite", kSuite,
+                "--workload", "same", "--timed", "0", "--no-store", "--events", events,
+                "--hardware-events", hardware, "--json", "r.json", "--markdown", "r.md"});
+  }
+};
+
+TEST_F(HardwareEventsCliTest, PerfCountsTheNamedEventsInOneMoreRunASide) {
+  const std::string refusal = testing::SoftwareEventRefusal(PERF_COUNT_SW_PAGE_FAULTS);
+  if (!refusal.empty()) GTEST_SKIP() << refusal;
+  // task-clock jitters: whatever the verdict, --events always asks for the
+  // events of every valid workload.
+  const LaunchResult r = Compare("always", "perf::page-faults:u,perf::context-switches");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 4) << r.out << r.err;
+  const json report = ReadJson("r.json");
+  const json& same = report["workloads"][0];
+  const json& hardware = same["hardware_events"];
+  ASSERT_TRUE(hardware.is_object()) << same.dump();
+  EXPECT_TRUE(hardware["note"].is_null()) << hardware.dump();
+  ASSERT_EQ(hardware["events"].size(), 2u) << hardware.dump();
+  EXPECT_EQ(hardware["events"][0]["event"], "perf::page-faults:u");
+  EXPECT_EQ(hardware["events"][1]["event"], "perf::context-switches");
+  // A program maps its pages: each side's own run faults some in.
+  EXPECT_GT(hardware["events"][0]["baseline"].get<uint64_t>(), 0u);
+  EXPECT_GT(hardware["events"][0]["candidate"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(hardware["events"][0]["baseline_multiplexed"]);
+  // Never the counts: those are the three task-clock runs a side.
+  EXPECT_EQ(same["baseline"]["counts"].size(), 3u);
+  EXPECT_NE(r.out.find("same: hardware events (perf, one more run of each side on this machine; "
+                       "context, not the verdict): perf::page-faults:u "),
+            std::string::npos)
+      << r.out;
+  const std::string md = ReadFile(Path("r.md")).value_or("");
+  EXPECT_NE(md.find("hardware events (perf, one more run of each side on this machine; context, "
+                    "not the verdict): perf::page-faults:u "),
+            std::string::npos)
+      << md;
+}
+
+TEST_F(HardwareEventsCliTest, EventsNeverCountsNone) {
+  const std::string refusal = testing::SoftwareEventRefusal(PERF_COUNT_SW_PAGE_FAULTS);
+  if (!refusal.empty()) GTEST_SKIP() << refusal;
+  const LaunchResult r = Compare("never", "perf::page-faults:u");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 4) << r.out << r.err;
+  EXPECT_TRUE(ReadJson("r.json")["workloads"][0]["hardware_events"].is_null());
+  EXPECT_EQ(r.out.find("hardware events"), std::string::npos) << r.out;
+}
+
+TEST_F(HardwareEventsCliTest, AnEventTheMachineCannotCountIsANoteNotAVerdict) {
+  const std::string refusal = testing::SoftwareEventRefusal(PERF_COUNT_SW_PAGE_FAULTS);
+  if (!refusal.empty()) GTEST_SKIP() << refusal;
+  // The default events, hardware ones: a VM without a PMU cannot open them,
+  // and the workload says so beside a verdict that stands.
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_BRANCH_MISSES;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+  const bool counts = fd >= 0;
+  if (fd >= 0) close(fd);
+  const LaunchResult r = Compare("always", "branch-misses:u");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 4) << r.out << r.err;
+  const json report = ReadJson("r.json");
+  const json& hardware = report["workloads"][0]["hardware_events"];
+  ASSERT_TRUE(hardware.is_object()) << report.dump();
+  if (counts) {
+    ASSERT_EQ(hardware["events"].size(), 1u) << hardware.dump();
+    EXPECT_EQ(hardware["events"][0]["event"], "branch-misses:u");
+  } else {
+    EXPECT_TRUE(hardware["events"].empty()) << hardware.dump();
+    EXPECT_NE(hardware["note"].get<std::string>().find(
+                  "run with branch-misses:u failed: perf_event_open(branch-misses:u) failed"),
+              std::string::npos)
+        << hardware.dump();
+    EXPECT_NE(r.out.find("same: hardware events not shown: "), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(HardwareEventsCliTest, OnlyPerfCountsThemAndOnlyEventsLibpfmKnows) {
+  const LaunchResult other =
+      Run({"compare", "--backend", kExactBackend, "--baseline", kBranch, "--candidate",
+           kBranchFree, "--suite", kSuite, "--workload", "same", "--hardware-events",
+           "branch-misses:u"});
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("--hardware-events branch-misses:u needs the perf backend"),
+            std::string::npos)
+      << other.err;
+  const std::string refusal = testing::SoftwareEventRefusal(PERF_COUNT_SW_TASK_CLOCK);
+  if (!refusal.empty()) GTEST_SKIP() << refusal;
+  const LaunchResult unknown = Compare("work", "no-such-event:u");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("--hardware-events: "), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("no-such-event"), std::string::npos) << unknown.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, SimulatedEventsCliTest,

@@ -327,5 +327,23 @@ TEST_F(MarkdownHostileTest, ProbeReasonIsPlainText) {
   }
 }
 
+TEST_F(MarkdownHostileTest, AHardwareEventsNoteStaysText) {
+  // The note quotes a failed run's error, which the candidate can write;
+  // GFM would still autolink a URL in it, so those are left out here.
+  for (const Hostile& h : Battery()) {
+    if (h.raw.find("://") != std::string::npos || h.raw.find("www.") != std::string::npos ||
+        h.raw.find('@') != std::string::npos) {
+      continue;
+    }
+    CompareReport r = testing_report::PerfReport();
+    r.workloads[1].hardware = HardwareEvents{{}, h.raw};
+    const std::string md = RenderMarkdown(r);
+    ASSERT_NE(md.find("hardware events not shown: "), std::string::npos) << md;
+    const Html html = ParseHtml(Render(md));
+    ExpectOnlyOwnMarkup(html, h.label);
+    EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
+  }
+}
+
 }  // namespace
 }  // namespace workgate

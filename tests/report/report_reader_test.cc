@@ -166,6 +166,38 @@ TEST(ReportReaderTest, RefusesAThreadHintNoWorkgateWrites) {
   EXPECT_FALSE(read->workloads[1].thread_hint);
 }
 
+TEST(ReportReaderTest, RefusesHardwareEventsNoWorkgateWrites) {
+  const json perf = ToJson(testing_report::PerfReport());
+  ASSERT_TRUE(perf["workloads"][1]["hardware_events"].is_object());
+  const std::pair<std::string, std::function<void(json*)>> cases[] = {
+      {"workloads[1].hardware_events.note must be set exactly when there are no events",
+       [](json* h) { (*h)["note"] = "and a note"; }},
+      {"workloads[1].hardware_events.note must be set exactly when there are no events",
+       [](json* h) { (*h)["events"] = json::array(); }},
+      {"workloads[1].hardware_events.events[0].event must not be empty",
+       [](json* h) { (*h)["events"][0]["event"] = ""; }},
+      {"workloads[1].hardware_events.events[1].scaled is not a field workgate writes",
+       [](json* h) { (*h)["events"][1]["scaled"] = 9000; }},
+      {"workloads[1].hardware_events.events[0].baseline must be",
+       [](json* h) { (*h)["events"][0]["baseline"] = -1; }},
+  };
+  for (const auto& [message, edit] : cases) {
+    json doc = perf;
+    edit(&doc["workloads"][1]["hardware_events"]);
+    std::string err;
+    EXPECT_FALSE(ParseCompareReport(doc.dump(), "p.json", &err));
+    EXPECT_EQ(err.rfind("the report p.json is corrupt: " + message, 0), 0u) << err;
+  }
+  std::string err;
+  std::optional<CompareReport> read = ParseCompareReport(perf.dump(), "p.json", &err);
+  ASSERT_TRUE(read) << err;
+  ASSERT_TRUE(read->workloads[1].hardware);
+  ASSERT_EQ(read->workloads[1].hardware->events.size(), 2u);
+  EXPECT_EQ(read->workloads[1].hardware->events[0].candidate, 31'200u);
+  EXPECT_TRUE(read->workloads[1].hardware->events[1].candidate_multiplexed);
+  EXPECT_FALSE(read->workloads[0].hardware);
+}
+
 TEST(ReportReaderTest, RefusesProfileCutsNoWorkgateWrites) {
   const json cut = ToJson(Cut());
   const std::pair<std::string, std::function<void(json*)>> cases[] = {

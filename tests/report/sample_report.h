@@ -276,6 +276,12 @@ inline CompareReport PerfReport() {
   r.workloads = {json, xml};
   DecideTimedContext(&r.workloads, r.timed_seed);
   for (WorkloadResult& w : r.workloads) Decide(&w);
+  // The work removed brings the machine's own branch and cache misses; the
+  // candidate's cache-misses counter was shared (multiplexed).
+  r.workloads[1].hardware = HardwareEvents{
+      {{"branch-misses:u", 52'000, 31'200, false, false},
+       {"cache-misses:u", 8'000, 8'400, false, true}},
+      ""};
   DecideSuite(&r);
   return r;
 }
