@@ -268,6 +268,10 @@ void CountBuilds(const ComparisonPlan& plan, SideCounter& sides_counter, const W
     CachedSide& counted = work->sides[side];
     RejectMultiplexed(&counted.counted);
     FillSide(counted.counted, counted.fingerprint_error, sides[side]);
+    // Counts from the store come with the events of a run that gave one.
+    if (!sides[side]->simulated && sides[side]->error.empty()) {
+      sides[side]->simulated = counted.simulated;
+    }
     sides[side]->fingerprint = counted.fingerprint;
     sides[side]->from_store = counted.from_store;
   }
@@ -358,6 +362,15 @@ void SettleAndExplain(const ComparisonPlan& plan, SideCounter& sides, const Work
   } else if (r->baseline.simulated && r->candidate.simulated) {
     r->events = WorkloadEvents{counter.name(), false, ""};
     CheckSimulatedEvents(counter.name(), r);
+  }
+  // What simulated is kept with the side's counts, so that the next gate
+  // given them runs no simulated run.
+  const std::string* simulated_profiles[2] = {&simulated.baseline, &simulated.candidate};
+  SideResult* results[2] = {&r->baseline, &r->candidate};
+  for (int side = 0; side < 2; ++side) {
+    sides.KeepSimulated(*results[side],
+                        simulated.tool == counter.name() ? *simulated_profiles[side] : "",
+                        r->metric, &work.sides[side]);
   }
   // On perf, the machine's own branch and cache misses beside them.
   if (IsBackend(counter.name(), Backend::kPerf) && !plan.hardware_events.empty() &&

@@ -11,6 +11,8 @@
 
 #include "explain/callgrind_profile.h"
 #include "measure/profile_pack.h"
+#include "measure/simulated_runs.h"
+#include "store/store_codec.h"
 #include "measure/stability_runs.h"
 #include "util/atomic_file.h"
 #include "util/paths.h"
@@ -82,6 +84,20 @@ bool CountCache::Add(const std::string& key, const StoredCount& entry, std::stri
     it->second = entry;  // other inputs: the store replaced it too
   } else {
     it->second.counts.insert(it->second.counts.end(), entry.counts.begin(), entry.counts.end());
+  }
+  return true;
+}
+
+bool CountCache::AddSimulated(const std::string& key, const std::string& inputs_digest,
+                              uint64_t count, const SimulatedEvents& events,
+                              const std::vector<std::pair<std::string, std::string>>& profiles,
+                              std::string* err) {
+  if (!store_->AddSimulated(key, inputs_digest, count, events, profiles, err)) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = known_.find(key);
+  if (it != known_.end() && !it->second.simulated && it->second.inputs_digest == inputs_digest) {
+    it->second.simulated = events;
+    if (!profiles.empty() && ProfilesFit(profiles)) it->second.profiles = profiles;
   }
   return true;
 }
@@ -258,6 +274,8 @@ CachedSide SideCounter::Count(const SideRequest& request) {
     side.in_store = entry->counts.size();
     side.inputs = entry->inputs;
     side.inputs_digest = entry->inputs_digest;
+    side.simulated = entry->simulated;
+    side.simulated_in_store = entry->simulated.has_value();
     if (!keep.empty() && !entry->profiles.empty()) {
       if (WriteProfileFiles(keep, entry->profiles, entry->counts.front(), &err)) {
         keep.clear();  // the first count's profile is in place: the runs keep none
@@ -327,10 +345,16 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   add.label = request.labels.label;
   add.workgate_version = common_.workgate_version;
   add.deterministic = side.counted.deterministic;
+  // Counted runs that simulated (a workload gated on estimated cycles):
+  // the first one's events go with its profile.
+  if (side.in_store == 0 && !side.counted.runs.empty()) {
+    add.simulated = SimulatedOf(side.counted.runs.front());
+  }
   if (cache.Add(side.key, add, &err)) {
     side.in_store = counts.size();
     side.inputs = add.inputs;
     side.inputs_digest = add.inputs_digest;
+    side.simulated_in_store = side.simulated_in_store || add.simulated.has_value();
   } else {
     cache.Note("the result store could not keep a count (" + err + ")");
   }
@@ -356,6 +380,24 @@ void SideCounter::KeepMore(const SideResult& result, CachedSide* side) {
     side->in_store = counts.size();
   } else {
     cache_->Note("the result store could not keep a count (" + err + ")");
+  }
+}
+
+void SideCounter::KeepSimulated(const SideResult& result, const std::string& profile_dir,
+                                Metric metric, CachedSide* side) {
+  if (!storing() || side->key.empty() || side->inputs.empty() || side->simulated_in_store ||
+      !result.error.empty() || !result.simulated) {
+    return;
+  }
+  const uint64_t count = GatedFigure(metric, *result.simulated);
+  if (std::find(result.counts.begin(), result.counts.end(), count) == result.counts.end()) return;
+  std::string err;
+  if (cache_->AddSimulated(side->key, side->inputs_digest, count, *result.simulated,
+                           profile_dir.empty() ? ProfileTexts() : ReadProfileFiles(profile_dir),
+                           &err)) {
+    side->simulated_in_store = true;
+  } else {
+    cache_->Note("the result store could not keep simulated events (" + err + ")");
   }
 }
 

@@ -53,6 +53,12 @@ class CountCache {
   /// this run knows (appending its counts to an entry of the same inputs,
   /// replacing one of other inputs). False with `*err` when the store failed.
   bool Add(const std::string& key, const StoredCount& entry, std::string* err);
+  /// Gives the entry under `key` a run's simulated events and profiles
+  /// (ResultStore::AddSimulated), in the store and in what this run knows.
+  bool AddSimulated(const std::string& key, const std::string& inputs_digest, uint64_t count,
+                    const SimulatedEvents& events,
+                    const std::vector<std::pair<std::string, std::string>>& profiles,
+                    std::string* err);
 
   /// Says that the store failed (`what`): the run goes on without what it
   /// would have given, and the reports say so, each different message once.
@@ -90,6 +96,11 @@ struct CachedSide {
   /// the digest of what identifies the inputs); "" when they are not kept.
   std::string inputs;
   std::string inputs_digest;
+  /// The simulated events the store gave with the counts (its entry's), so
+  /// that the side needs no simulated run; and whether the store has the
+  /// side's events already, from the store or kept since (KeepSimulated).
+  std::optional<SimulatedEvents> simulated;
+  bool simulated_in_store = false;
 };
 
 /// What the store should say of a side it keeps.
@@ -168,6 +179,14 @@ class SideCounter {
   /// `result` has an error: a run that failed makes none of its side's
   /// counts evidence.
   void KeepMore(const SideResult& result, CachedSide* side);
+
+  /// Keeps `result`'s simulated events, and the profile of the run that
+  /// simulated them (in `profile_dir`, "" none), with the side's entry, so
+  /// that a later gate given its counts needs no simulated run: only where
+  /// the side is in the store, its run gave one of its counts (the count
+  /// for the metric), and the entry has no events yet.
+  void KeepSimulated(const SideResult& result, const std::string& profile_dir, Metric metric,
+                     CachedSide* side);
 
  private:
   // What is the run's own, and what the exe link stands for, in the

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "store/sqlite.h"
 #include "store/store_codec.h"
 #include "store/store_files.h"
@@ -75,7 +77,7 @@ bool ReadEntry(sqlite3* db, const std::string& key, bool with_profiles, Entry* s
                std::string* problem, SqlError* e) {
   Statement s(db,
               "SELECT counts, score, profiles_sha256, counted_at, ref, label, workgate_version, "
-              "checksum, last_used, deterministic, inputs, inputs_sha256 FROM count_cache "
+              "checksum, last_used, deterministic, inputs, inputs_sha256, simulated FROM count_cache "
               "WHERE key = ?1");
   s.BindText(1, key);
   bool have = false;
@@ -113,6 +115,11 @@ bool ReadEntry(sqlite3* db, const std::string& key, bool with_profiles, Entry* s
   }
   v.inputs = s.Text(10);
   v.inputs_digest = s.Text(11);
+  if (s.Type(12) != SQLITE_TEXT) {
+    *problem = "its simulated events are not text";
+    return true;
+  }
+  if (!ParseSimulated(s.Text(12), &v.simulated, problem)) return true;
   if (with_profiles) {
     if (!ReadProfiles(db, key, &v.profiles, problem, e)) return false;
     if (!problem->empty()) return true;
@@ -182,13 +189,15 @@ bool FindEntry(sqlite3* db, const std::string& key, std::optional<StoredCount>* 
   return true;
 }
 
+bool InsertProfiles(sqlite3* db, const std::string& key, const Profiles& profiles, SqlError* e);
+
 bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
                  const Profiles& profiles, SqlError* e) {
   const std::string digest = ProfilesDigest(profiles);
   Statement s(db,
               "INSERT INTO count_cache(key, counts, score, profiles_sha256, counted_at, ref, "
-              "label, workgate_version, checksum, last_used, deterministic, inputs, inputs_sha256) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+              "label, workgate_version, checksum, last_used, deterministic, inputs, inputs_sha256, "
+              "simulated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
   s.BindText(1, key);
   s.BindText(2, EncodeCounts(fields.counts));
   fields.score ? s.BindText(3, *fields.score) : s.BindNull(3);
@@ -202,7 +211,12 @@ bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   s.BindInt(11, fields.deterministic ? 1 : 0);
   s.BindText(12, fields.inputs);
   s.BindText(13, fields.inputs_digest);
+  s.BindText(14, EncodeSimulated(fields.simulated));
   if (!s.Run(e)) return false;
+  return InsertProfiles(db, key, profiles, e);
+}
+
+bool InsertProfiles(sqlite3* db, const std::string& key, const Profiles& profiles, SqlError* e) {
   Statement p(db,
               "INSERT INTO cache_profiles(key, ordinal, name, contents) VALUES(?1, ?2, ?3, ?4)");
   for (size_t i = 0; i < profiles.size(); ++i) {
@@ -250,6 +264,39 @@ bool AddEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   return t.Commit(e);
 }
 
+bool AddSimulatedEntry(sqlite3* db, const std::string& key, const std::string& inputs_digest,
+                       uint64_t count, const SimulatedEvents& events, const Profiles* profiles,
+                       SqlError* e) {
+  sqlite::Transaction t(db, /*write=*/true);
+  Entry state = Entry::kNone;
+  EntryRow row;
+  std::string problem;
+  if (!t.Begin(e) || !ReadEntry(db, key, false, &state, &row, &problem, e)) return false;
+  StoredCount& v = row.value;
+  if (state != Entry::kValid || v.simulated || v.inputs_digest != inputs_digest ||
+      std::find(v.counts.begin(), v.counts.end(), count) == v.counts.end()) {
+    return t.Commit(e);  // nothing to give: left as it is
+  }
+  v.simulated = events;
+  const std::string digest = profiles != nullptr ? ProfilesDigest(*profiles) : row.profiles_digest;
+  Statement s(db,
+              "UPDATE count_cache SET simulated = ?1, profiles_sha256 = ?2, checksum = ?3, "
+              "last_used = ?4 WHERE key = ?5");
+  s.BindText(1, EncodeSimulated(v.simulated));
+  s.BindText(2, digest);
+  // Re-signed only because the row passed its checksum just now.
+  s.BindText(3, EntryChecksum(key, v, digest));
+  s.BindText(4, StoreDate(0));
+  s.BindText(5, key);
+  if (!s.Run(e)) return false;
+  if (profiles != nullptr) {
+    Statement drop(db, "DELETE FROM cache_profiles WHERE key = ?1");
+    drop.BindText(1, key);
+    if (!drop.Run(e) || !InsertProfiles(db, key, *profiles, e)) return false;
+  }
+  return t.Commit(e);
+}
+
 }  // namespace
 
 bool ResultStore::Find(const std::string& key, std::optional<StoredCount>* found, std::string* note,
@@ -284,6 +331,7 @@ bool ResultStore::Add(const std::string& key, const StoredCount& entry, std::str
   fields.deterministic = entry.deterministic;
   fields.inputs = entry.inputs;
   fields.inputs_digest = entry.inputs_digest;
+  fields.simulated = entry.simulated;
   if (!EntryProblem(fields).empty()) return true;  // no counts, or a text too long: not kept
   static const Profiles kNoProfiles;
   const Profiles& profiles = ProfilesFit(entry.profiles) ? entry.profiles : kNoProfiles;
@@ -291,6 +339,21 @@ bool ResultStore::Add(const std::string& key, const StoredCount& entry, std::str
   if (!Usable(err)) return false;
   SqlError e;
   return AddEntry(db_, key, fields, profiles, &e) || Fail(e, "add a count", err);
+}
+
+bool ResultStore::AddSimulated(const std::string& key, const std::string& inputs_digest,
+                               uint64_t count, const SimulatedEvents& events,
+                               const Profiles& profiles, std::string* err) {
+  if (!IsHexDigest(key)) {
+    *err = fmt::format("result store {}: not a count key: {}", path_, NoteText(key));
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!Usable(err)) return false;
+  SqlError e;
+  return AddSimulatedEntry(db_, key, inputs_digest, count, events,
+                           !profiles.empty() && ProfilesFit(profiles) ? &profiles : nullptr, &e) ||
+         Fail(e, "add simulated events", err);
 }
 
 }  // namespace workgate

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/history.h"
+#include "model/simulated_events.h"
 #include "store/store_files.h"
 
 struct sqlite3;
@@ -36,7 +37,7 @@ struct SqlError;
 
 /// The schema version this workgate writes; an older store is migrated to
 /// it step by step, a newer one is left alone.
-inline constexpr int kStoreSchemaVersion = 5;
+inline constexpr int kStoreSchemaVersion = 6;
 
 /// SQLite's application_id of a workgate store ("wgat"): a database with
 /// another id is someone else's and is never touched.
@@ -78,6 +79,12 @@ struct StoredCount {
   /// it. An entry stored before store version 5 had none, and is gone.
   std::string inputs;
   std::string inputs_digest;
+  /// The simulated events of one run of the side (the instructions that run
+  /// retired, which are one of `counts` or, for a workload gated on
+  /// estimated cycles, gave one of them), and then `profiles` are that
+  /// run's, with the events' columns: a gate given these counts needs no
+  /// simulated run. None in entries from before store version 6.
+  std::optional<SimulatedEvents> simulated;
 };
 
 /// Where the store lives unless --store names it:
@@ -144,6 +151,18 @@ class ResultStore {
   /// not 64 lower-case hex digits, or a counted_at not of UtcNow's form, is
   /// a caller's error: false with `*err`, nothing stored.
   bool Add(const std::string& key, const StoredCount& entry, std::string* err);
+
+  /// Gives the entry under `key` the simulated events of a run of its side
+  /// (StoredCount::simulated), and that run's `profiles` in place of its
+  /// own, where `profiles` fit the bounds (else it keeps its own): only an
+  /// entry that is valid, has none yet, was counted from the inputs of
+  /// `inputs_digest` and holds `count` (the count the simulated run gave)
+  /// takes them; any other is left as it is (true). False with `*err` when
+  /// SQLite fails.
+  bool AddSimulated(const std::string& key, const std::string& inputs_digest, uint64_t count,
+                    const SimulatedEvents& events,
+                    const std::vector<std::pair<std::string, std::string>>& profiles,
+                    std::string* err);
 
   /// Stores `records` under their refs in one transaction, each replacing
   /// what the same ref recorded before for the same workload, backend and

@@ -80,6 +80,27 @@ std::string EncodeCounts(const std::vector<uint64_t>& counts) {
   return fmt::format("{}", fmt::join(counts, ","));
 }
 
+std::string EncodeSimulated(const std::optional<SimulatedEvents>& events) {
+  if (!events) return "";
+  return fmt::format("{},{}", events->instructions, fmt::join(events->costs, ","));
+}
+
+bool ParseSimulated(std::string_view text, std::optional<SimulatedEvents>* events,
+                    std::string* why) {
+  events->reset();
+  if (text.empty()) return true;
+  std::vector<uint64_t> numbers;
+  if (!ParseCounts(text, &numbers, why) || numbers.size() != 1 + kSimulatedEventCount) {
+    *why = "its simulated events are not the instructions and the twelve events";
+    return false;
+  }
+  SimulatedEvents e;
+  e.instructions = numbers[0];
+  std::copy(numbers.begin() + 1, numbers.end(), e.costs.begin());
+  *events = e;
+  return true;
+}
+
 bool ParseCounts(std::string_view text, std::vector<uint64_t>* counts, std::string* why) {
   counts->clear();
   while (true) {
@@ -135,6 +156,9 @@ std::string EntryChecksum(const std::string& key, const StoredCount& entry,
   if (entry.deterministic) c.Field("deterministic", "1");
   c.Field("inputs", entry.inputs);
   c.Field("inputs_sha256", entry.inputs_digest);
+  // Only when set, like the flag: an entry from before store version 6
+  // keeps its checksum.
+  if (entry.simulated) c.Field("simulated", EncodeSimulated(entry.simulated));
   return c.Digest();
 }
 

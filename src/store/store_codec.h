@@ -30,6 +30,14 @@ std::string EncodeCounts(const std::vector<uint64_t>& counts);
 /// decimal digits only and within uint64_t. False with `*why` otherwise.
 bool ParseCounts(std::string_view text, std::vector<uint64_t>* counts, std::string* why);
 
+/// Simulated events as a row holds them: the instructions, then each event
+/// in kSimulatedEventNames' order, as EncodeCounts writes numbers; "" for
+/// none.
+std::string EncodeSimulated(const std::optional<SimulatedEvents>& events);
+/// Reads EncodeSimulated's form back ("" is none). False with `*why`.
+bool ParseSimulated(std::string_view text, std::optional<SimulatedEvents>* events,
+                    std::string* why);
+
 /// The SHA-256 over an entry's profiles in order: each name and the SHA-256
 /// of each file's contents. A
 /// cache row keeps it beside its checksum, so that appending counts re-signs

@@ -93,13 +93,19 @@ bool AddInputs(sqlite3* db, SqlError* e) {
               e);
 }
 
+bool AddSimulated(sqlite3* db, SqlError* e) {
+  // An entry an older workgate stored has no simulated events: "".
+  return Exec(db, "ALTER TABLE count_cache ADD COLUMN simulated TEXT NOT NULL DEFAULT '';", e);
+}
+
 struct Step {
   int version;  // the user_version once it is applied
   bool (*apply)(sqlite3* db, SqlError* e);
 };
 
 constexpr Step kSteps[] = {
-    {1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic}, {4, AddSubject}, {5, AddInputs}};
+    {1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic},
+    {4, AddSubject},       {5, AddInputs},   {6, AddSimulated}};
 static_assert(std::size(kSteps) == kStoreSchemaVersion, "one step per schema version");
 
 bool UserVersion(sqlite3* db, int64_t* version, SqlError* e) {

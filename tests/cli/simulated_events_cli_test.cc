@@ -181,6 +181,41 @@ TEST_P(SimulatedEventsCliTest, TheStoreNeverGivesInstructionsForCycles) {
   EXPECT_EQ(stored["baseline"]["counts"], cycles["baseline"]["counts"]);
 }
 
+TEST_P(SimulatedEventsCliTest, AWarmGateTakesItsEventsFromTheStore) {
+  const std::vector<std::string> args = {"--workload", "trade", "--store", Path("s.sqlite3")};
+  std::vector<json> reports;
+  for (const char* name : {"cold.json", "warm.json"}) {
+    std::vector<std::string> run = args;
+    run.insert(run.end(), {"--json", name});
+    const LaunchResult r = Compare(run);
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    reports.push_back(ReadJson(name));
+  }
+  const json& cold = Workload(reports[0], "trade");
+  const json& warm = Workload(reports[1], "trade");
+  // Cold: each side ran once more, simulating, and that run explained it.
+  EXPECT_TRUE(cold["baseline"]["from_store"].is_null());
+  EXPECT_EQ(cold["explanation"]["rerun"], json::array({"baseline", "candidate"}));
+  if (GetParam() == "callgrind") {
+    // The store keeps no callgrind count (it does not show what the
+    // program read), so the second gate is the first again.
+    EXPECT_TRUE(warm["baseline"]["from_store"].is_null());
+    EXPECT_EQ(warm["explanation"]["rerun"], json::array({"baseline", "candidate"}));
+    EXPECT_EQ(warm["events"]["figures"], cold["events"]["figures"]);
+    return;
+  }
+  // Warm: the counts, the events and the profiles that carry them all come
+  // from the store, and nothing ran again.
+  EXPECT_TRUE(warm["baseline"]["from_store"].is_object()) << warm["baseline"].dump();
+  EXPECT_TRUE(warm["candidate"]["from_store"].is_object());
+  ASSERT_TRUE(warm["events"].is_object()) << warm.dump();
+  EXPECT_TRUE(warm["events"]["shown"]) << warm["events"].dump();
+  EXPECT_EQ(warm["events"]["figures"], cold["events"]["figures"]);
+  EXPECT_EQ(warm["baseline"]["simulated"], cold["baseline"]["simulated"]);
+  EXPECT_EQ(warm["explanation"]["rerun"], json::array()) << warm["explanation"].dump();
+  EXPECT_TRUE(warm["explanation"]["simulated"]) << warm["explanation"].dump();
+}
+
 // On perf, the machine's own events beside the count (--hardware-events),
 // through the path branch-misses:u and cache-misses:u take: software events,
 // which every Linux machine counts, where this one has no PMU.

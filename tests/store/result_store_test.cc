@@ -11,6 +11,7 @@
 
 #include "store/store_test_util.h"
 #include "util/paths.h"
+#include "util/sha256.h"
 
 namespace workgate {
 namespace {
@@ -211,6 +212,65 @@ TEST_F(ResultStoreTest, AChangedRowFailsItsChecksumAndIsDeleted) {
     RawDb raw(path_);
     EXPECT_EQ(raw.Text("SELECT count(*) FROM count_cache WHERE key = ?1", {Key(1)}), "0");
     EXPECT_EQ(raw.Text("SELECT count(*) FROM cache_profiles WHERE key = ?1", {Key(1)}), "0");
+  }
+}
+
+SimulatedEvents Events(uint64_t instructions) {
+  SimulatedEvents e;
+  e.instructions = instructions;
+  for (size_t i = 0; i < e.costs.size(); ++i) e.costs[i] = 10 * i + 1;
+  return e;
+}
+
+TEST_F(ResultStoreTest, SimulatedEventsJoinTheEntryWhoseCountTheirRunGave) {
+  StoredCount entry = MakeEntry({1000, 1000});
+  entry.profiles = {{"counted", "fn=main"}};
+  {
+    auto store = OpenStore();
+    Add(*store, Key(1), entry);
+    std::string err;
+    const std::vector<std::pair<std::string, std::string>> profiles = {{"simulated", "events"}};
+    // Another count, other inputs, or no such entry: left as it is.
+    ASSERT_TRUE(store->AddSimulated(Key(1), entry.inputs_digest, 999, Events(999), profiles, &err));
+    ASSERT_TRUE(store->AddSimulated(Key(1), Sha256Hex("other"), 1000, Events(1000), profiles, &err));
+    ASSERT_TRUE(store->AddSimulated(Key(2), entry.inputs_digest, 1000, Events(1000), profiles, &err));
+    EXPECT_FALSE(Find(*store, Key(1))->simulated);
+    EXPECT_FALSE(Find(*store, Key(2)));
+    ASSERT_TRUE(store->AddSimulated(Key(1), entry.inputs_digest, 1000, Events(1000), profiles, &err))
+        << err;
+    // The first events stay: another run's are not taken.
+    ASSERT_TRUE(store->AddSimulated(Key(1), entry.inputs_digest, 1000, Events(7), {}, &err));
+    EXPECT_FALSE(store->AddSimulated("not-a-key", entry.inputs_digest, 1000, Events(1), {}, &err));
+  }
+  auto store = OpenStore();
+  const std::optional<StoredCount> found = Find(*store, Key(1));
+  ASSERT_TRUE(found);
+  ASSERT_TRUE(found->simulated);
+  EXPECT_EQ(*found->simulated, Events(1000));
+  // The simulated run's profile, which carries the events, replaced the
+  // counting run's; the counts are as they were.
+  EXPECT_EQ(found->profiles, (std::vector<std::pair<std::string, std::string>>{{"simulated", "events"}}));
+  EXPECT_EQ(found->counts, (std::vector<uint64_t>{1000, 1000}));
+  // Appended counts keep them.
+  Add(*store, Key(1), MakeEntry({1000}));
+  EXPECT_EQ(Find(*store, Key(1))->simulated, Events(1000));
+}
+
+TEST_F(ResultStoreTest, SimulatedEventsAreSignedWithTheEntry) {
+  auto store = OpenStore();
+  StoredCount entry = MakeEntry({1000});
+  entry.simulated = Events(1000);
+  for (const char* change : {"UPDATE count_cache SET simulated = '1000,1,1,1,1,1,1,1,1,1,1,1,1' "
+                             "WHERE key = ?1",
+                             "UPDATE count_cache SET simulated = '' WHERE key = ?1",
+                             "UPDATE count_cache SET simulated = '1000,1' WHERE key = ?1",
+                             "UPDATE count_cache SET simulated = x'31' WHERE key = ?1"}) {
+    Add(*store, Key(1), entry);
+    ASSERT_EQ(Find(*store, Key(1))->simulated, Events(1000));
+    RawDb(path_).Exec(change, {Key(1)});
+    std::string note;
+    EXPECT_FALSE(Find(*store, Key(1), &note).has_value()) << change;
+    EXPECT_NE(note.find("was not trusted"), std::string::npos) << change << ": " << note;
   }
 }
 

@@ -82,6 +82,38 @@ TEST_F(ResultStoreMigrationTest, AVersionOneStoreIsMigratedKeepingItsHistory) {
   EXPECT_FALSE(history[0].subject.has_value());
 }
 
+TEST_F(ResultStoreMigrationTest, AVersionFiveEntryIsKeptWithoutSimulatedEvents) {
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
+  StoredCount entry = MakeEntry({31, 31});
+  entry.deterministic = true;
+  {
+    RawDb raw(path_);
+    sqlite::SqlError e;
+    ASSERT_TRUE(MigrateStore(raw.get(), 5, &e)) << e.message;
+    const std::string digest = ProfilesDigest({});
+    raw.Exec(
+        "INSERT INTO count_cache(key, counts, score, profiles_sha256, counted_at, ref, label, "
+        "workgate_version, checksum, last_used, deterministic, inputs, inputs_sha256) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11, ?12)",
+        {Key(1), "31,31", *entry.score, digest, entry.counted_at, entry.ref, entry.label,
+         entry.workgate_version, EntryChecksum(Key(1), entry, digest), StoreDate(0),
+         entry.inputs, entry.inputs_digest});
+  }
+  auto store = OpenStore();
+  EXPECT_EQ(RawDb(path_).Text("PRAGMA user_version"), std::to_string(kStoreSchemaVersion));
+  // Its checksum still holds: it has no events, and takes them later.
+  std::optional<StoredCount> found = Find(*store, Key(1));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->counts, (std::vector<uint64_t>{31, 31}));
+  EXPECT_FALSE(found->simulated);
+  SimulatedEvents events;
+  events.instructions = 31;
+  events.costs[0] = 5;
+  std::string err;
+  ASSERT_TRUE(store->AddSimulated(Key(1), entry.inputs_digest, 31, events, {}, &err)) << err;
+  EXPECT_EQ(Find(*store, Key(1))->simulated, events);
+}
+
 TEST_F(ResultStoreMigrationTest, MigratingAgainChangesNothing) {
   std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
   RawDb raw(path_);
