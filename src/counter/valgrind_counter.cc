@@ -600,6 +600,24 @@ bool ValgrindCounter::ReadTotal(const fs::path& output, uint64_t* total, Vgcount
   return true;
 }
 
+namespace {
+
+// Adds `events` to `*sum`, event by event; false with `*err` where a sum
+// would pass 2^64-1 (a forged report, never a real run).
+bool AddSimulatedEvents(const std::map<std::string, uint64_t>& events,
+                        std::map<std::string, uint64_t>* sum, std::string* err) {
+  for (const auto& [event, n] : events) {
+    uint64_t& total = (*sum)[event];
+    if (__builtin_add_overflow(total, n, &total)) {
+      *err = "the run's simulated events exceed 2^64-1";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
                                const std::vector<fs::path>& logs, TracedTree* tree,
                                std::string* err) const {
@@ -623,7 +641,7 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
     process.inputs.listed = inputs.listed && (!process.instructions || process.inputs.listed);
     process.simulated_listed =
         simulated_listed && (!process.instructions || process.simulated_listed);
-    for (const auto& [event, n] : simulated) process.simulated[event] += n;
+    if (!AddSimulatedEvents(simulated, &process.simulated, err)) return false;
     process.instructions = process.instructions.value_or(0) + total;
     for (const auto& [kind, n] : inputs.pinned) process.inputs.pinned[kind] += n;
     for (const auto& [kind, n] : inputs.unpinned) process.inputs.unpinned[kind] += n;
@@ -815,7 +833,10 @@ bool SumSimulated(const TracedTree& tree, std::map<std::string, uint64_t>* event
           pid);
       return false;
     }
-    for (const auto& [event, n] : process.simulated) (*events)[event] += n;
+    if (!AddSimulatedEvents(process.simulated, events, err)) {
+      events->clear();
+      return false;
+    }
   }
   return true;
 }

@@ -88,7 +88,8 @@ bool TotalsRootFirst(const TracedTree& tree, std::vector<uint64_t>* totals, std:
 /// The simulated events of the processes of `tree` that wrote a count,
 /// added up over processes and parts (CountedRun::simulated). False with
 /// `*err` naming a process that counted without listing them in every part:
-/// the run's figures would be short, so they are unknown.
+/// the run's figures would be short, so they are unknown; or saying that they
+/// add up beyond 64 bits.
 bool SumSimulated(const TracedTree& tree, std::map<std::string, uint64_t>* events,
                   std::string* err);
 

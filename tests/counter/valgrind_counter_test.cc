@@ -122,6 +122,12 @@ TEST(SumSimulatedTest, AddsUpProcessesAndRefusesOneWithout) {
   EXPECT_EQ(err,
             "vgcount was asked to simulate branches and caches, and process 6 reported no "
             "simulated events");
+  // Processes whose events add up beyond 64 bits are refused, not wrapped.
+  tree[6].simulated_listed = true;
+  tree[6].simulated = {{"Bc", UINT64_MAX - 6}, {"Bcm", 1}};
+  EXPECT_FALSE(SumSimulated(tree, &events, &err));
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(err, "the run's simulated events exceed 2^64-1");
 }
 
 TEST(ParseVgcountInputsTest, RefusesWhatTheToolNeverWrites) {
