@@ -93,16 +93,16 @@ void PrintSummary(FILE* out, const std::vector<uint64_t>& counts, const std::str
 // inputs the run met unpinned where vgcount saw them, else pinning the clock
 // and entropy.
 std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::string& backend,
-                           ClockMode clock, const CountedWorkload& result,
+                           Metric metric, ClockMode clock, const CountedWorkload& result,
                            const std::optional<ThreadHint>& threads) {
   if (counts.size() < 2 || !IsExactBackend(backend)) return "";
   auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
   if (*lo == *hi) return "";
   std::string out = fmt::format(
-      "unstable: {} counts of the same command differ by up to {} instructions ({:.1f} ppm); "
+      "unstable: {} counts of the same command differ by up to {} {} ({:.1f} ppm); "
       "the program does not do the same work every run, so compare decides it on an interval "
       "over several counts a side, not on one count\n",
-      counts.size(), FormatCount(*hi - *lo), SpreadPpm(*lo, *hi));
+      counts.size(), FormatCount(*hi - *lo), MetricWords(metric), SpreadPpm(*lo, *hi));
   const bool vgcount_pinned = !result.runs.empty() && result.runs[0].inputs_seen;
   if (vgcount_pinned && !result.unpinned.empty()) {
     out += fmt::format(
@@ -142,8 +142,10 @@ void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::strin
   if (result.valid()) {
     auto counts = result.counts();
     auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+    // A workload gated on estimated cycles counts them (CountWorkload).
     PrintCount(
-        out, "{}: {} {}{}{}{}\n", name, FormatCount(*lo), event,
+        out, "{}: {} {}{}{}{}\n", name, FormatCount(*lo),
+        w.metric == Metric::kEstimatedCycles ? std::string("estimated-cycles") : event,
         *hi != *lo
             ? fmt::format(
                   " (max {}{})", FormatCount(*hi),
@@ -316,8 +318,14 @@ void PrintCommandCount(FILE* out, const Counter& counter, const BackendChoice& c
   PrintCount(out, "counted with {}: {}\n", counter.name(), choice.reason);
   report->valid = result.valid() && static_cast<int>(counts.size()) == repeat;
   const std::string advice =
-      report->valid ? UnstableAdvice(counts, counter.name(), w.clock, result, threads) : "";
-  if (report->valid) PrintSummary(out, counts, counter.event());
+      report->valid ? UnstableAdvice(counts, counter.name(), w.metric, w.clock, result, threads)
+                    : "";
+  // A workload gated on estimated cycles counts them first (CountWorkload).
+  if (report->valid) {
+    PrintSummary(out, counts,
+                 w.metric == Metric::kEstimatedCycles ? result.runs.front().events.front().event
+                                                      : counter.event());
+  }
   PrintCount(out, "{}", advice);
   report->unstable = !advice.empty();
   report->exit_code = report->valid ? kExitPass : kExitInvalid;

@@ -101,6 +101,7 @@ json SuiteCountToJson(const SuiteCount& count) {
     const CountedWorkload& result = w.result;
     const std::vector<uint64_t> counts = result.valid() ? result.counts() : std::vector<uint64_t>{};
     json j = {{"name", w.name},
+              {"metric", MetricName(w.metric)},
               {"score", result.score ? json(*result.score) : json()},
               {"expected_score", w.expected_score ? json(*w.expected_score) : json()},
               {"instructions", counts.empty() ? json() : json(counts[0])},

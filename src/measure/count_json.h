@@ -2,9 +2,11 @@
 // The JSON of `workgate count --json FILE`: every run and figure of one
 // command counted, or of every workload of a suite counted for one build.
 //
-// Schema version 3 (kCountSchemaVersion; 2 added the result store to a
+// Schema version 4 (kCountSchemaVersion; 2 added the result store to a
 // suite's counts; 3 what the runs met and pinned: "deterministic",
-// "unpinned", and each run's "inputs_seen", "pinned", "unpinned"). Figures
+// "unpinned", and each run's "inputs_seen", "pinned", "unpinned"; 4 a
+// suite workload's "metric", which its "instructions", "min" and "max" are
+// counts of). Figures
 // that do not exist are null;
 // `spread` and `spread_ppm` are present only beside a `min` and `max`.
 //
@@ -60,6 +62,9 @@ struct CommandCount {
 /// One workload of `workgate count --suite FILE --exe PATH`.
 struct SuiteWorkloadCount {
   std::string name;
+  /// What its counts are of: instructions, or (a suite's `metric`)
+  /// estimated cycles.
+  Metric metric = Metric::kInstructions;
   std::optional<std::string> expected_score;
   CountedWorkload result;
   bool unstable = false;                // repeats differed on an exact backend

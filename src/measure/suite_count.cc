@@ -29,6 +29,7 @@ std::vector<HistoryRecord> CountSuiteWorkloads(
         profiles_dir.empty() ? "" : fmt::format("{}/{}", profiles_dir, index++);
     SuiteWorkloadCount count;
     count.name = w.name;
+    count.metric = w.metric;
     count.expected_score = w.score_expect;
     CachedSide side =
         sides.Count({w, ScoreSide::kCandidate, dir, exe, repeat, keep, {exe, record}});

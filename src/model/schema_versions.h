@@ -10,7 +10,7 @@ namespace workgate {
 /// `compare --json`: the compare report (report/json_report.h)
 inline constexpr int kCompareSchemaVersion = 9;
 /// `count --json` (report/count_json.h)
-inline constexpr int kCountSchemaVersion = 3;
+inline constexpr int kCountSchemaVersion = 4;
 /// `probe --json` (probe/probe_json.h)
 inline constexpr int kProbeSchemaVersion = 1;
 /// `probe --merge` (report/probe_table.h)

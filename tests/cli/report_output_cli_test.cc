@@ -41,14 +41,14 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
   LaunchResult count =
       Run({"count", "--backend", "callgrind", "--json", "count.json", "--", KnownLoop(), "1000"});
   ASSERT_EQ(count.exit_code, 0) << count.err;
-  EXPECT_EQ(ReadJson("count.json")["schema_version"], 3);
+  EXPECT_EQ(ReadJson("count.json")["schema_version"], 4);  // 4: a suite workload's metric
 
   const std::string suite = SourcePath("tests/cli/testdata/known_work.toml");
   LaunchResult suite_count = Run({"count", "--backend", "callgrind", "--suite", suite, "--exe",
                                   kKnownWorkA, "--workload", "work", "--json", "suite.json"});
   ASSERT_EQ(suite_count.exit_code, 0) << suite_count.out << suite_count.err;
   nlohmann::json s = ReadJson("suite.json");
-  EXPECT_EQ(s["schema_version"], 3);
+  EXPECT_EQ(s["schema_version"], 4);
   EXPECT_EQ(s["workloads"][0]["unstable"], false);
 
   LaunchResult explain = Run({"explain", "--baseline", kKnownWorkA, "--candidate", kKnownWorkB,

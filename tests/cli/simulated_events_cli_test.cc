@@ -6,6 +6,7 @@
 // never gives its instruction counts for cycles. On every Valgrind backend
 // built: each simulates with its own model.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "cli/cli_fixture.h"
+#include "report/format.h"
 #include "test_paths.h"
 #include "test_requirements.h"
 
@@ -179,6 +181,36 @@ TEST_P(SimulatedEventsCliTest, TheStoreNeverGivesInstructionsForCycles) {
     EXPECT_TRUE(stored["baseline"]["from_store"].is_object()) << stored["baseline"].dump();
   }
   EXPECT_EQ(stored["baseline"]["counts"], cycles["baseline"]["counts"]);
+}
+
+TEST_P(SimulatedEventsCliTest, CountSaysWhatAWorkloadGatedOnCyclesCounts) {
+  const LaunchResult r = Run({"count", "--backend", GetParam(), "--suite", kSuite, "--exe", kBranch,
+                              "--workload", "trade/cycles", "--workload", "trade", "--no-store",
+                              "--json", "c.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = ReadJson("c.json");
+  ASSERT_EQ(report["workloads"].size(), 2u);
+  // In the suite's order.
+  const json& instructions = report["workloads"][0];
+  const json& cycles = report["workloads"][1];
+  ASSERT_EQ(cycles["name"], "trade/cycles");
+  EXPECT_EQ(cycles["metric"], "estimated-cycles");
+  EXPECT_EQ(instructions["metric"], "instructions");
+  // Its runs count the estimated cycles first, then Ir: its figures are the
+  // cycles, and the text names them so.
+  const json& events = cycles["runs"][0]["events"];
+  ASSERT_EQ(events.size(), 2u) << cycles.dump();
+  EXPECT_EQ(events[0]["event"], "estimated-cycles");
+  EXPECT_EQ(cycles["instructions"], events[0]["value"]);
+  EXPECT_EQ(events[1]["value"], instructions["instructions"]);
+  EXPECT_NE(r.out.find(fmt::format("trade/cycles: {} estimated-cycles",
+                                   FormatCount(cycles["instructions"].get<uint64_t>()))),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(fmt::format("trade: {} Ir",
+                                   FormatCount(instructions["instructions"].get<uint64_t>()))),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_P(SimulatedEventsCliTest, AWarmGateTakesItsEventsFromTheStore) {

@@ -43,7 +43,7 @@ CommandCount TwoRuns() {
 
 TEST(CountJsonTest, ACommandHasEveryFieldAndASchemaVersion) {
   json j = CommandCountToJson(TwoRuns());
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_TRUE(j["schema_version"].is_number_integer());
   EXPECT_EQ(j["exit_code"], 0);
   EXPECT_EQ(j["backend"], "vgcount");
@@ -83,7 +83,7 @@ TEST(CountJsonTest, AnInvalidCommandHasNoFigures) {
   c.unstable = false;
   c.exit_code = kExitInvalid;
   json j = CommandCountToJson(c);
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_EQ(j["exit_code"], 3);
   EXPECT_EQ(j["valid"], false);
   EXPECT_EQ(j["error"], "run 2: killed by signal 11 (SIGSEGV)");
@@ -120,7 +120,7 @@ TEST(CountJsonTest, ASuiteHasEveryWorkloadAndASchemaVersion) {
   s.workloads = {steady, jitter, broken};
 
   json j = SuiteCountToJson(s);
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_EQ(j["exit_code"], 3);
   EXPECT_EQ(j["backend"], "callgrind");
   EXPECT_EQ(j["backend_reason"], "requested");
@@ -130,6 +130,7 @@ TEST(CountJsonTest, ASuiteHasEveryWorkloadAndASchemaVersion) {
   ASSERT_EQ(j["workloads"].size(), 3u);
   const json& w = j["workloads"][0];
   EXPECT_EQ(w["name"], "steady");
+  EXPECT_EQ(w["metric"], "instructions");
   EXPECT_EQ(w["score"], "10.000");
   EXPECT_EQ(w["expected_score"], "10.000");
   EXPECT_EQ(w["instructions"], 500u);
