@@ -80,7 +80,11 @@ std::string WithoutGoMarks(const std::string& go, bool note, bool section) {
 }
 #endif
 
-TEST_F(ThreadRuntimeTest, AGoProgramByItsBuildIdNoteOrItsBuildInfo) {
+// A real Go program, which only the whole test setup builds (golang-go is
+// not among the fast tests' packages): a suite of the slow label.
+using ThreadRuntimeGoTest = ThreadRuntimeTest;
+
+TEST_F(ThreadRuntimeGoTest, AGoProgramByItsBuildIdNoteOrItsBuildInfo) {
 #ifndef WORKGATE_PIN_GO_BUILT
   WORKGATE_REQUIRE_TOOL(false, "go (Debian golang-go) is not installed");
 #else
