@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <exception>
 
 #include "counter/perf_counter.h"
+#include "machine/perf_reason.h"
+#include "machine/system_info.h"
 #include "measure/measure.h"
 
 namespace workgate {
@@ -37,6 +41,18 @@ void CountHardwareSides(const std::string& primary, const std::string& events, c
   std::unique_ptr<PerfCounter> counter;
   try {
     counter = std::make_unique<PerfCounter>(primary + "," + events);
+    // Whether this machine opens the events at all, asked of this process:
+    // where not, the note says why in the probe's words, and nothing runs.
+    PerfCounter own(events);
+    std::vector<EventCount> ignored;
+    int open_errno = 0;
+    if (!own.CountSelf([](void*) {}, nullptr, &ignored, &open_errno) && open_errno != 0) {
+      static const SystemInfo info = GatherSystemInfo();
+      r->hardware->note = fmt::format(
+          "perf cannot count {} here: {}", own.failed_event(),
+          PerfOpenFailureReason(open_errno, own.failed_event(), info, geteuid() == 0));
+      return;
+    }
   } catch (const std::exception& e) {
     r->hardware->note = e.what();
     return;
