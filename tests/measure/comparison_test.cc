@@ -14,7 +14,9 @@
 #include <functional>
 
 #include "../identity/elf_builder.h"
+#include "decision/decision.h"
 #include "identity/fingerprint.h"
+#include "measure/stability_runs.h"
 #include "model/backend.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -222,6 +224,60 @@ TEST_F(ComparisonTest, PerfRepeatsAlternateBetweenTheBuilds) {
   RecordingCounter vgcount("vgcount");
   RunComparison(plan, vgcount, &report, [](const std::string&) {});
   EXPECT_EQ(vgcount.builds, (std::vector<std::string>{"a", "a", "a", "a", "b", "b", "b", "b"}));
+}
+
+TEST_F(ComparisonTest, SettleNeedsRunsSaysExactlyWhenTheCheckCounts) {
+  // A comparison queues a workload's settling as a task of its own, so
+  // that its runs spread over the jobs, exactly where SettleNeedsRuns says
+  // the check will count: it must agree with what SettleStability does.
+  const std::string a = BuildDirWith(dir_.path() + "/a", "prog", "#!/bin/sh\nexit 0\n");
+  const std::string b = BuildDirWith(dir_.path() + "/b", "prog", "#!/bin/sh\nexit 0\n");
+  Workload w;
+  w.name = "settled";
+  w.command = {"{exe}/prog"};
+  w.timeout_seconds = 60;
+  struct Case {
+    const char* what;
+    StabilityMode mode;
+    std::vector<uint64_t> baseline, candidate;
+    bool deterministic;  // both sides' counts, by construction
+    bool recorded;       // --record: the candidate twice
+    bool counts;         // what the check does
+  };
+  const Case cases[] = {
+      {"within 4 margins: the baseline again", StabilityMode::kAuto, {1000}, {1001}, true, false,
+       true},
+      {"far apart, deterministic", StabilityMode::kAuto, {1000}, {2000}, true, false, false},
+      {"a work verdict on counts not deterministic: confirmed", StabilityMode::kAuto, {1000},
+       {2000}, false, false, true},
+      {"counts that already differ: the unstable repeats", StabilityMode::kAuto, {1000, 1010},
+       {2000}, true, false, true},
+      {"counts that already repeat", StabilityMode::kAuto, {1000, 1000}, {1001}, true, false,
+       false},
+      {"recorded: the candidate twice", StabilityMode::kAuto, {1000}, {2000}, true, true, true},
+      {"--stability never", StabilityMode::kNever, {1000}, {1001}, false, false, false},
+      {"--stability always", StabilityMode::kAlways, {1000}, {2000}, true, false, true},
+  };
+  for (const Case& c : cases) {
+    StabilityPlan plan;
+    plan.mode = c.mode;
+    plan.suite_dir = dir_.path();
+    plan.baseline_exe = a;
+    plan.candidate_exe = b;
+    plan.candidate_twice = c.recorded;
+    WorkloadResult r;
+    r.name = w.name;
+    r.baseline.counts = c.baseline;
+    r.candidate.counts = c.candidate;
+    r.baseline.deterministic = r.candidate.deterministic = c.deterministic;
+    Decide(&r);
+    const bool needs = SettleNeedsRuns(plan, "vgcount", r);
+    RecordingCounter vgcount("vgcount");
+    WorkDir dir(w, dir_.path());
+    SettleStability(plan, vgcount, w, dir, FirstProfiles{}, "", &r);
+    EXPECT_EQ(!vgcount.builds.empty(), c.counts) << c.what;
+    EXPECT_EQ(needs, c.counts) << c.what;
+  }
 }
 
 TEST_F(ComparisonTest, AFailedRepeatEndsItsBuildsRounds) {

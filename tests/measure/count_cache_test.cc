@@ -137,6 +137,57 @@ TEST_F(CountCacheTest, OnlyTheRepeatsTheStoreLacksAreRun) {
   EXPECT_EQ(entry->counts.size(), 3u);
 }
 
+TEST_F(CountCacheTest, AChecksCountsAndASimulatedRunJoinTheEntry) {
+  // A stability check's count again joins the stored entry, so that the
+  // next gate knows the side repeats and counts nothing; a simulated run
+  // that gave one of its counts leaves its events and profile there.
+  FixedExactCounter counter(5000);
+  CountCache cache(store_.get(), context_);
+  WorkDir dir(w_, dir_.path());
+  SideCounter sides(counter, common_, dir_.path(), {}, &cache);
+  CachedSide side = sides.Count({w_, ScoreSide::kCandidate, dir, "/bin/true", 1, "", {"b", ""}});
+  ASSERT_TRUE(side.counted.valid()) << side.counted.error;
+  ASSERT_EQ(side.in_store, 1u);
+  auto stored = [&]() {
+    std::optional<StoredCount> entry;
+    std::string note, err;
+    EXPECT_TRUE(store_->Find(side.key, &entry, &note, &err)) << err;
+    return entry.value_or(StoredCount());
+  };
+  SideResult result;
+  result.counts = {5000, 5000};
+  result.error = "a repeat count (stability check): it failed";
+  sides.KeepMore(result, &side);  // a side that failed keeps none
+  EXPECT_EQ(stored().counts, std::vector<uint64_t>{5000});
+  result.error.clear();
+  sides.KeepMore(result, &side);
+  EXPECT_EQ(stored().counts, (std::vector<uint64_t>{5000, 5000}));
+  EXPECT_EQ(side.in_store, 2u);
+  sides.KeepMore(result, &side);  // nothing new: nothing added
+  EXPECT_EQ(stored().counts.size(), 2u);
+
+  const std::string profile = dir_.path() + "/simulated";
+  std::filesystem::create_directories(profile);
+  std::ofstream(profile + "/vgcount.profile.7")
+      << "# callgrind format\nversion: 1\npositions: line\nevents: Ir\nob=(1) /bin/x\n"
+      << "fn=(1) main\n0 5000\ntotals: 5000\n";
+  SimulatedEvents events;
+  events.costs[0] = 42;
+  events.instructions = 4999;  // another count than the side's: not kept
+  result.simulated = events;
+  sides.KeepSimulated(result, profile, Metric::kInstructions, &side);
+  EXPECT_FALSE(stored().simulated);
+  events.instructions = 5000;
+  result.simulated = events;
+  sides.KeepSimulated(result, profile, Metric::kInstructions, &side);
+  const StoredCount entry = stored();
+  ASSERT_TRUE(entry.simulated);
+  EXPECT_EQ(*entry.simulated, events);
+  ASSERT_EQ(entry.profiles.size(), 1u);
+  EXPECT_EQ(entry.profiles[0].first, "vgcount.profile.7");
+  EXPECT_TRUE(side.simulated_in_store);
+}
+
 TEST_F(CountCacheTest, AfterPrefetchNothingWrittenToTheStoreByOthersIsBelieved) {
   // A build of this run writes a count of its own into the store file while
   // it runs: the run read the store before any build ran, and keeps to it.
