@@ -229,6 +229,34 @@ TEST_F(VgcountTest, ForkedChildGetsItsOwnReportOfItsOwnWork) {
   EXPECT_LE(parent_count - callgrind_parent, kMaxBlockInstructions);
 }
 
+TEST_F(VgcountTest, AProfiledForkCountsEachProcessAsAnUnprofiledRun) {
+  // A forked child starts its profile afresh, as its count does: with the
+  // profile on, each process counts what it counts without it, and its
+  // profile adds up to that count (a child that kept its parent's profile
+  // counted the parent's work again, and its profile still added up).
+  const std::string command = Quote(kKnownLoop.string()) + " --fork 100000 300000";
+  Valgrind("-q --trace-children=yes --tool=vgcount --vgcount-out-file=vgc.%p", command);
+  Valgrind("-q --trace-children=yes --tool=vgcount --vgcount-out-file=vgp.%p "
+           "--vgcount-profile-file=prof.%p",
+           command);
+  std::vector<int64_t> plain, profiled;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("vgc.", 0) == 0) {
+      plain.push_back(Field(ReadFile(entry.path()), "instructions").value_or(-1));
+    } else if (name.rfind("vgp.", 0) == 0) {
+      const int64_t count = Field(ReadFile(entry.path()), "instructions").value_or(-1);
+      profiled.push_back(count);
+      const fs::path profile = dir_ / ("prof." + name.substr(4));
+      EXPECT_EQ(Field(ReadFile(profile), "totals"), count) << profile;
+    }
+  }
+  std::sort(plain.begin(), plain.end());
+  std::sort(profiled.begin(), profiled.end());
+  ASSERT_EQ(plain.size(), 3u);
+  EXPECT_EQ(profiled, plain);
+}
+
 TEST_F(VgcountTest, TraceChildrenFollowsExec) {
   // dash forks and execs the first command; /bin/true is not a builtin path.
   std::string script = Quote(kKnownLoop.string()) + " 1000; /bin/true";
