@@ -177,7 +177,9 @@ vm_boot() {
     fi
     # panic=-1 with -no-reboot: a panic ends QEMU; that is our kernel or
     # initramfs failing, not this host.
-    if tr -d '\r' 2>/dev/null <"$log" | grep -q 'Kernel panic'; then
+    # grep reads all of it (grep -q could stop first, and pipefail would
+    # take tr's broken pipe for no panic).
+    if tr -d '\r' 2>/dev/null <"$log" | grep 'Kernel panic' >/dev/null; then
       echo "ci/pmu-vm: the emulated kernel panicked before /init ran" >&2
       return 1
     fi
@@ -290,8 +292,8 @@ vm_stage_workgate() {
 
 # True when $1 is a dynamically linked arm64 ELF file.
 vm_is_arm64_dynamic() {
-  aarch64-linux-gnu-readelf -h "$1" 2>/dev/null | grep -q 'Machine:.*AArch64' &&
-    aarch64-linux-gnu-readelf -d "$1" 2>/dev/null | grep -q '(NEEDED)'
+  aarch64-linux-gnu-readelf -h "$1" 2>/dev/null | grep 'Machine:.*AArch64' >/dev/null &&
+    aarch64-linux-gnu-readelf -d "$1" 2>/dev/null | grep '(NEEDED)' >/dev/null
 }
 
 # Quotes each argument for a POSIX shell (busybox ash has no $'...').

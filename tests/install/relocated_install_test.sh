@@ -57,7 +57,9 @@ for schema in "$source"/schemas/*.json; do
   [[ -f "$prefix/share/workgate/schemas/$(basename "$schema")" ]] ||
     fail "schemas/$(basename "$schema") is not installed"
 done
-zcat "$prefix/share/man/man1/workgate.1.gz" | grep -q '^\.TH "workgate" "1"' ||
+# grep reads all of it: with pipefail, a grep -q that stops at the first
+# match could leave zcat writing into a closed pipe, and fail the check.
+zcat "$prefix/share/man/man1/workgate.1.gz" | grep '^\.TH "workgate" "1"' >/dev/null ||
   fail "the man page is not workgate(1) in roff"
 while IFS= read -r link; do
   target=$(readlink "$link")
