@@ -132,6 +132,13 @@ std::string UnstableAdvice(const std::vector<uint64_t>& counts, const std::strin
   return out;
 }
 
+// What a workload's counts are of, as its runs name it: the counter's
+// event, or the estimated cycles a workload gated on them counts first
+// (CountWorkload).
+std::string CountedEvent(Metric metric, const std::string& event) {
+  return metric == Metric::kEstimatedCycles ? MetricName(metric) : event;
+}
+
 // One workload's line (and its notes) of a suite count.
 void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::string& event) {
   const std::string stored =
@@ -142,10 +149,8 @@ void PrintSuiteWorkload(FILE* out, const SuiteWorkloadCount& w, const std::strin
   if (result.valid()) {
     auto counts = result.counts();
     auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-    // A workload gated on estimated cycles counts them (CountWorkload).
     PrintCount(
-        out, "{}: {} {}{}{}{}\n", name, FormatCount(*lo),
-        w.metric == Metric::kEstimatedCycles ? std::string("estimated-cycles") : event,
+        out, "{}: {} {}{}{}{}\n", name, FormatCount(*lo), CountedEvent(w.metric, event),
         *hi != *lo
             ? fmt::format(
                   " (max {}{})", FormatCount(*hi),
@@ -320,12 +325,7 @@ void PrintCommandCount(FILE* out, const Counter& counter, const BackendChoice& c
   const std::string advice =
       report->valid ? UnstableAdvice(counts, counter.name(), w.metric, w.clock, result, threads)
                     : "";
-  // A workload gated on estimated cycles counts them first (CountWorkload).
-  if (report->valid) {
-    PrintSummary(out, counts,
-                 w.metric == Metric::kEstimatedCycles ? result.runs.front().events.front().event
-                                                      : counter.event());
-  }
+  if (report->valid) PrintSummary(out, counts, CountedEvent(w.metric, counter.event()));
   PrintCount(out, "{}", advice);
   report->unstable = !advice.empty();
   report->exit_code = report->valid ? kExitPass : kExitInvalid;

@@ -12,8 +12,8 @@
 #include "explain/callgrind_profile.h"
 #include "measure/profile_pack.h"
 #include "measure/simulated_runs.h"
-#include "store/store_codec.h"
 #include "measure/stability_runs.h"
+#include "store/store_codec.h"
 #include "util/atomic_file.h"
 #include "util/paths.h"
 

@@ -43,14 +43,13 @@ void CountHardwareSides(const std::string& primary, const std::string& events, c
     counter = std::make_unique<PerfCounter>(primary + "," + events);
     // Whether this machine opens the events at all, asked of this process:
     // where not, the note says why in the probe's words, and nothing runs.
-    PerfCounter own(events);
     std::vector<EventCount> ignored;
     int open_errno = 0;
-    if (!own.CountSelf([](void*) {}, nullptr, &ignored, &open_errno) && open_errno != 0) {
+    if (!counter->CountSelf([](void*) {}, nullptr, &ignored, &open_errno) && open_errno != 0) {
       static const SystemInfo info = GatherSystemInfo();
       r->hardware->note = fmt::format(
-          "perf cannot count {} here: {}", own.failed_event(),
-          PerfOpenFailureReason(open_errno, own.failed_event(), info, geteuid() == 0));
+          "perf cannot count {} here: {}", counter->failed_event(),
+          PerfOpenFailureReason(open_errno, counter->failed_event(), info, geteuid() == 0));
       return;
     }
   } catch (const std::exception& e) {

@@ -10,8 +10,8 @@
 
 #include "counter/counter.h"
 #include "decision/stability.h"
-#include "model/backend.h"
 #include "measure/simulated_runs.h"
+#include "model/backend.h"
 #include "model/model.h"
 #include "workload/run_plan.h"
 #include "workload/workload.h"

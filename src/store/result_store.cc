@@ -189,7 +189,20 @@ bool FindEntry(sqlite3* db, const std::string& key, std::optional<StoredCount>* 
   return true;
 }
 
-bool InsertProfiles(sqlite3* db, const std::string& key, const Profiles& profiles, SqlError* e);
+// The entry's profiles, in order, under `key`.
+bool InsertProfiles(sqlite3* db, const std::string& key, const Profiles& profiles, SqlError* e) {
+  Statement p(db,
+              "INSERT INTO cache_profiles(key, ordinal, name, contents) VALUES(?1, ?2, ?3, ?4)");
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    p.Reset();
+    p.BindText(1, key);
+    p.BindInt(2, static_cast<int64_t>(i));
+    p.BindText(3, profiles[i].first);
+    p.BindBlob(4, profiles[i].second);
+    if (!p.Run(e)) return false;
+  }
+  return true;
+}
 
 bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
                  const Profiles& profiles, SqlError* e) {
@@ -214,20 +227,6 @@ bool InsertEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
   s.BindText(14, EncodeSimulated(fields.simulated));
   if (!s.Run(e)) return false;
   return InsertProfiles(db, key, profiles, e);
-}
-
-bool InsertProfiles(sqlite3* db, const std::string& key, const Profiles& profiles, SqlError* e) {
-  Statement p(db,
-              "INSERT INTO cache_profiles(key, ordinal, name, contents) VALUES(?1, ?2, ?3, ?4)");
-  for (size_t i = 0; i < profiles.size(); ++i) {
-    p.Reset();
-    p.BindText(1, key);
-    p.BindInt(2, static_cast<int64_t>(i));
-    p.BindText(3, profiles[i].first);
-    p.BindBlob(4, profiles[i].second);
-    if (!p.Run(e)) return false;
-  }
-  return true;
 }
 
 bool AddEntry(sqlite3* db, const std::string& key, const StoredCount& fields,
