@@ -1,7 +1,7 @@
 #pragma once
 // The subcommands. Each registers its options on the CLI11 app and returns
 // the process exit code when run; errors that stop a command are thrown as
-// workgate::Error and mapped to exit codes in main().
+// workgate::Error and mapped to exit codes by RunCommand.
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -19,6 +19,13 @@ void AddSelftestCommand(CLI::App& app, CommandRunner* run);
 void AddHistoryCommand(CLI::App& app, CommandRunner* run);
 void AddInitCommand(CLI::App& app, CommandRunner* run);
 void AddAcceptCommand(CLI::App& app, CommandRunner* run);
+
+/// Runs the parsed command: its exit code, or the exit code of the error it
+/// threw (workgate::Error's own, 5 for any other), whose message goes to
+/// standard error. Once an interruption has begun it never returns, whatever
+/// the command did: the interruption exits with 128 + the signal
+/// (launch/interrupt.h), also when its clean-up made the command fail.
+int RunCommand(const CommandRunner& run);
 
 /// Makes every option that takes a value refuse one that looks like an
 /// option (`--json --suite x.toml`): CLI11 would take "--suite" as the file

@@ -13,7 +13,6 @@
 #include "cli/commands.h"
 #include "launch/interrupt.h"
 #include "report/report_output.h"
-#include "util/error.h"
 #include "util/exit_codes.h"
 #include "util/text.h"
 #include "version.h"
@@ -84,18 +83,7 @@ int ParseAndRun(CLI::App& app, const workgate::CommandRunner& run, int argc, cha
   for (const CLI::App* command : app.get_subcommands()) {
     *what = "the output of workgate " + command->get_name();
   }
-  try {
-    return run();
-  } catch (const workgate::Error& e) {
-    // Messages can quote a name, a path or a program's stderr.
-    fmt::print(stderr, "Error: {}\n",
-               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "Error: {}\n",
-               workgate::TerminalSafe(e.what(), workgate::LineBreaks::kKeep));
-    return workgate::kExitEnvironment;
-  }
+  return workgate::RunCommand(run);
 }
 
 }  // namespace

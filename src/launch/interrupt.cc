@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 
@@ -16,6 +18,10 @@
 namespace workgate {
 
 namespace {
+
+// Set by the signal thread before the clean-up starts, so that whatever the
+// clean-up makes fail in the main thread comes after it.
+std::atomic<bool> g_interruption_begun{false};
 
 std::mutex& PublishMutex() {
   static std::mutex m;
@@ -65,6 +71,7 @@ void TakeSignals(sigset_t set) {
     if (sigwait(&set, &sig) != 0) continue;
     if (ending) _exit(128 + sig);  // a second signal: no more patience
     ending = true;
+    g_interruption_begun.store(true);
     std::thread(EndEverything, sig).detach();
   }
 }
@@ -79,6 +86,13 @@ void HandleInterruptions() {
   sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread(TakeSignals, set).detach();
+}
+
+void AwaitInterruption() {
+  if (!g_interruption_begun.load()) return;
+  // The thread that ends everything exits the process with 128 + the
+  // signal; this thread only waits for it.
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
 std::optional<std::unique_lock<std::mutex>> BeginPublishing() {

@@ -15,6 +15,14 @@ namespace workgate {
 /// exists (threads inherit the blocked set).
 void HandleInterruptions();
 
+/// Returns at once unless an interruption has begun; then never returns: the
+/// thread that ends everything exits the process with 128 + the signal.
+/// Whatever the main thread would do next (report an error that the
+/// clean-up caused, such as a temporary directory gone from under it, or
+/// return the exit code of a run whose workload was killed) must wait for
+/// it, or the exit code races the interruption's.
+void AwaitInterruption();
+
 /// Held while results are printed and reports written. Empty once an
 /// interruption has begun: the caller publishes nothing. An interruption that
 /// arrives meanwhile waits for the lock, so a report is either written whole

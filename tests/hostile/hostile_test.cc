@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -197,6 +198,32 @@ TEST_F(HostileTest, CtrlCEndsTheTreeRemovesTheFilesAndExits130) {
   EXPECT_FALSE(fs::exists(Path("count.json")));
   EXPECT_EQ(RecordedPids(pids()).size(), 2u);
   ExpectNothingLeft();
+}
+
+TEST_F(HostileTest, CtrlCAtAnyMomentOfALoadedMachineExits130) {
+  // The interruption's clean-up removes workgate's directories while the
+  // main thread may still use them; whatever that makes fail, the exit code
+  // is the interruption's (cli/run_command.cc). Signals at moments spread
+  // over start-up and the run, with both cores kept busy meanwhile.
+  std::atomic<bool> busy{true};
+  std::vector<std::thread> load;
+  for (int i = 0; i < 2; ++i) {
+    load.emplace_back([&busy] {
+      while (busy.load()) {
+      }
+    });
+  }
+  for (int i = 0; i < 12; ++i) {
+    SCOPED_TRACE("signal after " + std::to_string(i * 60) + " ms");
+    auto wg = Start({"count", "--as-is", "--", HostileWorkload(), "sleep", "60"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(i * 60));
+    wg->Signal(SIGINT);
+    EXPECT_EQ(wg->Wait(30), 130) << wg->err();
+    EXPECT_EQ(wg->err().find("Error:"), std::string::npos) << wg->err();
+    ExpectNothingLeft();
+  }
+  busy.store(false);
+  for (std::thread& t : load) t.join();
 }
 
 TEST_F(HostileTest, ACancelledCompareWritesNoReportAndExits143) {
