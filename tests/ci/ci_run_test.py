@@ -131,6 +131,15 @@ class FormerSkipsTest(ScriptTest):
             self.assertEqual(r.returncode, code, f"CI={ci!r}: {r.stderr}")
             self.assertIn("before the machine booted", r.stderr)
 
+    def test_ci_refuses_to_leave_a_step_out(self):
+        for var in ("WORKGATE_SKIP_SANITIZERS", "WORKGATE_SKIP_PMU_VM"):
+            for ci in ("true", "1"):
+                r = self.run_script([os.path.join(ROOT, "ci", "test")],
+                                    env={"CI": ci, var: "1"}, timeout=30)
+                self.assertEqual(r.returncode, 2, f"{var}, CI={ci}: {r.stderr}")
+                self.assertIn(f"{var} is set under CI=true", r.stderr)
+                self.assertNotIn("ci/test: ==", r.stderr, "no step may start")
+
     def test_fuzzing_without_clang_fails(self):
         # A PATH with what ci/fuzz needs before it builds, and no clang++.
         d = self.path("no-clang")

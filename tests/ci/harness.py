@@ -30,6 +30,16 @@ def require_tool(case, name):
         case.skipTest(f"{name} is not installed (ci/setup installs it; under CI=true this fails)")
 
 
+def require_module(case, module, package):
+    """Skips where `module` (an import that gave None) is missing, on a
+    developer's machine; under CI=true ci/setup has installed `package`, so
+    its absence fails."""
+    if module is None:
+        if in_ci():
+            case.fail(f"{package} is not installed (CI=true: ci/setup installs it, so it must be here)")
+        case.skipTest(f"{package} is not installed (ci/setup installs it; under CI=true this fails)")
+
+
 def require_built(case, path):
     if not os.access(path, os.X_OK):
         case.fail(f"{path} is missing, but CMake builds it with the tests: the build is broken")

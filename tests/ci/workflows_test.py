@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CI_GITHUB, ROOT  # noqa: E402
+from harness import CI_GITHUB, ROOT, require_module  # noqa: E402
 
 try:
     import yaml
@@ -53,8 +53,7 @@ def squash(text):
 
 class CacheTest(unittest.TestCase):
     def setUp(self):
-        if yaml is None:
-            self.skipTest("python3-yaml is not installed (it comes with yamllint)")
+        require_module(self, yaml, "python3-yaml (it comes with yamllint)")
 
     def test_pull_request_jobs_only_restore(self):
         saves = 0
@@ -77,8 +76,7 @@ class CacheTest(unittest.TestCase):
 
 class WorkflowTest(unittest.TestCase):
     def setUp(self):
-        if yaml is None:
-            self.skipTest("python3-yaml is not installed (it comes with yamllint)")
+        require_module(self, yaml, "python3-yaml (it comes with yamllint)")
 
     def test_the_gate_is_read_only_and_one_run_per_pull_request(self):
         for name in ("examples/workgate.yml", "examples/workgate-sharded.yml"):
