@@ -60,7 +60,8 @@ TEST(LineDiff, FilesWithOneNameInOneFunctionMatchByTheirPath) {
 }
 
 TEST(LineDiff, CodeWithoutLineInformationIsLeftOut) {
-  // vgcount's profiles, and code built without -g, put every cost on line 0.
+  // Code built without -g has no line information: vgcount and callgrind
+  // charge its costs to line 0, which no row of the diff shows.
   const Lines base = {{{"???", 0}, 10}, {{"a.c", 3}, 1}};
   const Lines cand = {{{"???", 0}, 50}, {{"a.c", 3}, 2}};
   const std::vector<LineDelta> rows = DiffLines(&base, &cand, 10);
