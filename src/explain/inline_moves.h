@@ -2,8 +2,8 @@
 // Why a function's self cost jumped: the compiler stopped (or started)
 // inlining it into a caller. Self cost alone then shows a row holding 168%
 // of a delta and another giving most of it back, with nothing beside them
-// to say why (issue 29: Lua's insertkey, given a second caller, was no
-// longer inlined into luaH_newkey). The call edges say it: a call from the
+// to say why (Lua's insertkey, given a second caller, was no longer
+// inlined into luaH_newkey). The call edges say it: a call from the
 // caller to the function that one build makes and the other does not, and
 // the caller's inclusive cost (its own and its callees') is what the move
 // really cost.

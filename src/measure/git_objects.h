@@ -1,5 +1,5 @@
 #pragma once
-// A checkout's git objects, read as data and nothing else (issue 42).
+// A checkout's git objects, read as data and nothing else.
 //
 // The checkout is the candidate's: while it is counted it can write the
 // repository's .git/config and info/attributes, where a filter, textconv,

@@ -1,5 +1,5 @@
 #pragma once
-// The text of an explanation's source lines, and links to them (issue 29):
+// The text of an explanation's source lines, and links to them:
 // each listed line shown with what it says and, in the Markdown comment, a
 // link to it at the candidate's commit.
 //

@@ -193,7 +193,7 @@ struct CallerMove {
   int64_t inclusive_delta() const { return candidate_inclusive - baseline_inclusive; }
 };
 
-/// Per-function explanation of a delta (issue: explain).
+/// One function's part of an explained delta.
 struct FunctionDelta {
   std::string function;  // without clone suffixes (explain/clone_names.h)
   std::string object;

@@ -3,7 +3,7 @@
  *
  * Runtimes seed their hash tables and random modules from these (CPython's
  * hash secret comes from getrandom), and a different seed is different work:
- * the issue measured 183,298 instructions between two pinned python3 runs
+ * two python3 runs pinned in all else differed by 183,298 instructions
  * until the hash seed was fixed. So every byte comes from one stream per
  * process, fixed by WORKGATE_RANDOM_SEED:
  *

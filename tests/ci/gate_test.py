@@ -345,7 +345,7 @@ class RealWorkgateTest(RealWorkgateBase):
 
 
 class NewCliTest(RealWorkgateBase):
-    """What needs the CLI of issue 14 (compare --note and stored_baseline,
+    """What needs the newer options (compare --note and stored_baseline,
     --shard and merge, probe --label and --merge): each test fails, naming
     what is missing, until this workgate has it."""
 

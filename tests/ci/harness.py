@@ -51,7 +51,7 @@ def require_feature(case, argv, option, what):
     out = subprocess.run(argv + ["--help"], capture_output=True, text=True).stdout
     if option not in out:
         case.fail(f"this workgate lacks {what} ({' '.join(argv[1:])} --help names no {option.strip()}): "
-                  f"the test needs the CLI of issue 14")
+                  f"the test needs that option")
 
 
 class ScriptTest(unittest.TestCase):

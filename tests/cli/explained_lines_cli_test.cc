@@ -1,4 +1,4 @@
-// The bundled demo, explained line by line (issue 29's "done means"): each
+// The bundled demo, explained line by line: each
 // workload's explanation names the lines of vm_run that the candidate
 // changed, with their text from this checkout and links to them, under the
 // exact backend the demo uses.
@@ -100,7 +100,8 @@ TEST_F(ExplainedLinesCliTest, ASourceBaseThatIsNoCommitIsSaidAndLinesMatchByNumb
   }
 }
 
-// The Lua case of issue 29 under the backend the gate counts with: a
+// An inlining move, like Lua's insertkey leaving luaH_newkey, under the
+// backend the gate counts with: a
 // candidate that stops inlining a helper (tests/explain/testdata/
 // inline_move.c). The counting run's profile has the call edges, so the
 // helper's row names the caller it moved out of, in the JSON and the comment.

@@ -5,7 +5,9 @@
 // OUTPUT_NAME, the step lines of ci/test) and from each document that states
 // it, so that a change to either side that leaves the other behind fails
 // here, naming both. The code is found by what it says, not by its file's
-// path, so moving a source file does not break this test.
+// path, so moving a source file does not break this test. And no file of
+// the tree cites an issue number: a reason is given in words, where the
+// file's reader sees it.
 
 #include <gtest/gtest.h>
 
@@ -468,6 +470,68 @@ TEST(DocsCiTest, TheDocsCiteCiTestsStepsAsTheyAre) {
     EXPECT_EQ(steps[i].name.rfind(rows[i], 0), 0u)
         << kDevelopmentPage << "'s row " << i + 1 << " (" << rows[i] << ") is not step " << i + 1
         << " of ci/test (" << steps[i].name << ")";
+  }
+}
+
+// --- Issue numbers -------------------------------------------------------------
+
+// "issue N", "issues N and M", "Bug #N", "ticket-N", "(#N)" with N a number: a
+// citation of a tracker the reader of the file cannot see.
+const std::regex& IssueCitation() {
+  static const std::regex citation(R"(\b(?:issue|bug|ticket)s?[ \t]*[#-]?[ \t]*\d+|\(#\d+\))",
+                                   std::regex::icase);
+  return citation;
+}
+
+TEST(DocsIssueNumbersTest, ThePatternFindsACitationInEveryForm) {
+  // Built from pieces, so that this file itself cites nothing.
+  const std::string n = "29";
+  for (const std::string& cited : {"// why (issue " + n + ")", "# see Issue #" + n,
+                                   "issues " + n + " and 30", "(bug-" + n + ")", "(#" + n + ")"}) {
+    EXPECT_TRUE(std::regex_search(cited, IssueCitation())) << cited;
+  }
+  for (const std::string& not_cited :
+       {std::string("the issue's figure"), std::string("repos/o/p/issues/") + n + "/comments",
+        std::string("pull request #") + n, std::string("svc #0"), std::string("debug 3")}) {
+    EXPECT_FALSE(std::regex_search(not_cited, IssueCitation())) << not_cited;
+  }
+}
+
+// Every text file of the source tree (build trees and hidden directories
+// left out, but .ci/), by path relative to it.
+std::map<std::string, std::string> TreeTexts() {
+  std::map<std::string, std::string> files = DocSources("", {""});
+  files.merge(DocSources(".ci", {""}));
+  std::erase_if(files, [](const auto& file) { return file.second.find('\0') != std::string::npos; });
+  return files;
+}
+
+// Source comments, scripts and pages give a reason in words: an issue
+// number sends the reader to a tracker that a copy of the tree does not
+// carry, and that may be gone.
+TEST(DocsIssueNumbersTest, NoFileOfTheTreeCitesAnIssueNumber) {
+  const std::map<std::string, std::string> files = TreeTexts();
+  EXPECT_GE(files.size(), 200u) << "too few files: is this test reading the tree?";
+  EXPECT_EQ(files.count("src/decision/decision.cc") + files.count("ci/bench-vgcount"), 2u);
+  for (const auto& [path, text] : files) {
+    std::istringstream lines(text);
+    size_t number = 0;
+    for (std::string line; std::getline(lines, line);) {
+      ++number;
+      // The pattern only on lines that hold one of its words: std::regex
+      // over every position of the whole tree takes seconds.
+      std::string lower = line;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      if (lower.find("issue") == std::string::npos && lower.find("bug") == std::string::npos &&
+          lower.find("ticket") == std::string::npos && lower.find("(#") == std::string::npos) {
+        continue;
+      }
+      for (const std::string& cited : DocMatches(line, IssueCitation())) {
+        ADD_FAILURE() << path << ":" << number << ": \"" << cited
+                      << "\": say the reason in words, not the issue that gave it";
+      }
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 # The subjects of the pinning tests (pinning_test.cc): programs whose work
 # depends on a source of time or entropy that vgcount pins inside the
-# counter (tools/vgcount, issue 24), each of which the shim cannot reach.
+# counter (tools/vgcount), each of which the shim cannot reach.
 # Included from tests/CMakeLists.txt: the programs land in build/tests/
 # beside the other test programs, and the test binary learns from
 # WORKGATE_PIN_*_BUILT which were built.

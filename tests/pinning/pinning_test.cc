@@ -1,5 +1,5 @@
-// vgcount pins what a program reads of time and entropy inside the counter
-// (issue 24): the TSC, RDRAND and RDSEED, the time system calls, getrandom
+// vgcount pins what a program reads of time and entropy inside the counter:
+// the TSC, RDRAND and RDSEED, the time system calls, getrandom
 // and the random devices, for programs the clock shim cannot reach (raw
 // system calls, static binaries, Go). Each subject (testdata/, built by
 // pinning.cmake) sizes its work from one such source, so its count moves by
@@ -368,7 +368,7 @@ TEST_P(PinningTest, AaCompareOnCallgrindIsNeverASilentVerdict) {
     EXPECT_TRUE(r.launch.exit_code == 0 || r.launch.exit_code == 1 || r.launch.exit_code == 4)
         << context;
     ASSERT_TRUE(w.is_object()) << context;
-    // The contract of the report (src/report, issue 24).
+    // The contract of the report (src/report).
     ASSERT_TRUE(w.contains("deterministic") && w["deterministic"].is_boolean()) << context;
     ASSERT_TRUE(w.contains("unpinned") && w["unpinned"].is_array()) << context;
     // Callgrind cannot see what these programs read (nor, for Go, the
