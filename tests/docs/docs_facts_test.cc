@@ -1,18 +1,20 @@
 // The facts the documents state that the code decides: each JSON document's
 // schema_version, the list of commands, the clock shim's file name, the
-// steps of ci/test that the documents cite. Each is read from the code (a
-// constant in a header, the commands main() registers, the CMake target's
-// OUTPUT_NAME, the step lines of ci/test) and from each document that states
-// it, so that a change to either side that leaves the other behind fails
-// here, naming both. The code is found by what it says, not by its file's
-// path, so moving a source file does not break this test. And no file of
-// the tree cites an issue number: a reason is given in words, where the
-// file's reader sees it.
+// steps of ci/test that the documents cite, how many tests there are. Each
+// is read from the code (a constant in a header, the commands main()
+// registers, the CMake target's OUTPUT_NAME, the step lines of ci/test,
+// what ctest lists) and from each document that states it, so that a change
+// to either side that leaves the other behind fails here, naming both. The
+// code is found by what it says, not by its file's path, so moving a source
+// file does not break this test. And no file of the tree cites an issue
+// number: a reason is given in words, where the file's reader sees it.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -471,6 +473,75 @@ TEST(DocsCiTest, TheDocsCiteCiTestsStepsAsTheyAre) {
         << kDevelopmentPage << "'s row " << i + 1 << " (" << rows[i] << ") is not step " << i + 1
         << " of ci/test (" << steps[i].name << ")";
   }
+}
+
+// --- How many tests ------------------------------------------------------------
+
+// The tests ctest lists for this build, all of them and those labelled
+// fast (`ctest --show-only=json-v1`, one call for both).
+struct CtestCounts {
+  int all = -1, fast = -1;
+};
+CtestCounts CtestListed() {
+  const std::string cmd = std::string("cd '") + WORKGATE_BUILD_DIR + "' && '" + WORKGATE_CTEST +
+                          "' --show-only=json-v1 2>/dev/null";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    pclose(p);
+  }
+  const nlohmann::json listed = nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
+  CtestCounts counts;
+  if (!listed.is_object() || !listed.contains("tests") || !listed["tests"].is_array()) {
+    ADD_FAILURE() << cmd << " listed no tests:\n" << out.substr(0, 2000);
+    return counts;
+  }
+  counts.all = static_cast<int>(listed["tests"].size());
+  counts.fast = 0;
+  for (const nlohmann::json& test : listed["tests"]) {
+    for (const nlohmann::json& property : test.value("properties", nlohmann::json::array())) {
+      if (property.value("name", "") != "LABELS" || !property.contains("value")) continue;
+      for (const nlohmann::json& label : property["value"]) counts.fast += label == "fast";
+    }
+  }
+  return counts;
+}
+
+// A page gives the number of tests as a reader needs it, rounded: "about
+// 1,230 tests" (all that ctest lists) or "about 950 fast tests" (`ctest -L
+// fast`). Each such figure is within a tenth of what ctest lists for this
+// build, and no page states a number of tests in any other form, which this
+// test could not check.
+TEST(DocsTestCountTest, TheStatedNumbersOfTestsAreCtestsRounded) {
+  const auto [all, fast] = CtestListed();
+  ASSERT_GT(all, 0);
+  ASSERT_GT(fast, 0);
+  std::map<std::string, std::string> docs = UserDocs();
+  docs[kArchitecture] = DocText(kArchitecture);
+  const std::regex stated(R"(\babout\s+([\d,]+)\s+(fast\s+)?tests\b)");
+  const std::regex any_count(R"(\b\d[\d,]*\s+(?:[a-zA-Z-]+\s+)?tests\b|\btests\s+\(\d[\d,]*\))");
+  size_t of_all = 0, of_fast = 0;
+  for (const auto& [path, text] : docs) {
+    for (std::sregex_iterator it(text.begin(), text.end(), stated), end; it != end; ++it) {
+      std::string digits = (*it)[1].str();
+      digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+      const bool is_fast = (*it)[2].matched;
+      const int actual = is_fast ? fast : all;
+      ++(is_fast ? of_fast : of_all);
+      EXPECT_LE(std::abs(std::stoi(digits) - actual), actual / 10)
+          << path << ": \"" << it->str() << "\", but ctest lists " << actual
+          << (is_fast ? " labelled fast" : "");
+    }
+    // Every other "N tests", "N fast tests", "(N tests)": not a figure this test checks.
+    const std::string rest = std::regex_replace(text, stated, "");
+    for (const std::string& count : DocMatches(rest, any_count)) {
+      ADD_FAILURE() << path << ": \"" << count << "\": state a number of tests as \"about N "
+                    << "tests\" or \"about N fast tests\", which this test checks against ctest";
+    }
+  }
+  EXPECT_GE(of_all, 1u) << "no page says how many tests there are: is this test reading them?";
+  EXPECT_GE(of_fast, 1u) << "no page says how many fast tests there are";
 }
 
 // --- Issue numbers -------------------------------------------------------------
