@@ -47,6 +47,9 @@ const fs::path kCallEdges = kBuild / "tests" / "call_edges";
 const fs::path kReloadMain = kBuild / "tests" / "reload_main";
 const fs::path kReloadLib = kBuild / "tests" / "libvgcount_reload.so";
 const fs::path kLoops = kBuild / "tests" / "vgcount_loops";
+const fs::path kSwapMain = kBuild / "tests" / "swap_main";
+const fs::path kSwapLibA = kBuild / "tests" / "libvgcount_swap_a.so";
+const fs::path kSwapLibB = kBuild / "tests" / "libvgcount_swap_b.so";
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -431,6 +434,53 @@ TEST_F(VgcountTest, CodeTranslatedAgainAtTheSameAddressKeepsItsLines) {
   EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
   vgcount.lines.erase(work);
   callgrind.lines.erase(work);
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+}
+
+// One library unloaded and another loaded at its place, its function where
+// the first one's was (testdata/swap_main.c): Valgrind discards the first's
+// translations, and vgcount must forget what it kept about the code at those
+// addresses (the function a call target names, the edge a call site last
+// made), or the calls into the second library are charged as calls of the
+// first's function. Calls, inclusive and self costs as callgrind has them.
+TEST_F(VgcountTest, ALibraryLoadedWhereAnUnloadedOneWasGetsItsOwnCallsAndCosts) {
+  for (const fs::path& built : {kSwapMain, kSwapLibA, kSwapLibB}) WORKGATE_ASSERT_BUILT(built);
+  const fs::path addresses = dir_ / "addresses";
+  const std::string command = Quote(kSwapMain.string()) + " " + Quote(kSwapLibA.string()) + " " +
+                              Quote(kSwapLibB.string()) + " " + Quote(addresses.string());
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  // The case under test: bravo_work where alpha_work was.
+  std::istringstream loads(ReadFile(addresses));
+  std::string first, second;
+  ASSERT_TRUE(loads >> first >> second) << ReadFile(addresses);
+  ASSERT_EQ(first, second) << "the second library's function is not where the first's was";
+  const FunctionId run{"Run", "swap_main"};
+  const FunctionId alpha{"alpha_work", "libvgcount_swap_a.so"};
+  const FunctionId bravo{"bravo_work", "libvgcount_swap_b.so"};
+  const FunctionId step{"bravo_step", "libvgcount_swap_b.so"};
+  for (const CallEdge& edge : {CallEdge{run, alpha}, CallEdge{run, bravo}, CallEdge{bravo, step}}) {
+    ASSERT_TRUE(vgcount.calls.count(edge)) << edge.first.name << " -> " << edge.second.name;
+    ASSERT_TRUE(callgrind.calls.count(edge)) << edge.first.name << " -> " << edge.second.name;
+    EXPECT_EQ(vgcount.calls.at(edge).calls, callgrind.calls.at(edge).calls) << edge.second.name;
+    EXPECT_EQ(vgcount.calls.at(edge).inclusive, callgrind.calls.at(edge).inclusive)
+        << edge.second.name;
+  }
+  EXPECT_EQ(vgcount.calls.at({run, alpha}).calls, 10u);
+  EXPECT_EQ(vgcount.calls.at({run, bravo}).calls, 10u);
+  for (const FunctionId& function : {alpha, bravo, step}) {
+    ASSERT_TRUE(vgcount.self.count(function)) << function.name;
+    EXPECT_EQ(vgcount.self.at(function), callgrind.self.at(function)) << function.name;
+  }
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  // Callgrind looks lines up when it writes its file, by which time both
+  // libraries are gone: their lines are compared for the rest only.
+  for (const FunctionId& function : {alpha, bravo, step}) {
+    vgcount.lines.erase(function);
+    callgrind.lines.erase(function);
+  }
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
 }
 

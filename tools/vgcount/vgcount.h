@@ -148,6 +148,17 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
                      const VexGuestExtents* extents, const VexArchInfo* arch_info,
                      IRType guest_word_type, IRType host_word_type);
 
+/// The core discarded the translation it made for guest address `entry` of
+/// the code in `code`: the code was unmapped or changed (a library unloaded,
+/// code written again in place), or the translation was evicted to make
+/// room. What each part keeps by guest address about that code goes, so
+/// that other code mapped there later is not taken for it (the tool's
+/// superblock-discard callback, vgcount_main.c). Translations made from
+/// then on look everything up again.
+void vgc_instrument_forget_code(Addr entry, const VexGuestExtents* code);
+void vgc_calls_forget_code(Addr entry);
+void vgc_sim_forget_code(const VexGuestExtents* code);
+
 /// A profiled loop's block (one that jumps back to `start`, its first
 /// instruction) as several iterations to one translation, or NULL where it
 /// is no such loop or too long to repeat (vgcount_unroll.c). Only for
@@ -340,6 +351,11 @@ typedef struct VgcCallInfo {
   struct VgcCallTarget* cached_callee;
   struct VgcCallSite* cached_site;  // never NULL
   HWord site_target;                // the call target cached_site is for, or 0
+  // While site_target is set: the next position whose cached edge is a call
+  // to the same target, and the link that points here (vgcount_calls.c), so
+  // that the edges cached for a target go when its code is discarded.
+  struct VgcCallInfo* next_for_target;
+  struct VgcCallInfo** link_for_target;
 } VgcCallInfo;
 
 /// Turns call recording on; call in post_clo_init when profiling.

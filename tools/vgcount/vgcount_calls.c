@@ -144,6 +144,8 @@ VgcCallInfo* vgc_calls_info(Addr last_insn, Addr ret_addr) {
   info->cached_callee = NULL;
   info->cached_site = &no_site;
   info->site_target = 0;
+  info->next_for_target = NULL;
+  info->link_for_target = NULL;
   return info;
 }
 
@@ -174,11 +176,23 @@ static VgcCallSite* LookUpSite(VgcFunction* caller, VgcFunction* callee, const V
   return found;
 }
 
+// Takes `at` out of the list of positions whose cached edge is for its
+// site_target, and forgets that target.
+static void ForgetSiteTarget(VgcCallInfo* at) {
+  if (at->link_for_target != NULL) {
+    *at->link_for_target = at->next_for_target;
+    if (at->next_for_target != NULL) at->next_for_target->link_for_target = at->link_for_target;
+    at->next_for_target = NULL;
+    at->link_for_target = NULL;
+  }
+  at->site_target = 0;
+}
+
 static VgcCallSite* SiteOf(VgcFunction* caller, VgcFunction* callee, VgcCallInfo* at) {
   VgcCallSite* cached = at->cached_site;
   if (cached->caller == caller && cached->callee == callee) return cached;
   at->cached_site = LookUpSite(caller, callee, at);
-  at->site_target = 0;  // known only to vgc_calls_on_call
+  ForgetSiteTarget(at);  // known only to vgc_calls_on_call
   return at->cached_site;
 }
 
@@ -247,6 +261,8 @@ static void JumpCall(VgcCallStack* s, VgcFunction* context, VgcFunction* callee,
     resolver_site.cached_callee = NULL;
     resolver_site.cached_site = &no_site;
     resolver_site.site_target = 0;
+    resolver_site.next_for_target = NULL;
+    resolver_site.link_for_target = NULL;
     at = &resolver_site;
     context = popped->caller;
     sp = s->top->sp;
@@ -258,12 +274,18 @@ static void JumpCall(VgcCallStack* s, VgcFunction* context, VgcFunction* callee,
   Push(s, context, callee, callee_skipped, at, sp, 0, collected);
 }
 
-// Callee functions of call targets, each looked up once.
+// Callee functions of call targets, each looked up once, and again after
+// the code there was discarded (vgc_calls_forget_code): another library may
+// have been mapped at the same address since. Never freed, so that a
+// position's cached_callee stays valid.
 typedef struct VgcCallTarget {
   struct VgcCallTarget* chain;
   UWord key;
   VgcFunction* function;
   Bool plt;
+  Bool stale;  // the code was discarded: look the function up again
+  // The positions whose cached edge is a call to this target (site_target).
+  VgcCallInfo* positions;
 } Target;
 
 // `target`'s Target, remembered in `at` for the next call made there.
@@ -271,15 +293,23 @@ static Target* CachedTargetOf(VgcCallInfo* at, Addr target);
 
 static VgHashTable* targets = NULL;
 
+// Looks the function at `t`'s address up (again).
+static void LookUpTarget(Target* t) {
+  Bool is_entry = False;
+  t->function = vgc_function_of((Addr)t->key, &is_entry, &t->plt);
+  t->stale = False;
+}
+
 static Target* TargetOf(Addr addr) {
   if (targets == NULL) targets = VG_(HT_construct)("vgcount.call_targets");
   Target* t = VG_(HT_lookup)(targets, (UWord)addr);
   if (t == NULL) {
-    t = VG_(malloc)("vgcount.call_target", sizeof(Target));
+    t = VG_(calloc)("vgcount.call_target", 1, sizeof(Target));
     t->key = (UWord)addr;
-    Bool is_entry = False;
-    t->function = vgc_function_of(addr, &is_entry, &t->plt);
+    LookUpTarget(t);
     VG_(HT_add_node)(targets, t);
+  } else if (t->stale) {
+    LookUpTarget(t);
   }
   return t;
 }
@@ -287,10 +317,28 @@ static Target* TargetOf(Addr addr) {
 VgcFunction* vgc_calls_function_at(HWord target) { return TargetOf((Addr)target)->function; }
 
 static Target* CachedTargetOf(VgcCallInfo* at, Addr target) {
-  if (at->cached_callee != NULL && at->cached_target == (HWord)target) return at->cached_callee;
+  if (at->cached_callee != NULL && at->cached_target == (HWord)target) {
+    if (at->cached_callee->stale) LookUpTarget(at->cached_callee);
+    return at->cached_callee;
+  }
   at->cached_callee = TargetOf(target);
   at->cached_target = (HWord)target;
   return at->cached_callee;
+}
+
+void vgc_calls_forget_code(Addr entry) {
+  if (targets == NULL) return;
+  Target* t = VG_(HT_lookup)(targets, (UWord)entry);
+  if (t == NULL) return;
+  t->stale = True;
+  // Generated code pushes a position's cached edge while the target is the
+  // same address (vgcount_instrument.c's PushCall): those edges name the
+  // discarded code's function.
+  while (t->positions != NULL) {
+    VgcCallInfo* at = t->positions;
+    ForgetSiteTarget(at);
+    at->cached_site = &no_site;
+  }
 }
 
 // What the helpers below take from the running thread (vgcount.h): its
@@ -321,7 +369,14 @@ void vgc_calls_on_call(VgcCallInfo* at, HWord target) {
   Push(s, r.context, t->function, t->plt, at, r.sp, at->ret_addr, r.collected);
   // The cached site is this target's: generated code may push the next
   // call from the same context here itself.
-  if (own_position) at->site_target = target;
+  if (own_position && at->site_target != target) {
+    ForgetSiteTarget(at);
+    at->site_target = target;
+    at->next_for_target = t->positions;
+    if (t->positions != NULL) t->positions->link_for_target = &at->next_for_target;
+    at->link_for_target = &t->positions;
+    t->positions = at;
+  }
 }
 
 void vgc_calls_on_entry_jump(VgcFunction* callee, VgcCallInfo* at) {
@@ -336,7 +391,7 @@ void vgc_calls_on_entry_jump(VgcFunction* callee, VgcCallInfo* at) {
   }
   // A jump reached from no block that left its position (falling into a
   // function from the one before it): the call is charged to line 0.
-  static VgcCallInfo unknown = {0, 0, 0, 0, NULL, &no_site, 0};
+  static VgcCallInfo unknown = {0, 0, 0, 0, NULL, &no_site, 0, NULL, NULL};
   if (at == NULL) at = &unknown;
   JumpCall(s, r.context, callee, False, at, r.sp, r.collected);
 }

@@ -146,6 +146,14 @@ static Bool Noted(const VgHashTable* table, Addr addr) {
   return table != NULL && VG_(HT_lookup)(table, (UWord)addr) != NULL;
 }
 
+// Drops `addr`'s node from `table`, a table of nodes that nothing else
+// points to.
+static void Forget(VgHashTable* table, Addr addr) {
+  if (table == NULL) return;
+  void* node = VG_(HT_remove)(table, (UWord)addr);
+  if (node != NULL) VG_(free)(node);
+}
+
 // Whether the client's bytes [addr - len, addr) can be read.
 static Bool Readable(Addr addr, SizeT len) {
   return addr > len && VG_(am_is_valid_for_client)(addr - len, len, VKI_PROT_READ);
@@ -353,6 +361,21 @@ static VG_REGPARM(2) void IndirectCall(ULong raw, HWord target) {
     VG_(HT_add_node)(indirect_targets, t);
   }
   if (t->unnamed != NULL) vgc_account_switch_context(VG_(get_running_tid)(), raw, t->unnamed);
+}
+
+void vgc_instrument_forget_code(Addr entry, const VexGuestExtents* code) {
+  // A return site was noted by the block that ends in its call, which is
+  // that block's code's end: the code being gone, so is the call. (When the
+  // translation was only evicted, a return site met later is still found by
+  // its call instruction, ReturnSiteByCode.)
+  for (UInt i = 0; i < code->n_used; i++) {
+    Forget(return_sites, (Addr)code->base[i] + code->len[i]);
+  }
+  // An indirect call's target is where the discarded block started.
+  Forget(indirect_targets, entry);
+  // Line slots by address (ClaimSlotAt) stay: the slot a block finds from
+  // the program counter is its own, in the translation that claimed the
+  // address, and every later translation passes its own.
 }
 
 // Declares that dirty call `d` has effect `fx` on the guest (or shadow) state

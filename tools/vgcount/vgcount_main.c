@@ -213,6 +213,14 @@ static void PostCommandLineInit(void) {
   vgc_requests_init(clo_collect_atstart);
 }
 
+// The core discarded a translation (vgcount.h): callgrind registers for
+// the same reason (its basic block information, callgrind/bb.c).
+static void DiscardSuperblock(Addr entry, VexGuestExtents code) {
+  vgc_instrument_forget_code(entry, &code);
+  vgc_calls_forget_code(entry);
+  vgc_sim_forget_code(&code);
+}
+
 static void PreCommandLineInit(void) {
   VG_(details_name)("vgcount");
   VG_(details_version)(NULL);
@@ -231,6 +239,7 @@ static void PreCommandLineInit(void) {
   VG_(basic_tool_funcs)(PostCommandLineInit, vgc_instrument, Finish);
   VG_(needs_command_line_options)(ProcessCommandLineOption, PrintUsage, PrintDebugUsage);
   VG_(needs_client_requests)(vgc_requests_handle);
+  VG_(needs_superblock_discards)(DiscardSuperblock);
   vgc_account_track_events();
 }
 

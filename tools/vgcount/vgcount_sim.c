@@ -309,6 +309,16 @@ static SimSite* SiteAt(Addr addr, UInt length) {
   return s;
 }
 
+void vgc_sim_forget_code(const VexGuestExtents* code) {
+  if (sites == NULL) return;
+  // The sites keep their events (all_sites), but the code now at their
+  // addresses gets sites of its own, on its own lines. A site is an
+  // instruction's address, so every byte of the code is looked for.
+  for (UInt i = 0; i < code->n_used; i++) {
+    for (UInt b = 0; b < code->len[i]; b++) VG_(HT_remove)(sites, (UWord)(code->base[i] + b));
+  }
+}
+
 // The block being instrumented.
 typedef struct {
   IRSB* out;
