@@ -50,6 +50,7 @@ const fs::path kLoops = kBuild / "tests" / "vgcount_loops";
 const fs::path kSwapMain = kBuild / "tests" / "swap_main";
 const fs::path kSwapLibA = kBuild / "tests" / "libvgcount_swap_a.so";
 const fs::path kSwapLibB = kBuild / "tests" / "libvgcount_swap_b.so";
+const fs::path kUnwindProbe = kBuild / "tests" / "unwind_probe";
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -676,6 +677,49 @@ TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
   // A handler is called by no one: its calls are its own, as callgrind has
   // them.
   ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
+}
+
+// CALLGRIND_ZERO_STATS three calls deep (testdata/unwind_probe.c zero):
+// everything before it is dropped, the request's own block is kept, and the
+// calls still in progress count from it on, as callgrind has them. (Without
+// a region vgcount also says that the count is not valid: the figures are
+// callgrind's all the same.)
+TEST_F(VgcountTest, ZeroStatsInsideCallsEqualsCallgrinds) {
+  WORKGATE_ASSERT_BUILT(kUnwindProbe);
+  const std::string command = Quote(kUnwindProbe.string()) + " zero 1000";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  // What is left: the second halves of zero_here, zero_middle and
+  // zero_outer, and main's last spin, each 1000 iterations of spin's loop.
+  const FunctionId spin{"spin", "unwind_probe"};
+  ASSERT_TRUE(vgcount.self.count(spin));
+  EXPECT_EQ(vgcount.self.at(spin), callgrind.self.at(spin));
+  const CallEdge outer_to_middle{{"zero_outer", "unwind_probe"}, {"zero_middle", "unwind_probe"}};
+  const CallEdge middle_to_here{{"zero_middle", "unwind_probe"}, {"zero_here", "unwind_probe"}};
+  for (const CallEdge& edge : {outer_to_middle, middle_to_here}) {
+    ASSERT_TRUE(vgcount.calls.count(edge)) << edge.second.name;
+    ASSERT_TRUE(callgrind.calls.count(edge)) << edge.second.name;
+    EXPECT_EQ(vgcount.calls.at(edge).inclusive, callgrind.calls.at(edge).inclusive)
+        << edge.second.name;
+  }
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
+  // main's lines after zero_outer returns (`spin(n); return 0;`, three
+  // instructions) are on those lines in vgcount's file; callgrind's puts
+  // them seven lines up, as its own callgrind_annotate reads it too (its
+  // relative line numbers after a call whose count was zeroed). main's
+  // self cost is the same (above); its lines are compared as a sum.
+  const FunctionId main_function{"main", "unwind_probe"};
+  const auto line_sum = [&](const Profile& profile) {
+    uint64_t sum = 0;
+    for (const auto& [line, cost] : profile.lines.at(main_function)) sum += cost;
+    return sum;
+  };
+  EXPECT_EQ(line_sum(vgcount), line_sum(callgrind));
+  vgcount.lines.erase(main_function);
+  callgrind.lines.erase(main_function);
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
 }
 
 }  // namespace

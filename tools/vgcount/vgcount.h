@@ -385,9 +385,11 @@ void vgc_calls_thread_done(ThreadId tid, ULong collected);
 /// with the handler's collected figure).
 void vgc_calls_signal_enter(ThreadId tid);
 void vgc_calls_signal_leave(ThreadId tid, ULong collected);
-/// CALLGRIND_ZERO_STATS and fork: every edge starts from zero, and the
-/// calls in progress from each thread's present figure.
-void vgc_calls_restart(void);
+/// CALLGRIND_ZERO_STATS, fork and an exec's next part: every edge starts
+/// from zero, and the calls in progress from each thread's present figure,
+/// less `kept` in thread `tid`: the request's own block, which callgrind
+/// adds after it zeroes (0 and any thread otherwise).
+void vgc_calls_restart(ThreadId tid, ULong kept);
 /// A forked child: only `keep` goes on.
 void vgc_calls_forget_other_threads(ThreadId keep);
 

@@ -314,7 +314,7 @@ static void OnForkChild(ThreadId tid) {
   vgc_functions_zero();
   vgc_lines_zero(0);
   vgc_calls_forget_other_threads(tid);
-  vgc_calls_restart();
+  vgc_calls_restart(tid, 0);
   vgc_pin_forget_counts();
   vgc_inputs_forget();
   threads_seen = 1;
@@ -373,7 +373,9 @@ void vgc_account_zero(ThreadId tid) {
   CloseIntervalAt(tid, Raw(tid) - vgc_clreq_block_instructions);
   vgc_functions_zero();
   vgc_lines_zero(LineKey(tid));
-  vgc_calls_restart();
+  // The calls in progress include the request's block, as the functions do.
+  vgc_calls_restart(tid, vgc_account_collected_now(tid) -
+                             vgc_account_collected(tid, Raw(tid) - vgc_clreq_block_instructions));
   // Other threads' work so far goes too, though their intervals are open.
   LiveThreads();
   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
@@ -404,7 +406,7 @@ void vgc_account_restart_after_part(void) {
   // figure; what was handed over now goes, as ZERO_STATS would drop it.
   vgc_functions_zero();
   vgc_lines_zero(0);
-  vgc_calls_restart();
+  vgc_calls_restart(VG_INVALID_THREADID, 0);
   vgc_pin_forget_counts();
   vgc_inputs_forget();
   // An exec leaves one thread (a failed one, the threads there were; the

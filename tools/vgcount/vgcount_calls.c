@@ -468,7 +468,7 @@ void vgc_calls_thread_done(ThreadId tid, ULong collected) {
   Sync(s);
 }
 
-void vgc_calls_restart(void) {
+void vgc_calls_restart(ThreadId tid, ULong kept) {
   if (stacks == NULL) return;
   for (VgcCallSite* site = site_list; site != NULL; site = site->next) {
     site->calls = 0;
@@ -477,7 +477,7 @@ void vgc_calls_restart(void) {
   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
     VgcCallStack* s = &stacks[t];
     if (s->base == NULL || s->top < s->base) continue;
-    const ULong now = vgc_account_collected_now(t);
+    const ULong now = vgc_account_collected_now(t) - (t == tid ? kept : 0);
     for (VgcCallEntry* e = s->base; e <= s->top; e++) e->enter = now;
   }
 }
