@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -51,6 +52,7 @@ const fs::path kSwapMain = kBuild / "tests" / "swap_main";
 const fs::path kSwapLibA = kBuild / "tests" / "libvgcount_swap_a.so";
 const fs::path kSwapLibB = kBuild / "tests" / "libvgcount_swap_b.so";
 const fs::path kUnwindProbe = kBuild / "tests" / "unwind_probe";
+const fs::path kThrowProbe = kBuild / "tests" / "throw_probe";
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -653,6 +655,22 @@ TEST_F(VgcountTest, ProfileOfASignalInsideARegionAddsTheHandler) {
   EXPECT_LE(handler, 200000 + 100);
 }
 
+// Fails the test unless the self costs differ in two functions only:
+// `handler` by the block each of its `signals` runs returns through (the C
+// library's sigreturn trampoline, two instructions), which callgrind loses,
+// and another by the last block.
+void ExpectOnlyTrampolinesAndLastBlock(const Profile& vgcount, const Profile& callgrind,
+                                       const FunctionId& handler, int signals) {
+  const std::vector<testing::ProfileGap> gaps = testing::ProfileGaps(vgcount, callgrind);
+  ASSERT_EQ(gaps.size(), 2u) << (gaps.empty() ? "" : gaps[0].function.name);
+  const auto& trampoline = gaps[0].function == handler ? gaps[0] : gaps[1];
+  const auto& last_block = gaps[0].function == handler ? gaps[1] : gaps[0];
+  EXPECT_EQ(trampoline.function, handler);
+  EXPECT_EQ(trampoline.difference(), signals * 2);
+  EXPECT_GT(last_block.difference(), 0);
+  EXPECT_LE(last_block.difference(), testing::kMaxLastBlockInstructions);
+}
+
 TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
   // Callgrind loses the block a handler returns through (the C library's
   // sigreturn trampoline, two instructions), whose cost it would add when
@@ -662,15 +680,8 @@ TEST_F(VgcountTest, ProfileChargesSignalHandlersTheirReturnTrampoline) {
   int64_t total = 0;
   Profile vgcount, callgrind;
   Profiles(command, "", &vgcount, &callgrind, &total);
-  const std::vector<testing::ProfileGap> gaps = testing::ProfileGaps(vgcount, callgrind);
-  ASSERT_EQ(gaps.size(), 2u) << (gaps.empty() ? "" : gaps[0].function.name);
-  const FunctionId handler{"loop_handler", "vgcount_thread_probe"};
-  const auto& trampoline = gaps[0].function == handler ? gaps[0] : gaps[1];
-  const auto& last_block = gaps[0].function == handler ? gaps[1] : gaps[0];
-  EXPECT_EQ(trampoline.function, handler);
-  EXPECT_EQ(trampoline.difference(), 3 * 2);
-  EXPECT_GT(last_block.difference(), 0);
-  EXPECT_LE(last_block.difference(), testing::kMaxLastBlockInstructions);
+  ExpectOnlyTrampolinesAndLastBlock(vgcount, callgrind, {"loop_handler", "vgcount_thread_probe"},
+                                    3);
   EXPECT_GE(vgcount.self.at({"loop_handler", "vgcount_thread_probe"}), 3u * 2 * 100000);
   // Lines differ only where those two functions do, and add up to it.
   ReportLineGaps(testing::LineGapsBeyondFunctionGaps(vgcount, callgrind));
@@ -720,6 +731,153 @@ TEST_F(VgcountTest, ZeroStatsInsideCallsEqualsCallgrinds) {
   vgcount.lines.erase(main_function);
   callgrind.lines.erase(main_function);
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+}
+
+// The call edges whose inclusive cost differs from callgrind's beyond the
+// last block, by callee name; fails the test for a count that differs or an
+// inclusive cost below callgrind's. The last block is what the totals
+// differ by, and the calls still open at the end hold it.
+std::map<std::string, int64_t> LargerInclusiveCosts(const Profile& vgcount,
+                                                    const Profile& callgrind) {
+  const int64_t last_block =
+      static_cast<int64_t>(vgcount.total) - static_cast<int64_t>(callgrind.total);
+  EXPECT_GT(last_block, 0);
+  EXPECT_LE(last_block, kMaxBlockInstructions);
+  std::map<std::string, int64_t> larger;
+  for (const testing::CallGap& gap : testing::CallGaps(vgcount, callgrind)) {
+    if (gap.vgcount.calls == gap.callgrind.calls && gap.difference() == last_block) continue;
+    EXPECT_EQ(gap.vgcount.calls, gap.callgrind.calls)
+        << gap.edge.first.name << " -> " << gap.edge.second.name;
+    EXPECT_GT(gap.difference(), 0) << gap.edge.first.name << " -> " << gap.edge.second.name;
+    larger[gap.edge.second.name] += gap.difference();
+  }
+  return larger;
+}
+
+// longjmp past four frames, five times (testdata/unwind_probe.c longjmp).
+// Self costs and call counts are callgrind's; inclusive costs differ where
+// README.md says they do: callgrind ends the frames a longjmp skipped at the
+// first block above them, vgcount at the next call or return above them,
+// so their calls' inclusive costs also hold what ran in between: for the
+// inner frames the four instructions from where setjmp returns to the next
+// call (spin), for the outermost that call too (a call that starts where
+// the frame did does not end it; its return does).
+TEST_F(VgcountTest, LongjmpOutOfNestedCallsKeepsCallgrindsSelfCostsAndCalls) {
+  WORKGATE_ASSERT_BUILT(kUnwindProbe);
+  const std::string command = Quote(kUnwindProbe.string()) + " longjmp 100";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  EXPECT_TRUE(testing::UnexplainedGaps(vgcount, callgrind, 1).empty());
+  ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+  const std::map<std::string, int64_t> larger = LargerInclusiveCosts(vgcount, callgrind);
+  const int64_t spin = static_cast<int64_t>(
+      vgcount.calls.at({{"run_longjmp", "unwind_probe"}, {"spin", "unwind_probe"}}).inclusive);
+  const int64_t landing = 5 * 4;  // per skipped frame: five longjmps, 4 instructions each
+  EXPECT_EQ(larger, (std::map<std::string, int64_t>{{"jump_a", landing + spin},
+                                                    {"jump_b", landing},
+                                                    {"jump_c", landing},
+                                                    {"jump_d", landing},
+                                                    {"longjmp", landing},
+                                                    {"__longjmp", landing}}));
+}
+
+// A C++ exception thrown from four calls deep and caught three frames up,
+// ten times (testdata/throw_probe.cc). As for longjmp, the frames the
+// unwinder leaves end later on vgcount's side, so their calls' inclusive
+// costs are larger; the counts are callgrind's. Self costs are callgrind's
+// but for one documented case: libgcc's _Unwind_DeleteException ends in an
+// indirect jump to libstdc++'s exception cleanup, code without a symbol in
+// Debian's build, which callgrind takes for a call (a jump between objects)
+// and vgcount does not, so the cleanup's cost and calls are charged to
+// _Unwind_DeleteException.
+TEST_F(VgcountTest, ExceptionsThroughSeveralFramesKeepCallgrindsCallsAndAllButOneSelfCost) {
+  WORKGATE_ASSERT_BUILT(kThrowProbe);
+  const std::string command = Quote(kThrowProbe.string()) + " 100";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  int64_t moved = 0;
+  for (const testing::ProfileGap& gap : testing::UnexplainedGaps(vgcount, callgrind, 1)) {
+    if (gap.function.name == "_Unwind_DeleteException") {
+      EXPECT_GT(gap.difference(), 0);
+      moved += gap.difference();
+    } else {
+      EXPECT_EQ(gap.function.name, "(code without a symbol)");
+      EXPECT_EQ(gap.function.object.rfind("libstdc++.so", 0), 0u) << gap.function.object;
+      moved += gap.difference();
+    }
+  }
+  EXPECT_EQ(moved, 0) << "the cleanup's cost moved, not changed";
+  // The edges the cleanup's calls make, from its caller on vgcount's side.
+  Profile folded_vgcount = vgcount, folded_callgrind = callgrind;
+  for (Profile* profile : {&folded_vgcount, &folded_callgrind}) {
+    std::map<CallEdge, CallCost> calls;
+    for (const auto& [edge, cost] : profile->calls) {
+      CallEdge e = edge;
+      for (FunctionId* f : {&e.first, &e.second}) {
+        if (f->name.rfind("0x", 0) == 0 && f->object.rfind("libstdc++.so", 0) == 0) {
+          f->name = "_Unwind_DeleteException";
+          f->object = "libgcc_s.so.1";
+        }
+      }
+      if (e.first == e.second) continue;  // the jump itself
+      calls[e].calls += cost.calls;
+      calls[e].inclusive += cost.inclusive;
+    }
+    profile->calls = calls;
+  }
+  const std::map<std::string, int64_t> larger =
+      LargerInclusiveCosts(folded_vgcount, folded_callgrind);
+  // The frames below the catching one end at the landing pad's first call
+  // on vgcount's side, four instructions after callgrind ends them; the
+  // catching call's own (Middle's) at that call's return, __cxa_begin_catch
+  // (with, the first time, the lazy binding of its PLT entry).
+  const int64_t landing = 10 * 4;
+  const std::string middle = "(anonymous namespace)::Middle(unsigned long)";
+  const auto catcher_calls = [&](const std::string& callee) {
+    for (const auto& [edge, cost] : vgcount.calls) {
+      if (edge.first.name == "(anonymous namespace)::Catcher(unsigned long)" &&
+          edge.second.name == callee) {
+        return static_cast<int64_t>(cost.inclusive);
+      }
+    }
+    return int64_t{-1};
+  };
+  const int64_t begin_catch = catcher_calls("__cxa_begin_catch");
+  ASSERT_GT(begin_catch, 0);
+  ASSERT_TRUE(larger.count(middle));
+  EXPECT_GE(larger.at(middle), landing + begin_catch);
+  const int64_t resolver = std::max<int64_t>(0, catcher_calls("_dl_runtime_resolve_xsave"));
+  EXPECT_LE(larger.at(middle), landing + begin_catch + resolver);
+  std::map<std::string, int64_t> inner = larger;
+  inner.erase(middle);
+  EXPECT_EQ(inner, (std::map<std::string, int64_t>{
+                       {"(anonymous namespace)::Inner(unsigned long)", landing},
+                       {"(anonymous namespace)::Thrower(unsigned long)", landing},
+                       {"_Unwind_RaiseException", landing},
+                       {"__cxa_throw", landing}}));
+}
+
+// A signal handler that raises its signal again from two calls inside it,
+// five handlers deep on an alternate signal stack (testdata/unwind_probe.c
+// signals). Callgrind's profile, recursion levels summed, but for what
+// README.md documents for every handler: the block it returns through (the
+// C library's sigreturn trampoline, two instructions) is the handler's on
+// vgcount's side only. Each handler's calls are its own, as callgrind has
+// them.
+TEST_F(VgcountTest, NestedSignalHandlersOnAnAlternateStackEqualCallgrinds) {
+  WORKGATE_ASSERT_BUILT(kUnwindProbe);
+  const std::string command = Quote(kUnwindProbe.string()) + " signals 100";
+  int64_t total = 0;
+  Profile vgcount, callgrind;
+  Profiles(command, "", &vgcount, &callgrind, &total);
+  ExpectOnlyTrampolinesAndLastBlock(vgcount, callgrind, {"nested_handler", "unwind_probe"}, 5);
+  const CallEdge to_raise{{"raise_again", "unwind_probe"}, {"raise", "libc.so.6"}};
+  ASSERT_TRUE(vgcount.calls.count(to_raise));
+  EXPECT_EQ(vgcount.calls.at(to_raise).calls, 4u);
+  ReportLineGaps(testing::LineGapsBeyondFunctionGaps(vgcount, callgrind));
+  ReportCallGaps(testing::UnexplainedCallGaps(vgcount, callgrind, 1));
 }
 
 }  // namespace
