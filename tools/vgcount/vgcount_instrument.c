@@ -789,7 +789,7 @@ static void EntryJump(IRSB* sb, Int shadow, VgcFunction* own, Addr addr,
     addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(other),
                                                          IRExpr_Const(IRConst_U64(0)))));
   }
-  if (here && !from_other_object) {
+  if (here && !from_other_object && vgc_option_entry_jump_here) {
     IRDirty* d = StackHelper(shadow, "vgcount_entry_jump_here", &EntryJumpHere, mkIRExprVec_0(),
                              layout, IRExpr_RdTmp(differs));
     DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_SITE, sizeof(ULong));
@@ -1073,6 +1073,7 @@ static void AddInclusive(IRSB* sb, IRTemp guard, IRTemp site, IRTemp collected, 
 }
 
 ULong vgc_returns_made_again = 0;
+Bool vgc_option_lines = True, vgc_option_remake_returns = True, vgc_option_entry_jump_here = True;
 
 // Asks the scheduler to discard the running thread's block, which has run
 // none of its instructions yet: the guest state words it reads for that,
@@ -1266,7 +1267,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
       IRSB* unrolled = vgc_unroll_loop(sb_in, start);
       if (unrolled != NULL) sb_in = unrolled;
     }
-    if (!plt_block) {
+    if (!plt_block && vgc_option_lines) {
       counted_exit = VG_(malloc)("vgcount.counted_exit",
                                  (sb_in->stmts_used > 0 ? sb_in->stmts_used : 1) * sizeof(UInt));
       lines = PlanLines(sb_in, counted_exit);
@@ -1291,7 +1292,8 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
           // find it from the guest program counter (not so for redirected
           // code, whose address the counter does not name).
           const Bool here = closure->nraddr == closure->readdr;
-          if (calls && sb_in->jumpkind == Ijk_Ret && !two_pops && here) {
+          if (calls && sb_in->jumpkind == Ijk_Ret && !two_pops && here &&
+              vgc_option_remake_returns) {
             MakeAgainOnceJumpEntered(sb_out, own, layout, start);
           }
           if (calls && entry) EntryJump(sb_out, shadow, own, start, layout, False, here);

@@ -35,6 +35,7 @@ static Int clo_channel_fd = -1;
 static Bool clo_unroll = True;
 static Bool clo_inputs = False;
 static Bool clo_sim = False;
+static Bool clo_calls = True;
 
 static Bool ProcessCommandLineOption(const HChar* arg) {
   if VG_STR_CLO (arg, "--vgcount-out-file", clo_out_file) {
@@ -43,6 +44,10 @@ static Bool ProcessCommandLineOption(const HChar* arg) {
   } else if VG_BOOL_CLO (arg, "--vgcount-pin", clo_pin) {
   } else if VG_INT_CLO (arg, "--vgcount-channel-fd", clo_channel_fd) {
   } else if VG_BOOL_CLO (arg, "--vgcount-unroll", clo_unroll) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-lines", vgc_option_lines) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-calls", clo_calls) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-remake-returns", vgc_option_remake_returns) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-entry-jump-here", vgc_option_entry_jump_here) {
   } else if VG_BOOL_CLO (arg, "--vgcount-inputs", clo_inputs) {
   } else if VG_BOOL_CLO (arg, "--vgcount-sim", clo_sim) {
   } else {
@@ -79,7 +84,15 @@ static void PrintDebugUsage(void) {
   VG_(printf)
   ("    --vgcount-unroll=yes|no   with a profile, repeat loops of one block\n"
    "                              in one translation (vgcount_unroll.c); the\n"
-   "                              figures are the same either way [yes]\n");
+   "                              figures are the same either way [yes]\n"
+   "    --vgcount-lines=yes|no    with a profile, count per source line; with\n"
+   "                              no, every cost is on line 0 [yes]\n"
+   "    --vgcount-calls=yes|no    with a profile, record call edges [yes]\n"
+   "    --vgcount-remake-returns=yes|no  have a return block made again once\n"
+   "                              its function is entered by a jump [yes]\n"
+   "    --vgcount-entry-jump-here=yes|no  the entry-jump helper finds its\n"
+   "                              callee from the program counter [yes]\n"
+   "    (each only to measure what it costs: the figures stay exact)\n");
 }
 
 // Appends `text` to the growing string `*s` of `*used` bytes in `*size`.
@@ -203,7 +216,7 @@ static void PostCommandLineInit(void) {
   }
   if (clo_profile_file != NULL) {
     vgc_profile_enable();
-    vgc_calls_init();
+    if (clo_calls) vgc_calls_init();
   }
   if (clo_sim) vgc_sim_enable();
   vgc_pin_set_enabled(clo_pin);
