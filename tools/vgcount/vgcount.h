@@ -3,12 +3,17 @@
  * records where they went (per-function and per-line self cost) in the same
  * run.
  *
- * The tool is twelve parts:
+ * The tool is fifteen parts:
  *   vgcount_instrument.c  inline IR that keeps a 64-bit counter per thread up
  *                         to date at every superblock exit (no helper calls),
- *                         and, when profiling, hands the instructions counted
- *                         since the last hand-over to the function whose
- *                         context they ran in;
+ *                         and, when profiling, places the code of the three
+ *                         parts below in each block (vgcount_ir.h);
+ *   vgcount_context.c     the generated code that hands the instructions
+ *                         counted since the last hand-over to the function
+ *                         whose context they ran in;
+ *   vgcount_line_counters.c  the generated code of the line counters;
+ *   vgcount_call_stack.c  the generated code of the call stack's common
+ *                         pushes and pops;
  *   vgcount_account.c     callgrind's per-thread collect state, its
  *                         TOGGLE_COLLECT / ZERO_STATS requests, signals, fork:
  *                         when counted instructions are collected, and into
@@ -48,10 +53,10 @@
  *                       they go to: ir[0] while the thread collects, ir[1]
  *                       while not;
  *   VGC_SHADOW_CALLED   1 from a call until the next block that decides a
- *                       context (vgcount_instrument.c), else 0;
+ *                       context (vgcount_context.c), else 0;
  *   VGC_SHADOW_CONTEXT_OBJECT  the object_id of the context's function;
  *   VGC_SHADOW_STACK    the thread's return stack, for calls made from code
- *                       without a symbol (vgcount_instrument.c);
+ *                       without a symbol (vgcount_context.c);
  *   VGC_SHADOW_DEPTH    the number of entries pushed on it;
  *   VGC_SHADOW_SKIP_TO  the counter a PLT stub's instructions go to: the
  *                       skipped counter of the line slot of the block that
@@ -101,7 +106,7 @@
 #define VGC_SHADOW_KEY 96
 #define VGC_SHADOW_LINE_BASE 104
 
-/// Entries of a thread's return stack (vgcount_instrument.c): a power of 2,
+/// Entries of a thread's return stack (vgcount_context.c): a power of 2,
 /// each VGC_RETURN_ENTRY_BYTES long.
 #define VGC_RETURN_STACK_ENTRIES 256
 #define VGC_RETURN_ENTRY_BYTES 32
@@ -131,7 +136,7 @@ typedef struct __attribute__((aligned(16))) VgcFunction {
   Bool pop_on_jump;  // ld.so's lazy binding resolver (vgcount_calls.c)
   // Entered by a jump taken for a call: a return from it may leave two
   // frames at once, which its return blocks translated from then on pop
-  // inline (vgcount_instrument.c's PopReturn).
+  // inline (vgcount_call_stack.c's PopReturn).
   Bool jump_entered;
 } VgcFunction;
 
@@ -155,7 +160,7 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
 /// that other code mapped there later is not taken for it (the tool's
 /// superblock-discard callback, vgcount_main.c). Translations made from
 /// then on look everything up again.
-void vgc_instrument_forget_code(Addr entry, const VexGuestExtents* code);
+void vgc_context_forget_code(Addr entry, const VexGuestExtents* code);
 void vgc_calls_forget_code(Addr entry);
 void vgc_sim_forget_code(const VexGuestExtents* code);
 
@@ -169,7 +174,7 @@ void vgc_unroll_set_enabled(Bool enabled);
 /// Loop blocks unrolled so far, and their copies in all (shown at -v -v).
 extern ULong vgc_unrolled_blocks, vgc_unrolled_copies;
 /// Return blocks that had themselves made again once their function was
-/// entered by a jump (vgcount_instrument.c; shown at -v -v).
+/// entered by a jump (vgcount_call_stack.c; shown at -v -v).
 extern ULong vgc_returns_made_again;
 /// Debugging options (--help-debug) that leave one mechanism of the profile
 /// out, to measure what it costs (ci/bench-vgcount's BENCH_VARIANTS): the
@@ -433,7 +438,7 @@ typedef struct {
 #define VGC_MAX_CALL_SIGNAL_DEPTH 32
 
 /// A thread's call stack. Generated code pushes and pops the common calls
-/// itself (vgcount_instrument.c), through the first nine fields; the rest is
+/// itself (vgcount_call_stack.c), through the first nine fields; the rest is
 /// vgcount_calls.c's, which moves the limits so that generated code leaves
 /// it every case it does not handle.
 typedef struct {

@@ -7,7 +7,7 @@
  * one the thread's running interval [seen, raw) is handed over to the
  * thread's context function (vgcount.h), into its collected counter if the
  * thread was collecting, and `seen` moves up to the boundary. When
- * profiling, context blocks hand over too (vgcount_instrument.c), always
+ * profiling, context blocks hand over too (vgcount_context.c), always
  * under the state set here, which they read from the thread's shadow slot
  * word; without profiling the one function is the whole program. The total
  * is the sum of every function's collected counter.

@@ -332,7 +332,7 @@ void vgc_calls_forget_code(Addr entry) {
   if (t == NULL) return;
   t->stale = True;
   // Generated code pushes a position's cached edge while the target is the
-  // same address (vgcount_instrument.c's PushCall): those edges name the
+  // same address (vgcount_call_stack.c's PushCall): those edges name the
   // discarded code's function.
   while (t->positions != NULL) {
     VgcCallInfo* at = t->positions;

@@ -229,7 +229,7 @@ static void PostCommandLineInit(void) {
 // The core discarded a translation (vgcount.h): callgrind registers for
 // the same reason (its basic block information, callgrind/bb.c).
 static void DiscardSuperblock(Addr entry, VexGuestExtents code) {
-  vgc_instrument_forget_code(entry, &code);
+  vgc_context_forget_code(entry, &code);
   vgc_calls_forget_code(entry);
   vgc_sim_forget_code(&code);
 }

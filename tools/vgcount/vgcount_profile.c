@@ -8,7 +8,7 @@
  * object). Code without a symbol is named by its offset in its object,
  * "%#016lx" (or "%#08lx" on a 32-bit host) followed by " [PLT]", " [GOT]",
  * " [Data]" or " [BSS]" for those sections. Which function a block's
- * instructions are charged to is decided in vgcount_instrument.c.
+ * instructions are charged to is decided in vgcount_context.c.
  *
  * Names are taken when a block is translated, while its object is mapped: a
  * function of a library unloaded later still has its name at the end. They
