@@ -173,14 +173,10 @@ IRSB* vgc_unroll_loop(const IRSB* sb, Addr start);
 void vgc_unroll_set_enabled(Bool enabled);
 /// Loop blocks unrolled so far, and their copies in all (shown at -v -v).
 extern ULong vgc_unrolled_blocks, vgc_unrolled_copies;
-/// Return blocks that had themselves made again once their function was
-/// entered by a jump (vgcount_call_stack.c; shown at -v -v).
-extern ULong vgc_returns_made_again;
-/// Debugging options (--help-debug) that leave one mechanism of the profile
-/// out, to measure what it costs (ci/bench-vgcount's BENCH_VARIANTS): the
-/// line counters (every cost then on line 0), return blocks made again, the
-/// entry-jump helper without arguments. The figures they leave are exact.
-extern Bool vgc_option_lines, vgc_option_remake_returns, vgc_option_entry_jump_here;
+/// A debugging option (--help-debug) that leaves the line counters out
+/// (every cost then on line 0), to measure what they cost
+/// (ci/bench-vgcount's BENCH_VARIANTS). The figures it leaves are exact.
+extern Bool vgc_option_lines;
 
 /// Simulated events (vgcount_sim.c), in callgrind's order and by its names:
 /// Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim.

@@ -22,16 +22,6 @@
 #include "pub_tool_threadstate.h"
 #include "vgcount_ir.h"
 
-#if defined(VGA_amd64)
-#include "libvex_guest_amd64.h"
-typedef VexGuestAMD64State VgcGuestState;
-#elif defined(VGA_arm64)
-#include "libvex_guest_arm64.h"
-typedef VexGuestARM64State VgcGuestState;
-#else
-#error "vgcount: no guest state layout for this platform"
-#endif
-
 // Whether a function starts at `addr`.
 static Bool IsEntry(Addr addr) {
   const HChar* name = NULL;
@@ -68,28 +58,14 @@ static void CallHelper(IRSB* sb, Int shadow, const HChar* name, void* fn, IRExpr
       sb, IRStmt_Dirty(StackHelper(shadow, name, fn, mkIRExprVec_2(first, second), layout, guard)));
 }
 
-// vgc_calls_on_entry_jump for a block at the address its translation is for
-// (no redirection): the callee is the function where the guest program
-// counter is (the block's own address when it starts, see
-// vgcount_line_counters.c's SwitchKeyHere), the jump's position the SITE
-// word. The block then computes no arguments for a call it seldom makes; VEX
-// computes a conditional call's arguments before its test.
-static void EntryJumpHere(void) {
-  const ThreadId tid = VG_(get_running_tid)();
-  Bool is_entry = False, is_plt = False;
-  VgcFunction* callee = vgc_function_of(VG_(get_IP)(tid), &is_entry, &is_plt);
-  vgc_calls_on_entry_jump(callee, (VgcCallInfo*)(HWord)vgc_shadow_get(tid, VGC_SHADOW_SITE));
-}
-
 // At a block where a function starts: unless a call just pushed it, the
 // jump that reached it is taken for a call. Before the block hands over, so
 // the context is still the caller.
 // With `from_other_object`, for code in no object Valgrind knows: only when
 // the jump came from another object (the context's, as vgcount_context.c's
 // HandOverIfCalled takes it).
-// `here`: the translation is for `addr` itself (not redirected).
 static void EntryJump(IRSB* sb, Int shadow, VgcFunction* own, Addr addr,
-                      const VexGuestLayout* layout, Bool from_other_object, Bool here) {
+                      const VexGuestLayout* layout, Bool from_other_object) {
   IRTemp pushed = Get(sb, shadow + VGC_SHADOW_PUSHED_FOR);
   IRTemp differs = newIRTemp(sb->tyenv, Ity_I1);
   IRTemp other = Binop(sb, Iop_Xor64, IRExpr_RdTmp(pushed), IRExpr_Const(IRConst_U64(addr)));
@@ -109,16 +85,8 @@ static void EntryJump(IRSB* sb, Int shadow, VgcFunction* own, Addr addr,
     addStmtToIRSB(sb, IRStmt_WrTmp(differs, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(other),
                                                          IRExpr_Const(IRConst_U64(0)))));
   }
-  if (here && !from_other_object && vgc_option_entry_jump_here) {
-    IRDirty* d = StackHelper(shadow, "vgcount_entry_jump_here", &EntryJumpHere, mkIRExprVec_0(),
-                             layout, IRExpr_RdTmp(differs));
-    DeclareState(d, Ifx_Read, shadow + VGC_SHADOW_SITE, sizeof(ULong));
-    DeclareState(d, Ifx_Read, layout->offset_IP, layout->sizeof_IP);
-    addStmtToIRSB(sb, IRStmt_Dirty(d));
-  } else {
-    CallHelper(sb, shadow, "vgcount_calls_on_entry_jump", &vgc_calls_on_entry_jump, Pointer(own),
-               IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SITE)), layout, IRExpr_RdTmp(differs));
-  }
+  CallHelper(sb, shadow, "vgcount_calls_on_entry_jump", &vgc_calls_on_entry_jump, Pointer(own),
+             IRExpr_RdTmp(Get(sb, shadow + VGC_SHADOW_SITE)), layout, IRExpr_RdTmp(differs));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_PUSHED_FOR, IRExpr_Const(IRConst_U64(0))));
   addStmtToIRSB(sb, IRStmt_Put(shadow + VGC_SHADOW_SITE, IRExpr_Const(IRConst_U64(0))));
 }
@@ -370,48 +338,6 @@ static void AddInclusive(IRSB* sb, IRTemp guard, IRTemp site, IRTemp collected, 
   AddIf(sb, guard, total, IRExpr_RdTmp(inclusive));
 }
 
-ULong vgc_returns_made_again = 0;
-Bool vgc_option_remake_returns = True, vgc_option_entry_jump_here = True;
-
-// Asks the scheduler to discard the running thread's block, which has run
-// none of its instructions yet: the guest state words it reads for that,
-// from the guest program counter, the block's own address then (a block's
-// translation is for the address the exit that left the previous one
-// stored).
-static void DiscardThisBlock(void) {
-  const ThreadId tid = VG_(get_running_tid)();
-  const ULong start = VG_(get_IP)(tid), len = 1;
-  VG_(set_shadow_regs_area)
-  (tid, 0, offsetof(VgcGuestState, guest_CMSTART), sizeof(start), (const UChar*)&start);
-  VG_(set_shadow_regs_area)
-  (tid, 0, offsetof(VgcGuestState, guest_CMLEN), sizeof(len), (const UChar*)&len);
-  vgc_returns_made_again++;
-}
-
-// At the start of a block that returns, made while its function `own` had
-// never been entered by a jump, so that PopReturn left the return that
-// leaves two frames to the helper: once the function is entered by a jump
-// (a tail call into a function called before, which is common), the block
-// has itself discarded before any of its instructions ran and starts again,
-// made anew with both pops inline. It leaves the way a translation of code
-// that changed does (an exit to its own start that invalidates it).
-static void MakeAgainOnceJumpEntered(IRSB* sb, VgcFunction* own, const VexGuestLayout* layout,
-                                     Addr start) {
-  IRTemp flag = newIRTemp(sb->tyenv, Ity_I8);
-  addStmtToIRSB(
-      sb, IRStmt_WrTmp(flag, IRExpr_Load(VGC_HOST_ENDNESS, Ity_I8, Pointer(&own->jump_entered))));
-  IRTemp entered = Test(sb, Iop_CmpNE8, IRExpr_RdTmp(flag), IRExpr_Const(IRConst_U8(0)));
-  IRDirty* d = unsafeIRDirty_0_N(0, "vgcount_discard_this_block",
-                                 VG_(fnptr_to_fnentry)(&DiscardThisBlock), mkIRExprVec_0());
-  DeclareState(d, Ifx_Read, layout->offset_IP, layout->sizeof_IP);
-  DeclareState(d, Ifx_Write, offsetof(VgcGuestState, guest_CMSTART), sizeof(ULong));
-  DeclareState(d, Ifx_Write, offsetof(VgcGuestState, guest_CMLEN), sizeof(ULong));
-  d->guard = IRExpr_RdTmp(entered);
-  addStmtToIRSB(sb, IRStmt_Dirty(d));
-  addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(entered), Ijk_InvalICache, IRConst_U64((ULong)start),
-                                layout->offset_IP));
-}
-
 // At the end of a block that returns to `next`: the common return of a
 // collecting thread, inline: it leaves the top frame, and with `two_pops`
 // (a block of a function entered by a jump taken for a call) the one below
@@ -509,11 +435,9 @@ static VgcCallInfo* BlockCallInfo(const IRSB* sb, VgcCallInfo** made) {
 }
 
 void vgc_call_stack_at_start(IRSB* sb_out, Int shadow, VgcFunction* own, Addr start,
-                             const VexGuestLayout* layout, Bool remake, Bool entry,
-                             Bool from_other_object, Bool here) {
-  if (remake) MakeAgainOnceJumpEntered(sb_out, own, layout, start);
-  if (entry) EntryJump(sb_out, shadow, own, start, layout, False, here);
-  if (!entry && from_other_object) EntryJump(sb_out, shadow, own, start, layout, True, here);
+                             const VexGuestLayout* layout, Bool entry, Bool from_other_object) {
+  if (entry) EntryJump(sb_out, shadow, own, start, layout, False);
+  if (!entry && from_other_object) EntryJump(sb_out, shadow, own, start, layout, True);
 }
 
 void vgc_call_stack_at_exit(IRSB* sb_out, Int shadow, const IRSB* sb_in, const IRStmt* st,

@@ -177,15 +177,10 @@ IRSB* vgc_instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayo
         if (profiling) {
           block_function = own;
           two_pops = own == NULL || own->jump_entered;
-          // The translation is for the block's own address: helpers may
-          // find it from the guest program counter (not so for redirected
-          // code, whose address the counter does not name).
-          const Bool here = closure->nraddr == closure->readdr;
           if (calls) {
             vgc_call_stack_at_start(
-                sb_out, shadow, own, start, layout,
-                sb_in->jumpkind == Ijk_Ret && !two_pops && here && vgc_option_remake_returns, entry,
-                kind == kVgcIfEnteredByCall || kind == kVgcReturnOrIfEnteredByCall, here);
+                sb_out, shadow, own, start, layout, entry,
+                kind == kVgcIfEnteredByCall || kind == kVgcReturnOrIfEnteredByCall);
           }
           IRTemp key = vgc_context_at_start(sb_out, shadow, kind, own, base, layout);
           const HChar* name = NULL;

@@ -142,13 +142,11 @@ void vgc_line_counters_store_skipped(IRSB* sb, IRTemp skip_counter, IRTemp skip_
 
 /// The call stack (vgcount_call_stack.c), for a block `sb_in` of
 /// `block_function` (NULL for a PLT stub's) translated into `sb_out`.
-/// At its start (before its hand-over): a return block made before its
-/// function was entered by a jump has itself made again once it is
-/// (`remake`), and a block where a function starts, or code in no object
-/// (`from_other_object`), takes a jump that reached it for a call.
+/// At its start (before its hand-over): a block where a function starts
+/// (`entry`), or code in no object (`from_other_object`), takes a jump that
+/// reached it for a call.
 void vgc_call_stack_at_start(IRSB* sb_out, Int shadow, VgcFunction* own, Addr start,
-                             const VexGuestLayout* layout, Bool remake, Bool entry,
-                             Bool from_other_object, Bool here);
+                             const VexGuestLayout* layout, Bool entry, Bool from_other_object);
 /// At side exit `st` (statement of `sb_in`, whose last instruction so far
 /// is at `last_insn`): a jump into a PLT stub, or to where a function starts.
 void vgc_call_stack_at_exit(IRSB* sb_out, Int shadow, const IRSB* sb_in, const IRStmt* st,

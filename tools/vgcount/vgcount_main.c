@@ -46,8 +46,6 @@ static Bool ProcessCommandLineOption(const HChar* arg) {
   } else if VG_BOOL_CLO (arg, "--vgcount-unroll", clo_unroll) {
   } else if VG_BOOL_CLO (arg, "--vgcount-lines", vgc_option_lines) {
   } else if VG_BOOL_CLO (arg, "--vgcount-calls", clo_calls) {
-  } else if VG_BOOL_CLO (arg, "--vgcount-remake-returns", vgc_option_remake_returns) {
-  } else if VG_BOOL_CLO (arg, "--vgcount-entry-jump-here", vgc_option_entry_jump_here) {
   } else if VG_BOOL_CLO (arg, "--vgcount-inputs", clo_inputs) {
   } else if VG_BOOL_CLO (arg, "--vgcount-sim", clo_sim) {
   } else {
@@ -88,10 +86,6 @@ static void PrintDebugUsage(void) {
    "    --vgcount-lines=yes|no    with a profile, count per source line; with\n"
    "                              no, every cost is on line 0 [yes]\n"
    "    --vgcount-calls=yes|no    with a profile, record call edges [yes]\n"
-   "    --vgcount-remake-returns=yes|no  have a return block made again once\n"
-   "                              its function is entered by a jump [yes]\n"
-   "    --vgcount-entry-jump-here=yes|no  the entry-jump helper finds its\n"
-   "                              callee from the program counter [yes]\n"
    "    (each only to measure what it costs: the figures stay exact)\n");
 }
 
@@ -196,7 +190,6 @@ static void Finish(Int exit_code) {
     VG_(umsg)
     ("vgcount loops unrolled: %llu blocks, %llu copies\n", vgc_unrolled_blocks,
      vgc_unrolled_copies);
-    VG_(umsg)("vgcount return blocks made again: %llu\n", vgc_returns_made_again);
   }
 }
 
