@@ -485,6 +485,25 @@ TEST_F(VgcountTest, ALibraryLoadedWhereAnUnloadedOneWasGetsItsOwnCallsAndCosts) 
     callgrind.lines.erase(function);
   }
   ReportLineGaps(testing::UnexplainedLineGaps(vgcount, callgrind, 1));
+  // The simulated events are kept per instruction address, with its line:
+  // bravo_work's writes are on its own lines (those with instructions), not
+  // on the ones alpha_work had at those addresses.
+  const fs::path simulated = dir_ / "simulated.profile";
+  Valgrind("-q --tool=vgcount --vgcount-sim=yes --vgcount-out-file=" +
+               Quote((dir_ / "simulated.out").string()) +
+               " --vgcount-profile-file=" + Quote(simulated.string()),
+           command);
+  Profile ir, writes;
+  std::string err;
+  ASSERT_TRUE(LoadCallgrindFile(simulated.string(), &ir, &err, "Ir")) << err;
+  ASSERT_TRUE(LoadCallgrindFile(simulated.string(), &writes, &err, "Dw")) << err;
+  ASSERT_TRUE(writes.lines.count(bravo));
+  uint64_t on_own_lines = 0;
+  for (const auto& [line, n] : writes.lines.at(bravo)) {
+    EXPECT_TRUE(ir.lines.at(bravo).count(line)) << line.file << ":" << line.line << ": " << n;
+    on_own_lines += n;
+  }
+  EXPECT_GE(on_own_lines, 1000u);  // bravo_step's calls push their return addresses
 }
 
 // leaf's return block is made while leaf has only been called, with the
