@@ -298,6 +298,7 @@ static void PinDirtyCall(IRDirty* d) {
 }
 
 Bool vgc_pin_statement(IRSB* sb_out, IRStmt* st) {
+  (void)sb_out;  // only amd64's CPUID adds statements of its own
   if (st->tag != Ist_Dirty) return False;
   IRDirty* d = st->Ist.Dirty.details;
 #if defined(VGA_amd64)
