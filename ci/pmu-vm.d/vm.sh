@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Shared by ci/pmu-vm and ci/pmu-vm-tests (sourced, not run): fetches Debian's
-# arm64 kernel and static busybox into .pmu-vm/, stages and packs an
+# arm64 kernel, static busybox and Valgrind into .pmu-vm/, stages and packs an
 # initramfs, boots it in qemu-system-aarch64 with an emulated PMU and reads
 # back what the guest's /init (ci/pmu-vm.d/init) printed.
 #
@@ -22,6 +22,8 @@ VM_CANNOT_BOOT=77
 
 VM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VM_DIR="$VM_ROOT/.pmu-vm"
+# Debian's arm64 valgrind package, unpacked (vm_fetch).
+VM_VALGRIND="$VM_DIR/valgrind-arm64"
 VM_ARM64_LIBDIRS=(/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/aarch64-linux-gnu/lib)
 
 vm_die() {
@@ -29,9 +31,21 @@ vm_die() {
   exit 5
 }
 
-# Downloads (once) Debian's arm64 kernel and busybox-static and extracts the
-# kernel image and the busybox binary into $VM_DIR. Later runs reuse them and
-# need neither apt nor a network.
+# Downloads the .deb of arm64 package $1 into $VM_DIR/debs. apt's lists may
+# predate the archive's current version (ci/setup updates them only when it
+# installs something): a failed download updates them once and tries again.
+vm_download() {
+  (cd "$VM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "$1:arm64") && return
+  echo "ci/pmu-vm: apt-get download $1:arm64 failed; updating apt's lists once" >&2
+  $( [[ $(id -u) -ne 0 ]] && echo sudo ) apt-get update -qq ||
+    vm_die "apt-get download $1:arm64 failed, and so did apt-get update"
+  (cd "$VM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "$1:arm64") ||
+    vm_die "apt-get download $1:arm64 failed"
+}
+
+# Downloads (once) Debian's arm64 kernel, busybox-static and valgrind and
+# extracts the kernel image, the busybox binary and the valgrind package into
+# $VM_DIR. Later runs reuse them and need neither apt nor a network.
 vm_fetch() {
   mkdir -p "$VM_DIR/debs"
   if [[ ! -s "$VM_DIR/vmlinuz" ]]; then
@@ -41,8 +55,7 @@ vm_fetch() {
       awk '/Depends: linux-image-[0-9]/ {sub(/:arm64$/, "", $2); print $2; exit}')
     [[ -n "$image" ]] || vm_die "apt knows no linux-image-arm64:arm64 (did ci/setup --pmu-vm run?)"
     echo "ci/pmu-vm: downloading $image:arm64" >&2
-    (cd "$VM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "$image:arm64") ||
-      vm_die "apt-get download $image:arm64 failed"
+    vm_download "$image"
     local deb tmp
     deb=$(find "$VM_DIR/debs" -maxdepth 1 -name "${image}_*_arm64.deb" | sort | head -n1)
     tmp=$(mktemp -d)
@@ -53,8 +66,7 @@ vm_fetch() {
   fi
   if [[ ! -s "$VM_DIR/busybox" ]]; then
     echo "ci/pmu-vm: downloading busybox-static:arm64" >&2
-    (cd "$VM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root busybox-static:arm64) ||
-      vm_die "apt-get download busybox-static:arm64 failed"
+    vm_download busybox-static
     local deb tmp
     deb=$(find "$VM_DIR/debs" -maxdepth 1 -name 'busybox-static_*_arm64.deb' | sort | head -n1)
     tmp=$(mktemp -d)
@@ -65,6 +77,22 @@ vm_fetch() {
     [[ -f "$binary" ]] || binary=$tmp/bin/busybox
     [[ -f "$binary" ]] || vm_die "$deb has neither /bin/busybox nor /usr/bin/busybox"
     mv "$binary" "$VM_DIR/busybox" && rm -rf "$tmp"
+  fi
+  # vgcount's arm64 build links Valgrind's arm64 archives and headers, and
+  # the machine runs the arm64 launcher and tools. Debian's valgrind of one
+  # architecture cannot be installed beside another's, so the package is
+  # unpacked here (VM_VALGRIND) instead, whole, into a directory made
+  # elsewhere and moved into place, so a half-unpacked tree is never used.
+  if [[ ! -x "$VM_VALGRIND/usr/bin/valgrind.bin" ]]; then
+    echo "ci/pmu-vm: downloading valgrind:arm64" >&2
+    rm -f "$VM_DIR"/debs/valgrind_*_arm64.deb
+    vm_download valgrind
+    local deb tmp
+    deb=$(find "$VM_DIR/debs" -maxdepth 1 -name 'valgrind_*_arm64.deb' | head -n1)
+    tmp=$(mktemp -d "$VM_DIR/valgrind-arm64.XXXXXX")
+    dpkg-deb -x "$deb" "$tmp" || { rm -rf "$tmp"; vm_die "dpkg-deb -x $deb failed"; }
+    rm -rf "$VM_VALGRIND"
+    mv "$tmp" "$VM_VALGRIND"
   fi
 }
 
@@ -238,13 +266,13 @@ vm_setup() {
   vm_fetch
 }
 
-# Cross-builds workgate, the clock shim and the probes/ programs for arm64 in
-# $VM_BUILD: what the machine runs, and nothing else. The tests and the
-# Valgrind tool are not built (neither runs in the machine), and workgate's
-# C++ is compiled without debug information: the machine's copy is stripped
-# of it anyway (vm_stage_workgate), and generating it took a third of the
-# cross build's time. The C programs keep the flags of every other build
-# (their instruction counts are what the checks compare).
+# Cross-builds workgate, the clock shim, vgcount (against the arm64 Valgrind
+# vm_fetch unpacked) and the probes/ programs for arm64 in $VM_BUILD: what the
+# machine runs, and nothing else. The tests are not built (they do not run in
+# the machine), and workgate's C++ is compiled without debug information: the
+# machine's copy is stripped of it anyway (vm_stage_workgate), and generating
+# it took a third of the cross build's time. The C programs keep the flags of
+# every other build (their instruction counts are what the checks compare).
 vm_build() {
   mkdir -p "$VM_BUILD"
   # One run at a time builds and stages build-arm64; the lock is held until
@@ -257,8 +285,12 @@ vm_build() {
     toolchain=(-DCMAKE_TOOLCHAIN_FILE="$VM_ROOT/cmake/toolchain-aarch64.cmake")
   cmake -S "$VM_ROOT" -B "$VM_BUILD" -G "Unix Makefiles" "${toolchain[@]}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
-    -DWORKGATE_BUILD_TESTS=OFF >"$VM_BUILD/configure.log" 2>&1 ||
+    -DWORKGATE_BUILD_TESTS=OFF -DVGCOUNT_VALGRIND_ROOT="$VM_VALGRIND" >"$VM_BUILD/configure.log" 2>&1 ||
     { cat "$VM_BUILD/configure.log" >&2; rm -f "$VM_BUILD/CMakeCache.txt"; vm_die "configuring the arm64 build failed"; }
+  # The package's arm64 Valgrind is there, so a configure that leaves vgcount
+  # out is this build's fault, never the machine's: say why it did.
+  cmake --build "$VM_BUILD" --target help | grep -w vgcount_tool >/dev/null ||
+    vm_die "the arm64 build leaves vgcount out: $(grep 'vgcount:' "$VM_BUILD/configure.log")"
   local jobs
   jobs=$(nproc)
   local -a targets=(workgate)

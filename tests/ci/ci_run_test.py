@@ -154,6 +154,29 @@ class FormerSkipsTest(ScriptTest):
         self.assertEqual(r.returncode, 5, r.stderr)
         self.assertIn("clang++ is not installed", r.stderr)
 
+    def test_a_failed_valgrind_download_fails_the_emulated_machine(self):
+        # The kernel and busybox are there; valgrind:arm64, which the arm64
+        # build of vgcount needs, cannot be downloaded. A set-up failure
+        # (5), never "this machine cannot" (77), with CI=true or without.
+        with open(self.path("vmlinuz"), "w") as f:
+            f.write("kernel")
+        with open(self.path("busybox"), "w") as f:
+            f.write("busybox")
+        # Its lists update (the retry), the download still fails.
+        fake = self.fake_bin("apt-get", '[ "$1" = update ] && exit 0\n'
+                             "echo 'E: simulated: no network' >&2\nexit 100\n")
+        self.fake_bin("sudo", 'exec "$@"\n')
+        script = (f"source {VM_SH}\nVM_DIR={self.tmp}\nVM_VALGRIND={self.path('valgrind-arm64')}\n"
+                  "vm_fetch")
+        for ci in ("true", ""):
+            r = self.run_script(["bash", "-c", script],
+                                env={"PATH": f"{fake}:{os.environ['PATH']}", "CI": ci})
+            self.assertEqual(r.returncode, 5, f"CI={ci!r}: {r.stderr}")
+            self.assertIn("updating apt's lists once", r.stderr)
+            self.assertIn("apt-get download valgrind:arm64 failed", r.stderr)
+            self.assertIn("simulated: no network", r.stderr)
+            self.assertFalse(os.path.exists(self.path("valgrind-arm64")))
+
 
 if __name__ == "__main__":
     import unittest
