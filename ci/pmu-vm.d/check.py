@@ -21,6 +21,14 @@ ARGV_SLACK = 200
 # program_invocation_short_name), which cost 11 instructions more for
 # workgate's longer path, measured.
 EXEC_SLACK = 50
+# Callgrind adds a block's cost when the thread's next block starts, so it
+# never counts a thread's last block, which vgcount counts: with the same
+# environment, vgcount's total of one process is callgrind's Ir plus that
+# block. VEX translates at most 50 instructions a block (--vex-guest-max-insns).
+VEX_BLOCK = 50
+# What a --region count holds beyond the loop under Valgrind: the blocks of
+# the markers' requests and the call into the loop (a few dozen).
+VALGRIND_REGION_SLACK = 100
 
 
 class Results:
@@ -99,6 +107,47 @@ def not_scaled(events, single):
     if runs > len(events) - 0.5:
         return False, "as many runs as events (scaled): " + detail
     return True, detail
+
+
+def check_vgcount(r, perf_delta):
+    """vgcount, built for arm64, under the arm64 Valgrind: what it counts,
+    against the loop's known size, perf's delta and callgrind's count of the
+    same launch. PERF_DELTA is perf's known_loop 3000000 minus 1000000."""
+    v1, v3, cg = r.count("vg_1m"), r.count("vg_3m"), r.count("cg_1m")
+    j1 = r.json("vg_1m") or {}
+    r.check(r.rc("vg_1m") == 0 and v1 is not None and j1.get("backend") == "vgcount",
+            "count --backend vgcount counts known_loop 1000000", r.step("vg_1m"))
+    runs = [run["events"][0]["value"] for run in j1.get("runs") or [] if run.get("events")]
+    r.check(len(runs) == 2 and runs[0] == runs[1] and j1.get("spread") == 0,
+            "vgcount: two runs of one count are identical", f"counts {runs}")
+    r.check(j1.get("deterministic") is True,
+            "vgcount: the count is deterministic (time and entropy pinned, every input seen)",
+            f"deterministic {j1.get('deterministic')}, unpinned {j1.get('unpinned')}")
+    # An iteration of the loop is subs and b.ne (probes/two_instruction_loop.h).
+    r.check(v1 is not None and v3 is not None and v3 - v1 == LOOP * 2_000_000
+            and (r.json("vg_3m") or {}).get("backend") == "vgcount",
+            "vgcount: known_loop 3000000 minus known_loop 1000000 is exactly 4,000,000",
+            f"counts {v1} and {v3}\n" + r.step("vg_3m"))
+    r.check(v1 is not None and v3 is not None and perf_delta is not None
+            and v3 - v1 == perf_delta,
+            "vgcount's delta of known_loop equals perf's on the emulated PMU",
+            f"vgcount {None if v1 is None or v3 is None else v3 - v1}, perf {perf_delta}")
+    r.check(v1 is not None and cg is not None and (r.json("cg_1m") or {}).get("backend") ==
+            "callgrind" and 0 < v1 - cg <= VEX_BLOCK,
+            "vgcount's total of known_loop 1000000 is callgrind's Ir plus the last block "
+            f"(1 to {VEX_BLOCK}), which callgrind never counts",
+            f"vgcount {v1}, callgrind {cg}\n" + r.step("cg_1m"))
+    vr = r.count("vg_region")
+    r.check(vr is not None and LOOP * 10_000 <= vr < LOOP * 10_000 + VALGRIND_REGION_SLACK,
+            "--region: vgcount counts the 20,000 of the loop inside the region and under "
+            f"{VALGRIND_REGION_SLACK} more", f"count {vr}\n" + r.step("vg_region"))
+    vp, cp = r.count("vg_region_probe"), r.count("cg_region_probe")
+    r.check(vp is not None and cp is not None and vp == cp
+            and LOOP * 100_000 <= vp < LOOP * 100_000 + VALGRIND_REGION_SLACK,
+            "--region: vgcount counts what callgrind counts, the 200,000 of the loop and "
+            f"under {VALGRIND_REGION_SLACK} more",
+            f"vgcount {vp}, callgrind {cp}\n" + r.step("vg_region_probe") + "\n"
+            + r.step("cg_region_probe"))
 
 
 def main():
@@ -228,11 +277,13 @@ def main():
             "compare --hardware-events branches:u (no such event here) is a note, not a verdict",
             json.dumps(hb) + "\n" + r.step("hw_branches"))
 
+    check_vgcount(r, c3 - c1 if c1 is not None and c3 is not None else None)
+
     # perf_event_paranoid=3 as a user: the documented reason, exit 5.
     up = r.json("user_probe") or {}
     reason = (up.get("perf") or {}).get("reason") or ""
     r.check(r.rc("user_probe") == 5 and up.get("perf", {}).get("ok") is False,
-            "as a user, probe exits 5: perf cannot count and Valgrind is not installed",
+            "as a user, probe exits 5: perf cannot count and Valgrind is not on PATH",
             r.step("user_probe"))
     r.check("perf_event_paranoid=3" in reason and "Debian" in reason,
             "as a user, probe gives perf_event_paranoid=3 (Debian's patch) as the reason", reason)

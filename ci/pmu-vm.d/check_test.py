@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Self-test of check.py's judgement of multiplexed counts, with samples made
-up here: runs under ctest (tests/CMakeLists.txt) without the emulated
-machine."""
+"""Self-test of check.py's judgement of multiplexed counts and of vgcount's
+counts, with samples made up here: runs under ctest (tests/CMakeLists.txt)
+without the emulated machine."""
+import contextlib
 import importlib.util
+import io
+import json
 import os
+import tempfile
 import unittest
 
 _spec = importlib.util.spec_from_file_location(
@@ -62,6 +66,99 @@ class NotScaledTest(unittest.TestCase):
     def test_missing_single_count_fails(self):
         ok, _ = check.not_scaled(raw_sample(), None)
         self.assertFalse(ok)
+
+
+# Figures of the kind the machine gives (vgcount's whole-program counts are
+# not perf's: Valgrind's launch differs), and the same delta as perf's.
+PERF_DELTA = 4_000_000
+GOOD_VGCOUNT = {"vg_1m": [2_081_000, 2_081_000], "vg_3m": [6_081_000],
+                "cg_1m": [2_080_993], "vg_region": [20_027],
+                "vg_region_probe": [200_022], "cg_region_probe": [200_022]}
+BACKENDS = {"vg_1m": "vgcount", "vg_3m": "vgcount", "cg_1m": "callgrind",
+            "vg_region": "vgcount", "vg_region_probe": "vgcount",
+            "cg_region_probe": "callgrind"}
+
+
+class VgcountTest(unittest.TestCase):
+    """check_vgcount on made-up step outputs: the right figures pass, and
+    each wrong one fails."""
+
+    def judge(self, counts=None, perf_delta=PERF_DELTA, change=None):
+        counts = dict(GOOD_VGCOUNT if counts is None else counts)
+        with tempfile.TemporaryDirectory() as d:
+            for name, values in counts.items():
+                report = {"valid": True, "backend": BACKENDS[name], "deterministic": True,
+                          "unpinned": [], "spread": max(values) - min(values),
+                          "runs": [{"events": [{"event": "Ir", "value": v}]} for v in values]}
+                if change and name in change:
+                    report.update(change[name])
+                with open(os.path.join(d, name + ".json"), "w") as f:
+                    json.dump(report, f)
+                with open(os.path.join(d, name + ".rc"), "w") as f:
+                    f.write("0\n")
+            r = check.Results(d)
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                check.check_vgcount(r, perf_delta)
+        return r.failed, out.getvalue()
+
+    def with_counts(self, **changed):
+        return dict(GOOD_VGCOUNT, **changed)
+
+    def test_right_figures_pass(self):
+        failed, out = self.judge()
+        self.assertEqual(failed, 0, out)
+
+    def test_delta_off_by_one_iteration_fails(self):
+        failed, out = self.judge(self.with_counts(vg_3m=[6_081_002]))
+        self.assertGreater(failed, 0, out)
+
+    def test_delta_unlike_perfs_fails(self):
+        failed, out = self.judge(perf_delta=4_000_002)
+        self.assertEqual(failed, 1, out)
+
+    def test_repeats_that_differ_fail(self):
+        failed, out = self.judge(self.with_counts(vg_1m=[2_081_000, 2_081_001]))
+        self.assertGreater(failed, 0, out)
+
+    def test_one_run_where_two_were_asked_fails(self):
+        failed, out = self.judge(self.with_counts(vg_1m=[2_081_000]))
+        self.assertEqual(failed, 1, out)
+
+    def test_not_deterministic_fails(self):
+        failed, out = self.judge(change={"vg_1m": {"deterministic": False}})
+        self.assertEqual(failed, 1, out)
+
+    def test_another_backend_fails(self):
+        failed, out = self.judge(change={"vg_1m": {"backend": "perf"}})
+        self.assertGreater(failed, 0, out)
+
+    def test_total_equal_to_callgrinds_fails(self):
+        # vgcount counts the last block, which callgrind leaves out.
+        failed, out = self.judge(self.with_counts(cg_1m=[2_081_000]))
+        self.assertEqual(failed, 1, out)
+
+    def test_total_more_than_a_block_above_callgrinds_fails(self):
+        failed, out = self.judge(self.with_counts(cg_1m=[2_081_000 - 51]))
+        self.assertEqual(failed, 1, out)
+
+    def test_region_unlike_callgrinds_fails(self):
+        failed, out = self.judge(self.with_counts(cg_region_probe=[200_023]))
+        self.assertEqual(failed, 1, out)
+
+    def test_empty_regions_fail(self):
+        # Markers compiled without the client request: neither tool counts.
+        failed, out = self.judge(self.with_counts(vg_region_probe=[0], cg_region_probe=[0]))
+        self.assertEqual(failed, 1, out)
+
+    def test_region_with_the_outside_work_fails(self):
+        # The 2 x 1000000 iterations outside region_loop's region counted.
+        failed, out = self.judge(self.with_counts(vg_region=[4_020_027]))
+        self.assertEqual(failed, 1, out)
+
+    def test_missing_steps_fail_every_check(self):
+        _, good = self.judge()
+        failed, out = self.judge({})
+        self.assertEqual(failed, good.count("ok "), out)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,24 @@ step events8 workgate count --clock none --backend perf --event $EVENTS8 --json 
 # QEMU counts (cycles), then one its PMU lacks, which is a note.
 step hw_cycles workgate compare --clock none --backend perf --repeat 3 --events always --hardware-events cycles:u --timed 0 --json @JSON@ --baseline ./probes/known_loop --candidate ./known_loop_static -- 1000000
 step hw_branches workgate compare --clock none --backend perf --repeat 3 --events always --hardware-events branches:u --timed 0 --json @JSON@ --baseline ./probes/known_loop --candidate ./known_loop_static -- 1000000
+# vgcount, workgate's own Valgrind tool, built for arm64, under Debian's
+# arm64 Valgrind (in /usr/bin, as Debian installs it), and callgrind beside
+# it. Only these steps have Valgrind on PATH: the steps above count with perf
+# alone, and the user's below find no backend at all.
+VG_PATH=/opt/workgate:/usr/bin:/bin
+step vg_1m env PATH=$VG_PATH workgate count --clock none --backend vgcount --repeat 2 --json @JSON@ -- ./probes/known_loop 1000000
+step vg_3m env PATH=$VG_PATH workgate count --clock none --backend vgcount --json @JSON@ -- ./probes/known_loop 3000000
+# callgrind's run given vgcount's VALGRIND_LIB: the path reaches the program
+# (Valgrind preloads from it), and it is the one difference between the two
+# backends' launches.
+step cg_1m env PATH=$VG_PATH workgate count --clock none --backend callgrind --env VALGRIND_LIB=/opt/workgate/valgrind-lib --json @JSON@ -- ./probes/known_loop 1000000
+step vg_region env PATH=$VG_PATH workgate count --clock none --backend vgcount --region --json @JSON@ -- ./region_loop 1000000 10000
+# One region in both tools: vgcount's thread probe's. (Callgrind's profile of
+# region_loop's region on arm64 has its cost on call edges only, "totals: 0"
+# beside "summary: 20027", which workgate's callgrind backend reads as a
+# region never begun.)
+step vg_region_probe env PATH=$VG_PATH workgate count --clock none --backend vgcount --region --json @JSON@ -- ./probes/vgcount_thread_probe --region 100000
+step cg_region_probe env PATH=$VG_PATH workgate count --clock none --backend callgrind --region --json @JSON@ -- ./probes/vgcount_thread_probe --region 100000
 step user_probe as_user /opt/workgate/workgate probe --json @JSON@
 step user_count as_user /opt/workgate/workgate count -- ./probes/known_loop 1000
 step user_count_perf as_user /opt/workgate/workgate count --backend perf -- ./probes/known_loop 1000

@@ -322,6 +322,32 @@ vm_stage_workgate() {
   ln -s "$VM_GUEST_PREFIX/workgate" "$stage/bin/workgate"
 }
 
+# Stages the arm64 Valgrind into stage $1 where Debian installs it (the
+# launcher in /usr/bin, the files it loads in /usr/libexec/valgrind), with
+# only what workgate's Valgrind backends load: the core's preload and
+# suppressions, callgrind, and memcheck, the launcher's default tool, which
+# answers the `valgrind --version` workgate asks; and vgcount as the build
+# lays it out, in valgrind-lib/ beside workgate, with links to those files.
+# The other tools are left out: the machine unpacks every byte at emulated
+# speed.
+vm_stage_valgrind() {
+  local stage=$1 f lib=/usr/libexec/valgrind
+  local vglib=$VM_GUEST_PREFIX/valgrind-lib
+  # Debian's launcher is a shell script that runs valgrind.bin beside it.
+  install -D -m 0755 "$VM_VALGRIND/usr/bin/valgrind" "$stage/usr/bin/valgrind"
+  vm_stage_program "$VM_VALGRIND/usr/bin/valgrind.bin" /usr/bin/valgrind.bin "$stage"
+  mkdir -p "$stage/$lib" "$stage/$vglib"
+  for f in vgpreload_core-arm64-linux.so default.supp callgrind-arm64-linux \
+    memcheck-arm64-linux; do
+    [[ -f "$VM_VALGRIND/$lib/$f" ]] || vm_die "the valgrind:arm64 package has no $lib/$f"
+    cp "$VM_VALGRIND/$lib/$f" "$stage/$lib/$f"
+    ln -s "$lib/$f" "$stage/$vglib/$f"
+  done
+  install -m 0755 "$VM_BUILD/valgrind-lib/vgcount-arm64-linux" "$stage/$vglib/"
+  # Valgrind reads a tool's symbols, never its debug information.
+  aarch64-linux-gnu-strip --strip-debug "$stage/$vglib/vgcount-arm64-linux"
+}
+
 # True when $1 is a dynamically linked arm64 ELF file.
 vm_is_arm64_dynamic() {
   aarch64-linux-gnu-readelf -h "$1" 2>/dev/null | grep 'Machine:.*AArch64' >/dev/null &&
