@@ -33,7 +33,12 @@ class MutationsTest(ScriptTest):
             f.write("[[mutation]]\nname = \"probe\"\nwhy = \"the test's own\"\n"
                     f"file = \"{SOURCE}\"\nfind = '''{find}'''\nreplace = '''{replace}'''\n"
                     "targets = [\"workgate_tests\"]\ntests = '^TextTest\\.TerminalSafe'\n")
-        return self.run_script([MUTATIONS, "--list", listing, BUILD], timeout=600)
+        r = self.run_script([MUTATIONS, "--list", listing, BUILD], timeout=600)
+        if r.returncode == 77:
+            # A property of the machine the README names: no private mount
+            # namespace (a chroot whose root directory is no mount point).
+            self.skipTest(r.stderr.strip())
+        return r
 
     def test_a_change_no_test_sees_survives_and_fails_the_check(self):
         before = (digest(os.path.join(ROOT, SOURCE)),
