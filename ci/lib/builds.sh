@@ -9,10 +9,8 @@
 #               (WORKGATE_SANITIZE=ON): the sanitized test suite, and the
 #               libFuzzer targets, which link the same sanitized core.
 #
-# build/ compiles the core and the tests in unity batches (WORKGATE_UNITY_BUILD,
-# the default): a third of the time. build-san/ compiles every source alone,
-# so that a source that compiles only with what an earlier one in its batch
-# included fails there. The C programs whose instructions the tests count (probes,
+# Both compile the core in unity batches (WORKGATE_UNITY_BUILD, the
+# default). The C programs whose instructions the tests count (probes,
 # workloads, the clock shim, vgcount) are compiled by the system's cc in both,
 # so a count means the same in either.
 
@@ -31,7 +29,7 @@ builds_configure_sanitized() {
     return 5
   fi
   CC=cc CXX=clang++ cmake -S "$WORKGATE_ROOT" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DWORKGATE_SANITIZE=ON -DWORKGATE_UNITY_BUILD=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DWORKGATE_SANITIZE=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
     >/dev/null
 }
 
