@@ -12,7 +12,9 @@
 #
 # STEP_UNLESS=VAR before `step` or `step_bg` leaves the step out when $VAR is
 # 1 (WORKGATE_SKIP_*=1: a developer's shorter run), and the table says so; a
-# step_bg step left out that way is not waited for.
+# step_bg step left out that way is not waited for. STEP_FULL_ONLY=1 leaves
+# it out, in the same way, unless STEPS_FULL is 1 (ci/test --full: the
+# steps that run on a schedule rather than on every change).
 #
 # A step that exits 0 passed. Exit 77 is the step saying "this machine
 # cannot" (its reason is above, in its own output): a skip, unless the step
@@ -100,8 +102,14 @@ _step_judge() {
 }
 
 # _step_left_out NAME: true, and NAME recorded as skipped, when STEP_UNLESS
-# names a variable that is 1.
+# names a variable that is 1, or STEP_FULL_ONLY is 1 outside a full run.
 _step_left_out() {
+  if [[ ${STEP_FULL_ONLY:-0} == 1 && ${STEPS_FULL:-0} != 1 ]]; then
+    echo "ci/test: $1 is left out: it runs in the full run (ci/test --full)" >&2
+    _step_record "$1" 0 "full run only (ci/test --full)"
+    _step_omitted[$1]=1
+    return 0
+  fi
   local var=${STEP_UNLESS:-}
   [[ -n $var && "${!var:-}" == 1 ]] || return 1
   echo "ci/test: $1 skipped: $var=1" >&2

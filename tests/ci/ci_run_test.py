@@ -43,6 +43,26 @@ class StepsTest(ScriptTest):
         self.assertRegex(rows["five"], r"five\s+\d+\s+ok$")
         self.assertRegex(rows["total"], r"total\s+\d+$")
 
+    def test_a_full_run_step_runs_only_in_the_full_run(self):
+        body = ("STEP_FULL_ONLY=1 step full bash -c 'echo ran-full'\n"
+                "STEP_FULL_ONLY=1 step_bg fullbg bash -c 'echo ran-bg'\nstep_wait fullbg\n"
+                "step every true")
+        r = self.steps(body)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("ran-full", r.stdout + r.stderr)
+        self.assertNotIn("ran-bg", r.stdout + r.stderr)
+        rows = self.table(r.stderr)
+        self.assertIn("full run only (ci/test --full)", rows["full"])
+        self.assertIn("full run only (ci/test --full)", rows["fullbg"])
+        self.assertRegex(rows["every"], r"every\s+\d+\s+ok$")
+        r = self.steps(body, env={"STEPS_FULL": "1"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("ran-full", r.stdout + r.stderr)
+        self.assertIn("ran-bg", r.stdout + r.stderr)
+        rows = self.table(r.stderr)
+        self.assertRegex(rows["full"], r"full\s+\d+\s+ok$")
+        self.assertRegex(rows["fullbg"], r"fullbg\s+\d+\s+ok$")
+
     def test_a_step_that_may_not_skip_fails_on_77(self):
         r = self.steps("STEP_NO_SKIP=1 step strict bash -c 'exit 77'\nstep never true")
         self.assertEqual(r.returncode, 1, r.stderr)
