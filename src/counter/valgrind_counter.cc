@@ -353,6 +353,9 @@ struct RunFiles {
 constexpr const char* kLogPrefix = "valgrind.log.";
 // vgcount's per-function profile of each process, in callgrind's format.
 constexpr const char* kVgcountProfilePrefix = "vgcount.profile.";
+// Where Valgrind looks for an object's detached debug information (by build
+// ID, and by .gnu_debuglink), as Debian's -dbg and -dbgsym packages install it.
+constexpr const char* kDetachedDebugInfoDir = "/usr/lib/debug";
 
 // Callgrind's simulation for CountOptions::simulate: its cache and branch
 // predictor models on one fixed cache geometry (size, associativity, line
@@ -549,6 +552,12 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // its cost (tools/vgcount/README.md), when someone keeps it.
     if (!options.keep_profiles_dir.empty()) {
       run_spec.argv.push_back("--vgcount-profile-file=" + dir + "/" + kVgcountProfilePrefix + "%p");
+    } else {
+      // Without a profile vgcount names no function and no line, yet
+      // Valgrind would read the detached debug information of every object
+      // the run maps (libc6-dbg: glibc's whole DWARF), about half of a short
+      // run's time. Hidden in a contained run; the count is the same.
+      run_spec.hidden_dirs.push_back(kDetachedDebugInfoDir);
     }
     // Time and entropy are pinned inside the tool (vgcount_pin.c) unless
     // the run is to be as it is.

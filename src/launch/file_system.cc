@@ -62,6 +62,18 @@ int MakeMountPoint(const char* path, bool directory, mode_t mode) {
   return 0;
 }
 
+// Covers the directory `path` with an empty, read-only tmpfs when `can`
+// (the file system is the run's own, and `path` lies outside the fresh
+// directories) and it is a directory. 0, or an errno value.
+int Hide(const char* path, bool can) {
+  struct stat st;
+  if (!can || path[0] != '/' || stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+  return mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+               "mode=0755,size=4k,nr_inodes=16") == 0
+             ? 0
+             : errno;
+}
+
 }  // namespace
 
 bool PathIsWithin(const char* path, const char* dir) {
@@ -100,6 +112,7 @@ int ContainFileSystem(const BoundPath* paths, int n_paths, FileSystemView* view)
     const int i = clones.n;
     clones.fd[i] = -1;
     struct stat st;
+    if (paths[i].mode == BoundPath::kHidden) continue;  // nothing of it is kept
     if (paths[i].path[0] != '/' || stat(paths[i].path, &st) != 0 ||
         !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
       continue;
@@ -132,6 +145,10 @@ int ContainFileSystem(const BoundPath* paths, int n_paths, FileSystemView* view)
   for (int i = 0; i < n_paths; ++i) {
     const BoundPath& p = paths[i];
     const int under = FreshDirectoryOf(p.path, mounted);
+    if (p.mode == BoundPath::kHidden) {
+      if (const int error = Hide(p.path, root_private && under == -1)) return error;
+      continue;
+    }
     if (under == -2) {
       clones.Drop(i);  // a fresh directory itself stays fresh
       continue;

@@ -30,6 +30,11 @@ struct BoundPath {
     /// Bound writable where it exists; made empty where it does not and it
     /// lies under a fresh directory (a TMPDIR of the run's own).
     kWritableOrEmpty,
+    /// A directory covered by an empty, read-only tmpfs: what the run has no
+    /// use for and would spend time reading. Left as it is where the file
+    /// system is (a chroot, a kernel before 5.12), and where it lies in a
+    /// fresh directory.
+    kHidden,
   };
   const char* path;  // absolute; one that does not exist is left out
   Mode mode;

@@ -196,6 +196,7 @@ void RecordOutcome(const LaunchMessage* final_msg, int native_status, LaunchResu
 // spec adds, writable.
 std::vector<std::pair<std::string, BoundPath::Mode>> BoundPaths(const LaunchSpec& spec) {
   std::vector<std::pair<std::string, BoundPath::Mode>> own;
+  for (const std::string& dir : spec.hidden_dirs) own.emplace_back(dir, BoundPath::kHidden);
   for (const std::string& dir : spec.readonly_dirs) own.emplace_back(dir, BoundPath::kReadOnly);
   if (!spec.cwd.empty()) own.emplace_back(spec.cwd, BoundPath::kWritable);
   if (const auto tmpdir = spec.env.find("TMPDIR"); tmpdir != spec.env.end()) {

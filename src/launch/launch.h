@@ -53,6 +53,10 @@ struct LaunchSpec {
   bool new_pid_namespace = false;
   std::vector<std::string> writable_dirs;
   std::vector<std::string> readonly_dirs;
+  /// Directories that show empty to a contained run (BoundPath::kHidden):
+  /// what it has no use for, such as the detached debug information of
+  /// /usr/lib/debug for a count that keeps no profile.
+  std::vector<std::string> hidden_dirs;
   /// Sets RLIMIT_NOFILE's soft and hard limits both to kPinnedFdLimit (or
   /// the hard limit, when lower): what vgcount's channel needs to stay in
   /// Valgrind's reserved descriptors across exec (counter/vgcount_channel.h).

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "launch/launch.h"
+#include "test_paths.h"
 #include "util/cleanup.h"
 #include "util/paths.h"
 
@@ -155,6 +156,35 @@ TEST_F(FreshTmpContainmentTest, WhatTheLaunchBindsIsThereAtItsPath) {
   ASSERT_TRUE(in_tmpdir.ok()) << in_tmpdir.Describe() << in_tmpdir.err;
   EXPECT_EQ(in_tmpdir.out, "w\n");
   EXPECT_TRUE(fs::exists(root_ + "/rw/s"));
+}
+
+// A hidden directory shows empty and read-only to the run, and is as it was
+// afterwards; one in a fresh directory is left to it.
+TEST_F(FreshTmpContainmentTest, AHiddenDirectoryIsEmptyAndReadOnly) {
+  if (!ReadOnlyFileSystemAvailable()) GTEST_SKIP() << "this machine cannot: / is no mount point";
+  // Outside the fresh directories: in the build tree.
+  std::string pattern = testing::BuildPath("hidden.XXXXXX");
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::string hidden = pattern;
+  struct RemovedAtEnd {
+    const std::string& path;
+    ~RemovedAtEnd() { RemoveTree(path); }
+  } removed_at_end{hidden};
+  std::ofstream(hidden + "/kept") << "secret\n";
+  fs::create_directory(root_ + "/fresh");
+  std::ofstream(root_ + "/fresh/file") << "left\n";
+  LaunchSpec spec = Shell(
+      "ls -A \"$H\" | wc -l; test -e \"$H/kept\" || echo no kept; "
+      "(echo x > \"$H/new\") 2>/dev/null || echo refused; cat \"$R/fresh/file\"");
+  spec.env["H"] = hidden;
+  spec.env["R"] = root_;
+  spec.readonly_dirs = {root_ + "/fresh"};
+  spec.hidden_dirs = {hidden, root_ + "/fresh", "/nonexistent/hidden"};
+  LaunchResult r = Launch(spec);
+  ASSERT_TRUE(r.ok()) << r.Describe() << r.err;
+  EXPECT_EQ(r.out, "0\nno kept\nrefused\nleft\n");
+  EXPECT_EQ(ReadFile(hidden + "/kept").value_or(""), "secret\n");
+  EXPECT_FALSE(fs::exists(hidden + "/new"));
 }
 
 TEST(PathIsWithinTest, ByWholeComponents) {
