@@ -9,14 +9,17 @@
 #               (WORKGATE_SANITIZE=ON): the sanitized test suite, and the
 #               libFuzzer targets, which link the same sanitized core.
 #
-# Both compile the core in unity batches (WORKGATE_UNITY_BUILD, the
-# default). The C programs whose instructions the tests count (probes,
-# workloads, the clock shim, vgcount) are compiled by the system's cc in both,
-# so a count means the same in either.
+# Both compile the core in unity batches (WORKGATE_UNITY_BUILD, said
+# explicitly, so that a build directory configured otherwise by hand is
+# set back: ci/compile-alone and ci/mutations read build/'s batches). The C
+# programs whose instructions the tests count (probes, workloads, the clock
+# shim, vgcount) are compiled by the system's cc in both, so a count means
+# the same in either.
 
 # builds_configure_main DIR: configures DIR as the GCC build.
 builds_configure_main() {
-  cmake -S "$WORKGATE_ROOT" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S "$WORKGATE_ROOT" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWORKGATE_UNITY_BUILD=ON \
+    >/dev/null
 }
 
 # builds_configure_sanitized DIR: configures DIR as the clang build with the
@@ -29,8 +32,8 @@ builds_configure_sanitized() {
     return 5
   fi
   CC=cc CXX=clang++ cmake -S "$WORKGATE_ROOT" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DWORKGATE_SANITIZE=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
-    >/dev/null
+    -DWORKGATE_UNITY_BUILD=ON -DWORKGATE_SANITIZE=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" >/dev/null
 }
 
 # builds_make DIR [TARGET...]: builds DIR (everything, or the TARGETs) on
