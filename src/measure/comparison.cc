@@ -490,9 +490,8 @@ void TimeAll(const ComparisonPlan& plan, CompareReport* report, const ProgressFn
     }
     progress(fmt::format("{}  {}  timed run{}", w.name, slot.baseline ? "baseline" : "candidate",
                          slot.warm_up ? " (warm-up)" : ""));
-    return TimeWorkload(w, plan.suite_dir, *dir, slot.baseline ? plan.baseline_exe
-                                                              : plan.candidate_exe,
-                        plan.launch, err);
+    const std::string& exe = slot.baseline ? plan.baseline_exe : plan.candidate_exe;
+    return TimeWorkload({w, plan.suite_dir, *dir, exe, plan.launch}, err);
   };
   std::vector<std::string> errors(plan.workloads.size());
   RunTimedSchedule(schedule, run, &report->workloads, &errors);

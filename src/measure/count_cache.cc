@@ -209,7 +209,7 @@ void SideCounter::CountUncached(const SideRequest& side, const std::string& keep
 bool SideCounter::PlanAndFingerprint(const Workload& w, const WorkDir& dir, const std::string& exe,
                                      RunIdentity* run, Fingerprint* fp, bool* planned,
                                      std::string* err) const {
-  *planned = PlanCountedRun(w, suite_dir_, dir, exe, options_, run, err);
+  *planned = PlanCountedRun({w, suite_dir_, dir, exe, options_}, run, err);
   return *planned && FingerprintSide(common_, w, suite_dir_, exe, *run, fp, err);
 }
 

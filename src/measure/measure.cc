@@ -68,13 +68,14 @@ std::string LeftoverError(const LaunchResult& launch) {
          "purpose says so: allow_leftover = true in its suite entry, or --allow-leftover";
 }
 
-bool PointAtBuild(const WorkDir& dir, const std::string& exe,
-                  const std::map<std::string, std::string>& env, const LaunchOptions& options,
+bool PointAtBuild(const SideRun& side, const std::map<std::string, std::string>& env,
                   std::string* err) {
-  std::string target = exe;
-  if (options.resolve_build && !options.resolve_build(exe, &env, &target, err)) return false;
+  std::string target = side.exe;
+  if (side.options.resolve_build && !side.options.resolve_build(side.exe, &env, &target, err)) {
+    return false;
+  }
   // --as-is runs the command as given, so the check is all there is.
-  return options.as_is || dir.PointExeAt(target, err);
+  return side.options.as_is || side.dir.PointExeAt(target, err);
 }
 
 std::string ExecutedFile(const LaunchOptions& options, const std::string& exe) {
@@ -83,17 +84,14 @@ std::string ExecutedFile(const LaunchOptions& options, const std::string& exe) {
   return target;
 }
 
-bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                    const std::string& exe, const LaunchOptions& options, RunIdentity* run,
-                    std::string* err) {
+bool PlanCountedRun(const SideRun& side, RunIdentity* run, std::string* err) {
   LaunchSpec spec;
-  if (!PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, err) ||
-      !PointAtBuild(dir, exe, spec.env, options, err)) {
+  if (!PlanRun(side, RunKind::kPinned, &spec, err) || !PointAtBuild(side, spec.env, err)) {
     return false;
   }
   run->argv = spec.argv;
   run->env = spec.env;
-  run->cwd = options.as_is ? "" : dir.path();
+  run->cwd = side.options.as_is ? "" : side.dir.path();
   return true;
 }
 
@@ -150,11 +148,10 @@ void CountEstimatedCycles(CountedRun* run) {
 // A failed run's missing file, where its output or its command names a
 // relative path its private directory does not hold (workload/path_hint.h).
 // Under --as-is the run's directory is the caller's own.
-void AddPathHint(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                 const LaunchOptions& options, const LaunchResult& launch, std::string* error) {
-  if (options.as_is) return;
+void AddPathHint(const SideRun& side, const LaunchResult& launch, std::string* error) {
+  if (side.options.as_is) return;
   const std::string hint =
-      RelativePathHint(w, suite_dir, dir.path(), launch.err + "\n" + launch.out);
+      RelativePathHint(side.w, side.suite_dir, side.dir.path(), launch.err + "\n" + launch.out);
   if (!hint.empty()) *error += "\n" + hint;
 }
 
@@ -179,9 +176,10 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
     result.error = unsupported;
     return result;
   }
+  const SideRun side_run{w, suite_dir, dir, exe, options};
   LaunchSpec spec;
-  if (!PlanRun(w, suite_dir, dir, exe, RunKind::kPinned, options, &spec, &err) ||
-      !PointAtBuild(dir, exe, spec.env, options, &err)) {
+  if (!PlanRun(side_run, RunKind::kPinned, &spec, &err) ||
+      !PointAtBuild(side_run, spec.env, &err)) {
     result.error = err;
     return result;
   }
@@ -195,7 +193,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
   count_options.simulate = simulate || cycles;
   for (int i = 0; i < repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
-    if (i > 0 && !PointAtBuild(dir, exe, spec.env, options, &err)) {
+    if (i > 0 && !PointAtBuild(side_run, spec.env, &err)) {
       result.error = err;
       return result;
     }
@@ -239,7 +237,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
       // Quoted line by line behind a prefix: no line the program wrote may
       // start a line of workgate's output or of a CI log.
       if (!tail.empty()) result.error += "; its stderr ends:\n" + QuotedLines(tail);
-      AddPathHint(w, suite_dir, dir, options, run.launch, &result.error);
+      AddPathHint(side_run, run.launch, &result.error);
       result.runs.push_back(std::move(run));
       return result;
     }
@@ -249,7 +247,7 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
     if (!score_error.empty()) {
       result.score = score;
       result.error = score_error;
-      AddPathHint(w, suite_dir, dir, options, run.launch, &result.error);
+      AddPathHint(side_run, run.launch, &result.error);
       result.runs.push_back(std::move(run));
       return result;
     }
@@ -276,17 +274,15 @@ void RejectMultiplexed(CountedWorkload* c) {
   }
 }
 
-TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                         const std::string& exe, const LaunchOptions& options, std::string* err) {
+TimedSample TimeWorkload(const SideRun& side, std::string* err) {
   TimedSample sample;
   LaunchSpec spec;
-  if (!PlanRun(w, suite_dir, dir, exe, RunKind::kTimed, options, &spec, err) ||
-      !PointAtBuild(dir, exe, spec.env, options, err)) {
+  if (!PlanRun(side, RunKind::kTimed, &spec, err) || !PointAtBuild(side, spec.env, err)) {
     return sample;
   }
-  BindWhatTheRunLoads(options, exe, suite_dir, &spec);
+  BindWhatTheRunLoads(side.options, side.exe, side.suite_dir, &spec);
   std::optional<ScoreMatcher> matcher;
-  if (w.score_pattern) matcher.emplace(*w.score_pattern);
+  if (side.w.score_pattern) matcher.emplace(*side.w.score_pattern);
   spec.stdout_line = [&matcher](std::string_view line) {
     if (matcher) matcher->Feed(line);
   };

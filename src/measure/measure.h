@@ -71,12 +71,11 @@ std::string CheckScore(const Workload& w, ScoreSide side, const std::optional<st
 /// their work went uncounted, and how a suite allows it.
 std::string LeftoverError(const LaunchResult& launch);
 
-/// Points `dir`'s exe link at what a run of the build `exe` executes
+/// Points `side`'s exe link at what a run of its build executes
 /// (LaunchOptions::resolve_build: its checked copy), before every run, `env`
 /// being the run's environment. False with `*err` when the build or a file
 /// it loads changed, or the link cannot be made.
-bool PointAtBuild(const WorkDir& dir, const std::string& exe,
-                  const std::map<std::string, std::string>& env, const LaunchOptions& options,
+bool PointAtBuild(const SideRun& side, const std::map<std::string, std::string>& env,
                   std::string* err);
 
 /// The file the runs of the build `exe` execute (its copy, PointAtBuild),
@@ -84,13 +83,10 @@ bool PointAtBuild(const WorkDir& dir, const std::string& exe,
 /// copy, or it no longer checks out.
 std::string ExecutedFile(const LaunchOptions& options, const std::string& exe);
 
-/// The launch CountWorkload makes of `w` for the build `exe`, without
-/// running it: the workload's exe link pointed at `exe`, and the run's
-/// argv, environment and directory. False with `*err` as CountWorkload's
-/// side would be invalid.
-bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                    const std::string& exe, const LaunchOptions& options, RunIdentity* run,
-                    std::string* err);
+/// The launch CountWorkload makes of `side`, without running it: the
+/// workload's exe link pointed at the build, and the run's argv, environment
+/// and directory. False with `*err` as CountWorkload's side would be invalid.
+bool PlanCountedRun(const SideRun& side, RunIdentity* run, std::string* err);
 
 /// Makes `c` invalid when the primary event of one of its runs was
 /// multiplexed: the kernel counted it for only part of the run, and a delta
@@ -99,9 +95,8 @@ bool PlanCountedRun(const Workload& w, const std::string& suite_dir, const WorkD
 /// reports the multiplexing beside the figure.
 void RejectMultiplexed(CountedWorkload* c);
 
-/// One run of `w` on the real clock: its wall time and the score it printed.
-TimedSample TimeWorkload(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-                         const std::string& exe, const LaunchOptions& options, std::string* err);
+/// One run of `side` on the real clock: its wall time and the score it printed.
+TimedSample TimeWorkload(const SideRun& side, std::string* err);
 
 /// The last lines of a program's output, for error messages.
 std::string OutputTail(const std::string& text, size_t lines = 5);

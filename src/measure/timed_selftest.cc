@@ -34,7 +34,7 @@ bool RunPhase(const TimedSelftestPlan& plan, const Workload& base, const Workloa
     progress(fmt::format("timed self-test  {}  {}{}", phase,
                          slot.baseline ? "baseline" : "candidate",
                          slot.warm_up ? " (warm-up)" : ""));
-    return TimeWorkload(slot.baseline ? base : cand, "", dir, plan.known_loop, LaunchOptions{},
+    return TimeWorkload({slot.baseline ? base : cand, "", dir, plan.known_loop, LaunchOptions{}},
                         run_err);
   };
   std::vector<std::string> errors(1);

@@ -137,12 +137,10 @@ std::string FindClockShim() {
   return FindCompanion("libworkgate-clock.so");
 }
 
-bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-             const std::string& exe, RunKind kind, const LaunchOptions& options, LaunchSpec* out,
-             std::string* err) {
+bool PlanRun(const SideRun& side, RunKind kind, LaunchSpec* out, std::string* err) {
   LaunchSpec spec;
-  spec.timeout_seconds = w.timeout_seconds;
-  if (options.as_is) {
+  spec.timeout_seconds = side.w.timeout_seconds;
+  if (side.options.as_is) {
     for (char** e = environ; *e; ++e) {
       std::string kv = *e;
       auto eq = kv.find('=');
@@ -150,8 +148,8 @@ bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir
     }
     spec.no_aslr = false;
   } else {
-    spec.env = MinimalEnvironment(dir.path());
-    spec.cwd = dir.path();
+    spec.env = MinimalEnvironment(side.dir.path());
+    spec.cwd = side.dir.path();
     spec.no_aslr = true;
     spec.new_pid_namespace = PidNamespaceAvailable();
     // The other workloads' directories (of this workgate, or another on the
@@ -159,10 +157,10 @@ bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir
     // a baseline's directory while it runs (--jobs).
     spec.readonly_dirs.push_back(BaseDirectory());
   }
-  for (const auto& [k, v] : w.env) spec.env[k] = v;
+  for (const auto& [k, v] : side.w.env) spec.env[k] = v;
   if (kind == RunKind::kPinned) {
-    if (w.clock == ClockMode::kEnv) spec.env["WORKGATE_FIXED_CLOCK"] = "1";
-    if (w.clock == ClockMode::kShim) {
+    if (side.w.clock == ClockMode::kEnv) spec.env["WORKGATE_FIXED_CLOCK"] = "1";
+    if (side.w.clock == ClockMode::kShim) {
       const std::string shim = FindClockShim();
       if (shim.empty()) {
         *err = "the clock shim libworkgate-clock.so is not built beside workgate (looked for " +
@@ -172,13 +170,15 @@ bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir
       spec.env["LD_PRELOAD"] = shim;
     }
   }
-  for (const auto& [k, v] : options.extra_env) spec.env[k] = v;
-  for (const auto& key : options.pass_env) {
+  for (const auto& [k, v] : side.options.extra_env) spec.env[k] = v;
+  for (const auto& key : side.options.pass_env) {
     const char* value = getenv(key.c_str());
     if (value != nullptr) spec.env[key] = value;
   }
-  const std::string exe_text = options.as_is ? exe : dir.exe_link();
-  for (const auto& arg : w.command) spec.argv.push_back(Substitute(arg, exe_text, suite_dir));
+  const std::string exe_text = side.options.as_is ? side.exe : side.dir.exe_link();
+  for (const auto& arg : side.w.command) {
+    spec.argv.push_back(Substitute(arg, exe_text, side.suite_dir));
+  }
   spec.exec_path = SearchPath(spec.argv[0], spec.env.count("PATH") ? spec.env["PATH"] : "");
   if (spec.exec_path.empty()) {
     *err = fmt::format("{}: command not found on PATH {}", spec.argv[0], spec.env["PATH"]);

@@ -76,16 +76,27 @@ class WorkDir {
   int lock_fd_ = -1;
 };
 
+/// One side's runs of a workload: the workload, its suite's folder (for
+/// {suite_dir}), its private directory, the build under test and the launch
+/// options. Planning, counting, timing and fingerprinting a side all start
+/// from these five, so they travel together. It refers to the caller's
+/// objects, which must outlive it.
+struct SideRun {
+  const Workload& w;
+  const std::string& suite_dir;
+  const WorkDir& dir;
+  const std::string& exe;
+  const LaunchOptions& options;
+};
+
 enum class RunKind {
   kPinned,  // counted, and the score check: clock pinned per the workload
   kTimed,   // context: the real clock
 };
 
-/// Builds the launch of `w` for the build linked in `dir` (or, with
-/// options.as_is, for `exe` itself). `suite_dir` replaces {suite_dir}.
-bool PlanRun(const Workload& w, const std::string& suite_dir, const WorkDir& dir,
-             const std::string& exe, RunKind kind, const LaunchOptions& options, LaunchSpec* out,
-             std::string* err);
+/// Builds the launch of `side`'s workload for the build linked in its
+/// directory (or, with options.as_is, for its build itself).
+bool PlanRun(const SideRun& side, RunKind kind, LaunchSpec* out, std::string* err);
 
 /// Where the clock shim is (libworkgate-clock.so beside workgate); empty if
 /// it was not built.

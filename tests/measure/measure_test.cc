@@ -118,7 +118,7 @@ TEST(TimeWorkloadTest, ATimedRunLeavesTheClockToTheProgram) {
   LaunchOptions options;
   options.extra_env = {{"LD_PRELOAD", shim}, {"WORKGATE_CLOCK_STEP", "2"}};
   WorkDir dir(suite.workloads[0], suite.dir);
-  TimedSample s = TimeWorkload(suite.workloads[0], suite.dir, dir, wgmark, options, &err);
+  TimedSample s = TimeWorkload({suite.workloads[0], suite.dir, dir, wgmark, options}, &err);
   ASSERT_TRUE(err.empty()) << err;
   ASSERT_TRUE(s.score.has_value());
   EXPECT_EQ(*s.score, 5.0);
