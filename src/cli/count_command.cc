@@ -347,8 +347,8 @@ int CountCommand(const CountArgs& args, Counter& counter, const BackendChoice& c
   report.backend_reason = choice.reason;
   report.event = counter.event();
   report.clock = ClockModeName(w.clock);
-  report.result =
-      CountWorkload(counter, w, ScoreSide::kCandidate, "", dir, exe, args.repeat, options);
+  report.result = CountWorkload(counter, {w, "", dir, exe, options},
+                                {.score_side = ScoreSide::kCandidate, .repeat = args.repeat});
   if (!args.quiet) pass.Finish();
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;

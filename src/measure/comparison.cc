@@ -158,8 +158,9 @@ Explanation ExplainWorkload(const ComparisonPlan& plan, const std::string& count
       progress(fmt::format("{}  {}  explaining ({})", w.name, name, profiler->name()));
       const std::string keep = reruns->path() + "/" + name;
       const ScoreSide score_side = side == 0 ? ScoreSide::kBaseline : ScoreSide::kCandidate;
-      CountedWorkload c = CountWorkload(*profiler, w, score_side, plan.suite_dir, dir, *exes[side],
-                                        1, plan.launch, keep);
+      CountedWorkload c =
+          CountWorkload(*profiler, {w, plan.suite_dir, dir, *exes[side], plan.launch},
+                        {.score_side = score_side, .keep_profiles_dir = keep});
       if (!c.valid()) {
         throw std::runtime_error(fmt::format("{} under {}: {}", name, profiler->name(), c.error));
       }
@@ -254,12 +255,14 @@ void CountBuilds(const ComparisonPlan& plan, SideCounter& sides_counter, const W
                    ? fmt::format("{}  {}  counting", w.name, name)
                    : fmt::format("{}  {}  counting  ({})", w.name, name, Elapsed(start)));
       if (round == 0) {
-        counted = sides_counter.Count({w, score_side, dir, *exes[side], alternate ? 1 : plan.repeat,
-                                       *keep[side], labels[side]});
+        const CountSpec spec{.score_side = score_side,
+                             .repeat = alternate ? 1 : plan.repeat,
+                             .keep_profiles_dir = *keep[side]};
+        counted = sides_counter.Count({w, dir, *exes[side], spec, labels[side]});
       } else {
-        JoinRound(
-            CountWorkload(counter, w, score_side, plan.suite_dir, dir, *exes[side], 1, plan.launch),
-            &counted.counted);
+        JoinRound(CountWorkload(counter, {w, plan.suite_dir, dir, *exes[side], plan.launch},
+                                {.score_side = score_side}),
+                  &counted.counted);
       }
     }
   }
@@ -298,8 +301,9 @@ void KeepBaselineProfile(const ComparisonPlan& plan, const std::string& counted_
       rerun.emplace("workgate-keep");
       profile_dir = rerun->path() + "/baseline";
       progress(fmt::format("{}  baseline  profiling to save ({})", w.name, profiler->name()));
-      CountedWorkload c = CountWorkload(*profiler, w, ScoreSide::kBaseline, plan.suite_dir, dir,
-                                        plan.baseline_exe, 1, plan.launch, profile_dir);
+      CountedWorkload c =
+          CountWorkload(*profiler, {w, plan.suite_dir, dir, plan.baseline_exe, plan.launch},
+                        {.score_side = ScoreSide::kBaseline, .keep_profiles_dir = profile_dir});
       if (!c.valid()) {
         side->no_profile = fmt::format("its run under {} failed: {}", profiler->name(), c.error);
         return;

@@ -164,6 +164,10 @@ bool SideCounter::storing() const {
   return cache_ != nullptr && cache_->enabled() && IsExactBackend(counter_.name());
 }
 
+SideRun SideCounter::RunOf(const Workload& w, const WorkDir& dir, const std::string& exe) const {
+  return {w, suite_dir_, dir, exe, options_};
+}
+
 ManifestScope SideCounter::Scope(const WorkDir& dir, const std::string& exe,
                                  const std::vector<std::string>& argv,
                                  const std::map<std::string, std::string>& env) const {
@@ -197,10 +201,8 @@ ManifestScope SideCounter::Scope(const WorkDir& dir, const std::string& exe,
 
 // Counted and fingerprinted without the store: the fingerprint is taken
 // after the runs, from what they ran.
-void SideCounter::CountUncached(const SideRequest& side, const std::string& keep,
-                                CachedSide* out) const {
-  out->counted = CountWorkload(counter_, side.w, side.side, suite_dir_, side.dir, side.exe,
-                               side.repeat, options_, keep);
+void SideCounter::CountUncached(const SideRequest& side, CachedSide* out) const {
+  out->counted = CountWorkload(counter_, RunOf(side.w, side.dir, side.exe), side.count);
   const RunIdentity run{out->counted.argv, out->counted.env, options_.as_is ? "" : side.dir.path()};
   FingerprintSide(common_, side.w, suite_dir_, side.exe, run, &out->fingerprint,
                   &out->fingerprint_error);
@@ -209,7 +211,7 @@ void SideCounter::CountUncached(const SideRequest& side, const std::string& keep
 bool SideCounter::PlanAndFingerprint(const Workload& w, const WorkDir& dir, const std::string& exe,
                                      RunIdentity* run, Fingerprint* fp, bool* planned,
                                      std::string* err) const {
-  *planned = PlanCountedRun({w, suite_dir_, dir, exe, options_}, run, err);
+  *planned = PlanCountedRun(RunOf(w, dir, exe), run, err);
   return *planned && FingerprintSide(common_, w, suite_dir_, exe, *run, fp, err);
 }
 
@@ -239,7 +241,7 @@ void SideCounter::Prefetch(const std::vector<Workload>& workloads,
 CachedSide SideCounter::Count(const SideRequest& request) {
   CachedSide side;
   if (!storing()) {
-    CountUncached(request, request.keep_profiles_dir, &side);
+    CountUncached(request, &side);
     return side;
   }
   CountCache& cache = *cache_;
@@ -255,15 +257,15 @@ CachedSide SideCounter::Count(const SideRequest& request) {
     }
     // Nothing to key it by: counted as without the store, and the error
     // comes again from the fingerprint after the runs.
-    CountUncached(request, request.keep_profiles_dir, &side);
+    CountUncached(request, &side);
     return side;
   }
   side.key = KeyOf(cache, w, before, run.cwd);
   side.fingerprint = before;
 
   std::optional<StoredCount> entry =
-      LookUp(cache, w, request.side, request.labels.label, side.key);
-  std::string keep = request.keep_profiles_dir;
+      LookUp(cache, w, request.count.score_side, request.labels.label, side.key);
+  std::string keep = request.count.keep_profiles_dir;
   if (entry) {
     side.counted.from_store = entry->counts;
     side.counted.score = entry->score;
@@ -283,13 +285,14 @@ CachedSide SideCounter::Count(const SideRequest& request) {
         cache.Note(fmt::format("{}: {}; its profile comes from a run", w.name, err));
       }
     }
-    if (static_cast<int>(entry->counts.size()) >= request.repeat) return side;
+    if (static_cast<int>(entry->counts.size()) >= request.count.repeat) return side;
   }
 
   // The repeats the store lacks (all of them on a miss).
-  const int have = static_cast<int>(side.counted.from_store.size());
-  CountedWorkload fresh = CountWorkload(counter_, w, request.side, suite_dir_, request.dir,
-                                        request.exe, request.repeat - have, options_, keep);
+  CountSpec missing = request.count;
+  missing.repeat -= static_cast<int>(side.counted.from_store.size());
+  missing.keep_profiles_dir = keep;
+  CountedWorkload fresh = CountWorkload(counter_, RunOf(w, request.dir, request.exe), missing);
   fresh.from_store = std::move(side.counted.from_store);
   // Stored counts are deterministic where their entry says its first run
   // was (StoredCount::deterministic).

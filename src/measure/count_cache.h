@@ -109,16 +109,14 @@ struct SideLabels {
   std::string ref;    // --record REF, for the build recorded; "" otherwise
 };
 
-/// One side to count: a workload, which side (what its runs must print),
-/// its private directory, the build, how many counts, where the first
-/// count's profile goes ("" none), and what the store says of it.
+/// One side to count: a workload, its private directory, the build, how it
+/// is counted (CountSpec), and what the store says of it. The suite's folder
+/// and the launch options are the SideCounter's.
 struct SideRequest {
   const Workload& w;
-  ScoreSide side;
   const WorkDir& dir;
   const std::string& exe;
-  int repeat = 1;
-  std::string keep_profiles_dir;
+  CountSpec count;
   SideLabels labels;
 };
 
@@ -153,16 +151,17 @@ class SideCounter {
   /// "" when the store is not used or the side cannot be fingerprinted.
   std::string Key(const Workload& w, const WorkDir& dir, const std::string& exe) const;
 
-  /// Counts the side `repeat` times (CountWorkload), through the store where
-  /// it is used:
+  /// Counts the side `count.repeat` times (CountWorkload), through the store
+  /// where it is used:
   ///   - the side is fingerprinted before it runs and looked up under its key;
   ///   - a stored entry whose inputs are all as they were (ManifestChange:
   ///     the script, the data, the modules and directories the program read)
   ///     and with a score the workload asserts of the side gives its counts
   ///     (all of them: an entry counted more than once shows whether the
   ///     workload repeats), and its profile is written to the side's
-  ///     `keep_profiles_dir` where one is asked for; only the repeats it
-  ///     lacks are run;
+  ///     `count.keep_profiles_dir` where one is asked for; only the repeats
+  ///     it lacks are run, and they simulate where `count.simulate` asks
+  ///     (the stored side's events are its entry's: CachedSide::simulated);
   ///   - what is run is added to the store, once the fingerprint taken again
   ///     after the run is the one it was looked up under (a program that
   ///     changed its own files is counted, never kept), with the manifest of
@@ -189,13 +188,16 @@ class SideCounter {
                      CachedSide* side);
 
  private:
+  // `w`'s side for the build `exe`, run with the suite's folder and the
+  // launch options every side of the run shares.
+  SideRun RunOf(const Workload& w, const WorkDir& dir, const std::string& exe) const;
   // What is the run's own, and what the exe link stands for, in the
   // manifests of `w`'s side for the build `exe`.
   ManifestScope Scope(const WorkDir& dir, const std::string& exe,
                       const std::vector<std::string>& argv,
                       const std::map<std::string, std::string>& env) const;
   // The side counted and fingerprinted without the store.
-  void CountUncached(const SideRequest& side, const std::string& keep, CachedSide* out) const;
+  void CountUncached(const SideRequest& side, CachedSide* out) const;
   // The side's launch and its fingerprint before it runs; false when the
   // launch cannot be planned (`*planned` false, `*err`) or the side cannot
   // be fingerprinted.

@@ -61,8 +61,8 @@ void CountHardwareSides(const std::string& primary, const std::string& events, c
     const char* name = side == 0 ? "baseline" : "candidate";
     progress(fmt::format("{}  {}  counting {} (perf)", w.name, name, events));
     const ScoreSide score_side = side == 0 ? ScoreSide::kBaseline : ScoreSide::kCandidate;
-    CountedWorkload c =
-        CountWorkload(*counter, w, score_side, suite_dir, dir, *exes[side], 1, launch);
+    CountedWorkload c = CountWorkload(*counter, {w, suite_dir, dir, *exes[side], launch},
+                                      {.score_side = score_side});
     if (!c.valid() || c.runs.empty()) {
       r->hardware->note = fmt::format("the {}'s run with {} failed: {}", name, events,
                                       c.valid() ? std::string("no run") : c.error);

@@ -166,43 +166,38 @@ std::string MetricUnsupported(const Counter& counter, const Workload& w) {
       counter.name());
 }
 
-CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide side,
-                              const std::string& suite_dir, const WorkDir& dir,
-                              const std::string& exe, int repeat, const LaunchOptions& options,
-                              const std::string& keep_profiles_dir, bool simulate) {
+CountedWorkload CountWorkload(Counter& counter, const SideRun& side, const CountSpec& count) {
   CountedWorkload result;
   std::string err;
-  if (std::string unsupported = MetricUnsupported(counter, w); !unsupported.empty()) {
+  if (std::string unsupported = MetricUnsupported(counter, side.w); !unsupported.empty()) {
     result.error = unsupported;
     return result;
   }
-  const SideRun side_run{w, suite_dir, dir, exe, options};
   LaunchSpec spec;
-  if (!PlanRun(side_run, RunKind::kPinned, &spec, &err) ||
-      !PointAtBuild(side_run, spec.env, &err)) {
+  if (!PlanRun(side, RunKind::kPinned, &spec, &err) || !PointAtBuild(side, spec.env, &err)) {
     result.error = err;
     return result;
   }
-  BindWhatTheRunLoads(options, exe, suite_dir, &spec);
+  BindWhatTheRunLoads(side.options, side.exe, side.suite_dir, &spec);
   result.argv = spec.argv;
   result.env = spec.env;
   CountOptions count_options;
-  count_options.region = w.region;
-  count_options.pin = !options.as_is && options.pin_inputs;
-  const bool cycles = w.metric == Metric::kEstimatedCycles;
-  count_options.simulate = simulate || cycles;
-  for (int i = 0; i < repeat; ++i) {
+  count_options.region = side.w.region;
+  count_options.pin = !side.options.as_is && side.options.pin_inputs;
+  const bool cycles = side.w.metric == Metric::kEstimatedCycles;
+  count_options.simulate = count.simulate || cycles;
+  for (int i = 0; i < count.repeat; ++i) {
     // Each repeat starts in a fresh directory too (WorkDir::PointExeAt).
-    if (i > 0 && !PointAtBuild(side_run, spec.env, &err)) {
+    if (i > 0 && !PointAtBuild(side, spec.env, &err)) {
       result.error = err;
       return result;
     }
-    count_options.keep_profiles_dir = i == 0 ? keep_profiles_dir : "";
-    spec.passthrough = i == 0 ? options.passthrough : nullptr;
+    count_options.keep_profiles_dir = i == 0 ? count.keep_profiles_dir : "";
+    spec.passthrough = i == 0 ? side.options.passthrough : nullptr;
     // The score is looked for line by line as the output streams by: the
     // output itself is never held whole.
     std::optional<ScoreMatcher> matcher;
-    if (w.score_pattern) matcher.emplace(*w.score_pattern);
+    if (side.w.score_pattern) matcher.emplace(*side.w.score_pattern);
     spec.stdout_line = [&matcher](std::string_view line) {
       if (matcher) matcher->Feed(line);
     };
@@ -210,19 +205,19 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
     // And after: a workload running beside this one (--jobs) could have
     // rewritten the build between the check and the exec.
     std::string unchanged;
-    if (run.valid() && options.resolve_build &&
-        !options.resolve_build(exe, &spec.env, &unchanged, &run.error)) {
+    if (run.valid() && side.options.resolve_build &&
+        !side.options.resolve_build(side.exe, &spec.env, &unchanged, &run.error)) {
       run.events.clear();
     }
     if (cycles && run.valid()) CountEstimatedCycles(&run);
     const std::string note = run.launch.LeftoverNote();
-    if (!note.empty() && !w.allow_leftover && run.valid()) {
+    if (!note.empty() && !side.w.allow_leftover && run.valid()) {
       // What a process did after the workload ended, it did uncounted: a
       // daemon could hold all the work (docs/security.md, "What the candidate
       // can and cannot do").
       run.error = LeftoverError(run.launch);
     }
-    if (!note.empty() && w.allow_leftover &&
+    if (!note.empty() && side.w.allow_leftover &&
         std::find(result.notes.begin(), result.notes.end(), note) == result.notes.end()) {
       result.notes.push_back(note);
     }
@@ -237,24 +232,24 @@ CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide sid
       // Quoted line by line behind a prefix: no line the program wrote may
       // start a line of workgate's output or of a CI log.
       if (!tail.empty()) result.error += "; its stderr ends:\n" + QuotedLines(tail);
-      AddPathHint(side_run, run.launch, &result.error);
+      AddPathHint(side, run.launch, &result.error);
       result.runs.push_back(std::move(run));
       return result;
     }
     std::optional<std::string> score;
-    std::string score_error =
-        CheckScore(w, side, matcher ? matcher->last() : std::optional<std::string>(), &score);
+    std::string score_error = CheckScore(
+        side.w, count.score_side, matcher ? matcher->last() : std::optional<std::string>(), &score);
     if (!score_error.empty()) {
       result.score = score;
       result.error = score_error;
-      AddPathHint(side_run, run.launch, &result.error);
+      AddPathHint(side, run.launch, &result.error);
       result.runs.push_back(std::move(run));
       return result;
     }
     if (score) result.score = score;
     result.runs.push_back(std::move(run));
   }
-  NoteDeterminism(counter, w, spec, &result);
+  NoteDeterminism(counter, side.w, spec, &result);
   return result;
 }
 

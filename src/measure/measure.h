@@ -41,19 +41,25 @@ struct CountedWorkload {
   std::vector<uint64_t> counts() const;
 };
 
-/// Counts `w` for the build `exe` `repeat` times. Every run is a pinned run:
-/// it must exit 0 and print the score expected of `side` (ScoreAdmitted), or
-/// the whole side is invalid. The pinned run and the counted run are the
-/// same run, so the check costs nothing. `dir` must be held by the caller
-/// for the duration. With `simulate`, and for every run of a workload whose
-/// metric is estimated-cycles, the counter simulates (CountOptions::simulate);
-/// the latter's runs count their estimated cycles first (an "estimated-cycles"
-/// event before "Ir"), so that `counts()` are of the metric, and a run
-/// without simulated events makes the side invalid.
-CountedWorkload CountWorkload(Counter& counter, const Workload& w, ScoreSide side,
-                              const std::string& suite_dir, const WorkDir& dir,
-                              const std::string& exe, int repeat, const LaunchOptions& options,
-                              const std::string& keep_profiles_dir = "", bool simulate = false);
+/// How CountWorkload counts a side.
+struct CountSpec {
+  ScoreSide score_side;                // which score its runs must print (ScoreAdmitted)
+  int repeat = 1;                      // how many runs
+  std::string keep_profiles_dir = {};  // where the first run's profile goes; "" none
+  bool simulate = false;               // the counter simulates (CountOptions::simulate)
+};
+
+/// Counts `side` `count.repeat` times. Every run is a pinned run: it must
+/// exit 0 and print the score expected of `count.score_side`
+/// (ScoreAdmitted), or the whole side is invalid. The pinned run and the
+/// counted run are the same run, so the check costs nothing. `side.dir` must
+/// be held by the caller for the duration. With `count.simulate`, and for
+/// every run of a workload whose metric is estimated-cycles, the counter
+/// simulates (CountOptions::simulate); the latter's runs count their
+/// estimated cycles first (an "estimated-cycles" event before "Ir"), so that
+/// `counts()` are of the metric, and a run without simulated events makes
+/// the side invalid.
+CountedWorkload CountWorkload(Counter& counter, const SideRun& side, const CountSpec& count);
 
 /// Why `counter` cannot count `w`, whose metric it cannot give (estimated
 /// cycles on perf); "" when it can.

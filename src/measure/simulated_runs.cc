@@ -70,8 +70,9 @@ void SimulateSides(Counter& profiler, const std::string& counted_by, const Workl
     progress(fmt::format("{}  {}  simulating ({})", w.name, name, profiler.name()));
     const std::string keep = keep_root + "/simulated-" + name;
     const ScoreSide score_side = side == 0 ? ScoreSide::kBaseline : ScoreSide::kCandidate;
-    CountedWorkload c = CountWorkload(profiler, w, score_side, suite_dir, dir, *exes[side], 1,
-                                      launch, keep, /*simulate=*/true);
+    CountedWorkload c =
+        CountWorkload(profiler, {w, suite_dir, dir, *exes[side], launch},
+                      {.score_side = score_side, .keep_profiles_dir = keep, .simulate = true});
     std::optional<SimulatedEvents> events =
         c.valid() && !c.runs.empty() ? SimulatedOf(c.runs.front()) : std::nullopt;
     if (!events) {

@@ -47,8 +47,11 @@ void CountMore(const StabilityPlan& plan, Counter& counter, const Workload& w, c
                int more, const std::string& keep, CountableSide* side,
                SimulatedProfiles* simulated = nullptr) {
   const bool simulate = simulated != nullptr && !side->result->simulated;
-  CountedWorkload c = CountWorkload(counter, w, side->score_side, plan.suite_dir, dir, *side->exe,
-                                    more, plan.launch, keep, simulate);
+  CountedWorkload c = CountWorkload(counter, {w, plan.suite_dir, dir, *side->exe, plan.launch},
+                                    {.score_side = side->score_side,
+                                     .repeat = more,
+                                     .keep_profiles_dir = keep,
+                                     .simulate = simulate});
   for (const std::string& note : c.notes) {
     auto& notes = side->result->notes;
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);

@@ -31,8 +31,9 @@ std::vector<HistoryRecord> CountSuiteWorkloads(
     count.name = w.name;
     count.metric = w.metric;
     count.expected_score = w.score_expect;
-    CachedSide side =
-        sides.Count({w, ScoreSide::kCandidate, dir, exe, repeat, keep, {exe, record}});
+    const CountSpec spec{
+        .score_side = ScoreSide::kCandidate, .repeat = repeat, .keep_profiles_dir = keep};
+    CachedSide side = sides.Count({w, dir, exe, spec, {exe, record}});
     count.result = std::move(side.counted);
     count.from_store = side.from_store;
     RejectMultiplexed(&count.result);

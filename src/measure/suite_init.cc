@@ -41,8 +41,9 @@ bool RunOnce(Counter& counter, const Workload& w, const InitRequest& request, co
     run->stdout_text.append(chunk.substr(0, room));
   };
   const auto start = std::chrono::steady_clock::now();
-  CountedWorkload counted = CountWorkload(counter, w, ScoreSide::kCandidate, request.suite_dir, dir,
-                                          request.exe, 1, options);
+  CountedWorkload counted =
+      CountWorkload(counter, {w, request.suite_dir, dir, request.exe, options},
+                    {.score_side = ScoreSide::kCandidate});
   run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!counted.valid()) {
     *err = counted.error;

@@ -83,7 +83,9 @@ class CountCacheTest : public ::testing::Test {
                    const std::string& exe = "/bin/true") {
     WorkDir dir(w_, dir_.path());
     SideCounter sides(counter, common_, dir_.path(), {}, &cache);
-    return sides.Count({w_, ScoreSide::kCandidate, dir, exe, repeat, keep, {"build", "ref-1"}});
+    const CountSpec spec{
+        .score_side = ScoreSide::kCandidate, .repeat = repeat, .keep_profiles_dir = keep};
+    return sides.Count({w_, dir, exe, spec, {"build", "ref-1"}});
   }
   std::string Key(CountCache& cache, Counter& counter, const std::string& exe = "/bin/true") {
     WorkDir dir(w_, dir_.path());
@@ -145,7 +147,8 @@ TEST_F(CountCacheTest, AChecksCountsAndASimulatedRunJoinTheEntry) {
   CountCache cache(store_.get(), context_);
   WorkDir dir(w_, dir_.path());
   SideCounter sides(counter, common_, dir_.path(), {}, &cache);
-  CachedSide side = sides.Count({w_, ScoreSide::kCandidate, dir, "/bin/true", 1, "", {"b", ""}});
+  CachedSide side =
+      sides.Count({w_, dir, "/bin/true", {.score_side = ScoreSide::kCandidate}, {"b", ""}});
   ASSERT_TRUE(side.counted.valid()) << side.counted.error;
   ASSERT_EQ(side.in_store, 1u);
   auto stored = [&]() {

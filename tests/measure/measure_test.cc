@@ -31,8 +31,8 @@ class MeasureTest : public ::testing::Test {
   CountedWorkload CountOnce(const Workload& w, const std::string& exe, int repeat = 1,
                             const std::string& suite_dir = "") {
     WorkDir dir(w, suite_dir);
-    return CountWorkload(*counter_, w, ScoreSide::kCandidate, suite_dir, dir, exe, repeat,
-                         LaunchOptions{});
+    return CountWorkload(*counter_, {w, suite_dir, dir, exe, LaunchOptions{}},
+                         {.score_side = ScoreSide::kCandidate, .repeat = repeat});
   }
   Suite LoadBundled(const std::string& file) {
     Suite suite;
@@ -165,8 +165,8 @@ TEST(MultiplexedCountTest, APartlyCountedPrimaryEventMakesTheSideInvalid) {
   FixedReadingCounter partial({"instructions:u", 1234, 1000000, 400000});
   const Workload loop = LoopWorkload("10");
   WorkDir dir(loop, "");
-  CountedWorkload c =
-      CountWorkload(partial, loop, ScoreSide::kCandidate, "", dir, KnownLoop(), 1, LaunchOptions{});
+  CountedWorkload c = CountWorkload(partial, {loop, "", dir, KnownLoop(), LaunchOptions{}},
+                                    {.score_side = ScoreSide::kCandidate});
   // An ad hoc count keeps the figure (its report says multiplexed)...
   ASSERT_TRUE(c.valid()) << c.error;
   EXPECT_EQ(c.counts(), (std::vector<uint64_t>{1234}));
@@ -178,8 +178,8 @@ TEST(MultiplexedCountTest, APartlyCountedPrimaryEventMakesTheSideInvalid) {
       << c.error;
 
   FixedReadingCounter whole({"instructions:u", 1234, 1000000, 1000000});
-  CountedWorkload w =
-      CountWorkload(whole, loop, ScoreSide::kCandidate, "", dir, KnownLoop(), 2, LaunchOptions{});
+  CountedWorkload w = CountWorkload(whole, {loop, "", dir, KnownLoop(), LaunchOptions{}},
+                                    {.score_side = ScoreSide::kCandidate, .repeat = 2});
   RejectMultiplexed(&w);
   ASSERT_TRUE(w.valid()) << w.error;
   EXPECT_EQ(w.counts(), (std::vector<uint64_t>{1234, 1234}));

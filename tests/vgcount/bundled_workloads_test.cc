@@ -79,8 +79,9 @@ class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
   int64_t Count(ValgrindCounter::Tool tool, const std::string& build) {
     ValgrindCounter counter(tool);
     WorkDir dir(*workload_, suite_.dir);
-    CountedWorkload c = CountWorkload(counter, *workload_, ScoreSide::kCandidate, suite_.dir, dir,
-                                      BuildPath(build), 1, LaunchOptions{});
+    CountedWorkload c =
+        CountWorkload(counter, {*workload_, suite_.dir, dir, BuildPath(build), LaunchOptions{}},
+                      {.score_side = ScoreSide::kCandidate});
     EXPECT_TRUE(c.valid()) << counter.name() << " on " << build << ": " << c.error;
     return c.valid() ? static_cast<int64_t>(c.counts().at(0)) : -1;
   }
@@ -95,8 +96,9 @@ class BundledWorkloadTest : public ::testing::TestWithParam<BundledCase> {
     w.env["VALGRIND_LIB"] = BuildPath("valgrind-lib");
     WorkDir dir(w, suite_.dir);
     TempDir keep("bundled-profile-" + counter.name());
-    CountedWorkload c = CountWorkload(counter, w, ScoreSide::kCandidate, suite_.dir, dir,
-                                      BuildPath(build), 1, LaunchOptions{}, keep.path() + "/kept");
+    CountedWorkload c = CountWorkload(
+        counter, {w, suite_.dir, dir, BuildPath(build), LaunchOptions{}},
+        {.score_side = ScoreSide::kCandidate, .keep_profiles_dir = keep.path() + "/kept"});
     EXPECT_TRUE(c.valid()) << counter.name() << " on " << build << ": " << c.error;
     *total = c.valid() ? static_cast<int64_t>(c.counts().at(0)) : -1;
     std::vector<std::string> files;
