@@ -201,18 +201,17 @@ ManifestScope SideCounter::Scope(const WorkDir& dir, const std::string& exe,
 
 // Counted and fingerprinted without the store: the fingerprint is taken
 // after the runs, from what they ran.
-void SideCounter::CountUncached(const SideRequest& side, CachedSide* out) const {
-  out->counted = CountWorkload(counter_, RunOf(side.w, side.dir, side.exe), side.count);
+void SideCounter::CountUncached(const SideRequest& request, CachedSide* out) const {
+  const SideRun side = RunOf(request.w, request.dir, request.exe);
+  out->counted = CountWorkload(counter_, side, request.count);
   const RunIdentity run{out->counted.argv, out->counted.env, options_.as_is ? "" : side.dir.path()};
-  FingerprintSide(common_, side.w, suite_dir_, side.exe, run, &out->fingerprint,
-                  &out->fingerprint_error);
+  FingerprintSide(common_, side, run, &out->fingerprint, &out->fingerprint_error);
 }
 
-bool SideCounter::PlanAndFingerprint(const Workload& w, const WorkDir& dir, const std::string& exe,
-                                     RunIdentity* run, Fingerprint* fp, bool* planned,
-                                     std::string* err) const {
-  *planned = PlanCountedRun(RunOf(w, dir, exe), run, err);
-  return *planned && FingerprintSide(common_, w, suite_dir_, exe, *run, fp, err);
+bool SideCounter::PlanAndFingerprint(const SideRun& side, RunIdentity* run, Fingerprint* fp,
+                                     bool* planned, std::string* err) const {
+  *planned = PlanCountedRun(side, run, err);
+  return *planned && FingerprintSide(common_, side, *run, fp, err);
 }
 
 std::string SideCounter::Key(const Workload& w, const WorkDir& dir, const std::string& exe) const {
@@ -221,7 +220,7 @@ std::string SideCounter::Key(const Workload& w, const WorkDir& dir, const std::s
   Fingerprint fp;
   bool planned = false;
   std::string err;
-  if (!PlanAndFingerprint(w, dir, exe, &run, &fp, &planned, &err)) return "";
+  if (!PlanAndFingerprint(RunOf(w, dir, exe), &run, &fp, &planned, &err)) return "";
   return KeyOf(*cache_, w, fp, run.cwd);
 }
 
@@ -246,11 +245,12 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   }
   CountCache& cache = *cache_;
   const Workload& w = request.w;
+  const SideRun side_run = RunOf(w, request.dir, request.exe);
   RunIdentity run;
   std::string err;
   Fingerprint before;
   bool planned = false;
-  if (!PlanAndFingerprint(w, request.dir, request.exe, &run, &before, &planned, &err)) {
+  if (!PlanAndFingerprint(side_run, &run, &before, &planned, &err)) {
     if (!planned) {
       side.counted.error = err;  // as CountWorkload would say
       return side;
@@ -292,7 +292,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   CountSpec missing = request.count;
   missing.repeat -= static_cast<int>(side.counted.from_store.size());
   missing.keep_profiles_dir = keep;
-  CountedWorkload fresh = CountWorkload(counter_, RunOf(w, request.dir, request.exe), missing);
+  CountedWorkload fresh = CountWorkload(counter_, side_run, missing);
   fresh.from_store = std::move(side.counted.from_store);
   // Stored counts are deterministic where their entry says its first run
   // was (StoredCount::deterministic).
@@ -303,7 +303,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
   // Kept only when the files are still those the key was made of.
   Fingerprint after;
   const RunIdentity ran{side.counted.argv, side.counted.env, run.cwd};
-  if (!FingerprintSide(common_, w, suite_dir_, request.exe, ran, &after, &side.fingerprint_error)) {
+  if (!FingerprintSide(common_, side_run, ran, &after, &side.fingerprint_error)) {
     side.fingerprint = after;
     return side;
   }

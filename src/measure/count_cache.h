@@ -197,12 +197,12 @@ class SideCounter {
                       const std::vector<std::string>& argv,
                       const std::map<std::string, std::string>& env) const;
   // The side counted and fingerprinted without the store.
-  void CountUncached(const SideRequest& side, CachedSide* out) const;
+  void CountUncached(const SideRequest& request, CachedSide* out) const;
   // The side's launch and its fingerprint before it runs; false when the
   // launch cannot be planned (`*planned` false, `*err`) or the side cannot
   // be fingerprinted.
-  bool PlanAndFingerprint(const Workload& w, const WorkDir& dir, const std::string& exe,
-                          RunIdentity* run, Fingerprint* fp, bool* planned, std::string* err) const;
+  bool PlanAndFingerprint(const SideRun& side, RunIdentity* run, Fingerprint* fp, bool* planned,
+                          std::string* err) const;
 
   Counter& counter_;
   Fingerprint common_;

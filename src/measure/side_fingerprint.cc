@@ -10,6 +10,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/sha256.h"
+#include "workload/workload.h"
 
 namespace workgate {
 
@@ -55,15 +56,14 @@ Fingerprint CommonFingerprint(const Fingerprint& machine, const Counter& counter
   return common;
 }
 
-bool FingerprintSide(const Fingerprint& common, const Workload& w, const std::string& suite_dir,
-                     const std::string& exe, const RunIdentity& run, Fingerprint* fp,
-                     std::string* err) {
+bool FingerprintSide(const Fingerprint& common, const SideRun& side, const RunIdentity& run,
+                     Fingerprint* fp, std::string* err) {
   *fp = common;
   fp->argv = run.argv;
   fp->env = run.env;
-  if (!WorkloadDigest(w, suite_dir, &fp->suite_sha256, err)) return false;
+  if (!WorkloadDigest(side.w, side.suite_dir, &fp->suite_sha256, err)) return false;
   std::string program;
-  if (!MeasuredProgram(exe, run, &program, err)) return false;
+  if (!MeasuredProgram(side.exe, run, &program, err)) return false;
   std::optional<std::string> sha = Sha256OfFile(program, err);
   if (!sha) return false;
   fp->binary_sha256 = *sha;

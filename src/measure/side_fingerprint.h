@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/model.h"
-#include "workload/workload.h"
+#include "workload/run_plan.h"
 
 namespace workgate {
 
@@ -32,16 +32,16 @@ class Counter;
 Fingerprint CommonFingerprint(const Fingerprint& machine, const Counter& counter,
                               const std::string& workgate_version);
 
-/// `common` (the machine's, workgate's and the counter's parts) with the
-/// side's own: `run`'s argv and environment, `w`'s digest (WorkloadDigest,
-/// `suite_dir` for {suite_dir}), and the digests of the program that runs
-/// and of its shared libraries. The program is the build `exe` when that is
-/// a file, else the command's first program found as the launch found it:
-/// on the run's PATH, a relative path from `run.cwd`. False with `*err`
-/// when a file cannot be read or the program is not there: a fingerprint
-/// that cannot say what was measured is no evidence to store or compare.
-bool FingerprintSide(const Fingerprint& common, const Workload& w, const std::string& suite_dir,
-                     const std::string& exe, const RunIdentity& run, Fingerprint* fp,
-                     std::string* err);
+/// `common` (the machine's, workgate's and the counter's parts) with
+/// `side`'s own: `run`'s argv and environment, its workload's digest
+/// (WorkloadDigest, with its suite's folder), and the digests of the program
+/// that runs and of its shared libraries. The program is the side's build
+/// when that is a file, else the command's first program found as the
+/// launch found it: on the run's PATH, a relative path from `run.cwd`. False
+/// with `*err` when a file cannot be read or the program is not there: a
+/// fingerprint that cannot say what was measured is no evidence to store or
+/// compare.
+bool FingerprintSide(const Fingerprint& common, const SideRun& side, const RunIdentity& run,
+                     Fingerprint* fp, std::string* err);
 
 }  // namespace workgate
