@@ -43,30 +43,6 @@ struct InitArgs {
   std::vector<std::string> command;
 };
 
-// An argument that names an existing file relative to where workgate was
-// started, as the suite must name it: the workload runs in an empty private
-// directory, so "bench.py" becomes "{suite_dir}/bench.py" when the file is
-// in the suite's folder or below it, else its absolute path. "--in=x.txt"
-// is rewritten after its '='. Anything else is kept.
-std::string AsTheSuiteNamesIt(const std::string& arg, const fs::path& suite_dir) {
-  const size_t eq = arg[0] == '-' ? arg.find('=') : 0;
-  if (arg[0] == '-' && eq == std::string::npos) return arg;
-  const std::string head = arg[0] == '-' ? arg.substr(0, eq + 1) : "";
-  const std::string path = arg.substr(head.size());
-  std::error_code ec;
-  if (path.empty() || path[0] == '/' || path.find('{') != std::string::npos ||
-      !fs::is_regular_file(path, ec)) {
-    return arg;
-  }
-  const fs::path file = fs::canonical(path, ec);
-  if (ec) return arg;
-  const fs::path relative = file.lexically_relative(suite_dir);
-  if (!relative.empty() && *relative.begin() != "..") {
-    return head + "{suite_dir}/" + relative.string();
-  }
-  return head + file.string();
-}
-
 std::string Plural(uint64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
@@ -80,19 +56,14 @@ int RunInit(const InitArgs& args) {
     throw UsageError(
         fmt::format("{} exists; --force replaces it, --output FILE writes elsewhere", args.output));
   }
-  std::error_code ec;
-  const fs::path suite_dir = fs::absolute(args.output, ec).parent_path();
-  InitRequest request;
-  request.exe = args.exe;
-  request.name = args.name.empty() ? fs::path(args.exe).filename().string() : args.name;
-  request.suite_dir = fs::weakly_canonical(suite_dir, ec).string();
-  request.timeout_seconds = args.timeout;
-  request.options = args.launch.ToOptions();
-  // {exe} and {suite_dir} are left as they are (AsTheSuiteNamesIt keeps
-  // any argument with a placeholder).
-  for (const std::string& arg : AdHocCommand(args.command)) {
-    request.command.push_back(arg.empty() ? arg : AsTheSuiteNamesIt(arg, request.suite_dir));
-  }
+  InitOptions options;
+  options.exe = args.exe;
+  options.name = args.name;
+  options.output = args.output;
+  options.timeout_seconds = args.timeout;
+  options.launch = args.launch.ToOptions();
+  options.command = args.command;
+  const InitRequest request = InitRequestFor(options);
   Workload probe_workload;
   probe_workload.name = request.name;
   probe_workload.command = request.command;

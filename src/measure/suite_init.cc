@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 namespace workgate {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 // Runs of each kind: two show whether a number or a count repeats.
 constexpr int kRunsEach = 2;
@@ -250,6 +253,43 @@ InitResult MeasureForSuite(Counter& counter, const InitRequest& request,
         Counts(result.pinned)));
   }
   return result;
+}
+
+std::string AsTheSuiteNamesIt(const std::string& arg, const std::string& suite_dir) {
+  if (arg.empty()) return arg;
+  const size_t eq = arg[0] == '-' ? arg.find('=') : 0;
+  if (arg[0] == '-' && eq == std::string::npos) return arg;
+  const std::string head = arg[0] == '-' ? arg.substr(0, eq + 1) : "";
+  const std::string path = arg.substr(head.size());
+  std::error_code ec;
+  if (path.empty() || path[0] == '/' || path.find('{') != std::string::npos ||
+      !fs::is_regular_file(path, ec)) {
+    return arg;
+  }
+  const fs::path file = fs::canonical(path, ec);
+  if (ec) return arg;
+  const fs::path relative = file.lexically_relative(suite_dir);
+  if (!relative.empty() && *relative.begin() != "..") {
+    return head + "{suite_dir}/" + relative.string();
+  }
+  return head + file.string();
+}
+
+InitRequest InitRequestFor(const InitOptions& options) {
+  std::error_code ec;
+  const fs::path suite_dir = fs::absolute(options.output, ec).parent_path();
+  InitRequest request;
+  request.exe = options.exe;
+  request.name = options.name.empty() ? fs::path(options.exe).filename().string() : options.name;
+  request.suite_dir = fs::weakly_canonical(suite_dir, ec).string();
+  request.timeout_seconds = options.timeout_seconds;
+  request.options = options.launch;
+  // {exe} and {suite_dir} are left as they are (AsTheSuiteNamesIt keeps
+  // any argument with a placeholder).
+  for (const std::string& arg : AdHocCommand(options.command)) {
+    request.command.push_back(AsTheSuiteNamesIt(arg, request.suite_dir));
+  }
+  return request;
 }
 
 }  // namespace workgate

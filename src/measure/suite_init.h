@@ -68,4 +68,28 @@ InitResult MeasureForSuite(Counter& counter, const InitRequest& request,
 uint64_t TimeReads(const std::map<std::string, uint64_t>& pinned);
 uint64_t EntropyReads(const std::map<std::string, uint64_t>& pinned);
 
+/// What `workgate init` was given, as the user wrote it.
+struct InitOptions {
+  std::string exe;     // --exe
+  std::string name;    // --name; "" names the workload after the build's file
+  std::string output;  // --output: the suite file
+  double timeout_seconds = 600;
+  LaunchOptions launch;
+  std::vector<std::string> command;  // after --
+};
+
+/// An argument as the suite must name it: the workload runs in an empty
+/// private directory, so one that names an existing file relative to where
+/// workgate was started ("bench.py") becomes "{suite_dir}/bench.py" when the
+/// file is in `suite_dir` or below it, else the file's absolute path.
+/// "--in=x.txt" is rewritten after its '='. Anything else (an option, an
+/// absolute path, an argument with a placeholder, no file) is kept.
+std::string AsTheSuiteNamesIt(const std::string& arg, const std::string& suite_dir);
+
+/// The request MeasureForSuite takes for `options`: the workload named after
+/// the build's file where --name is not given, the suite's folder that of
+/// --output (links resolved), and the command as a workload's (AdHocCommand)
+/// with each argument AsTheSuiteNamesIt.
+InitRequest InitRequestFor(const InitOptions& options);
+
 }  // namespace workgate
