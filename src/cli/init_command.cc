@@ -13,18 +13,13 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "counter/factory.h"
-#include "machine/system_info.h"
 #include "measure/suite_init.h"
 #include "report/format.h"
 #include "report/report_output.h"
 #include "report/report_paths.h"
-#include "report/summary.h"
-#include "store/result_store.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
-#include "workload/build_check.h"
 #include "workload/number_range.h"
 
 namespace workgate {
@@ -47,79 +42,16 @@ std::string Plural(uint64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-int RunInit(const InitArgs& args) {
-  if (args.launch.as_is) {
-    throw UsageError("workgate init measures the launch the gate uses; --as-is has no place here");
-  }
-  CheckReportPaths({{"--output", args.output}}, {{"--exe", args.exe}});
-  if (!args.force && fs::exists(fs::symlink_status(args.output))) {
-    throw UsageError(
-        fmt::format("{} exists; --force replaces it, --output FILE writes elsewhere", args.output));
-  }
-  InitOptions options;
-  options.exe = args.exe;
-  options.name = args.name;
-  options.output = args.output;
-  options.timeout_seconds = args.timeout;
-  options.launch = args.launch.ToOptions();
-  options.command = args.command;
-  const InitRequest request = InitRequestFor(options);
-  Workload probe_workload;
-  probe_workload.name = request.name;
-  probe_workload.command = request.command;
-  if (std::string err; !CheckBuild(args.exe, {probe_workload}, &err)) {
-    throw Error(kExitInvalid, err);
-  }
-
-  // Exact counts, and what the program read: vgcount where it is built.
-  const SystemInfo info = GatherSystemInfo();
-  BackendChoice choice = ChooseBackend(BackendRequest::kVgcount, kDefaultPerfEvent, info);
-  if (choice.backend.empty()) choice = ChooseBackend(BackendRequest::kCallgrind, "", info);
-  if (choice.backend.empty()) {
-    throw EnvironmentError("workgate init counts with Valgrind: " + choice.reason);
-  }
-  auto counter = MakeCounter(choice, kDefaultPerfEvent);
-  Progress progress;
-  InitResult result =
-      MeasureForSuite(*counter, request, [&](const std::string& t) { progress.Show(t); });
-  progress.Done();
-  if (!result.error.empty()) {
-    throw Error(kExitInvalid,
-                fmt::format("the command failed, so no suite was written: {}", result.error));
-  }
-  if (!result.score_problem.empty()) {
-    throw Error(kExitInvalid, "no suite was written: " + result.score_problem);
-  }
-
-  SuiteDraft& draft = result.draft;
+// What init says on stdout of the suite it wrote to `output`.
+std::string SummaryText(const InitSuite& suite, const std::string& output) {
+  const InitResult& result = suite.measured;
+  const SuiteDraft& draft = result.draft;
   const InitRun& first = result.pinned[0];
-  const std::string shown_command = CommandLineText(args.command);
-  const std::string suite_arg = args.output;
-  draft.header = {
-      fmt::format("A workgate suite, written by workgate init on {} from:", UtcNow()),
-      fmt::format("  workgate init --exe {}{}", args.exe,
-                  shown_command.empty() ? "" : " -- " + shown_command),
-      fmt::format("One count of that build with {} took {:.2f} s: {} instructions.",
-                  counter->name(), first.seconds, FormatCount(first.count, Minus::kAscii)),
-      "Gate two builds of the program with it:",
-      fmt::format("  workgate compare --baseline OLD --candidate NEW --suite {}", suite_arg),
-      "Every key: docs/suites.md. {exe} is the build under test; {suite_dir} is this file's",
-      "folder: the workload runs in an empty private directory, so name its files from there.",
-  };
-  const std::string text = SuiteText(draft);
-  // What is written must read back as the workload measured.
-  Suite check;
-  std::string err;
-  if (!ParseSuite(text, args.output, &check, &err)) {
-    throw Error(kExitEnvironment, "workgate init wrote a suite it cannot read: " + err);
-  }
-  if (!WriteTextFile(args.output, text, "the suite", &err)) throw EnvironmentError(err);
-
   const std::string name = TerminalSafe(draft.name, LineBreaks::kToSpace);
-  std::string out = fmt::format("Wrote {} (workload {}):\n",
-                                TerminalSafe(args.output, LineBreaks::kToSpace), name);
+  std::string out =
+      fmt::format("Wrote {} (workload {}):\n", TerminalSafe(output, LineBreaks::kToSpace), name);
   out += fmt::format("  one count took {:.2f} s with {}: {} instructions\n", first.seconds,
-                     counter->name(), FormatCount(first.count, Minus::kAscii));
+                     suite.backend, FormatCount(first.count, Minus::kAscii));
   out += fmt::format("  clock = \"{}\": ", ClockModeName(draft.clock));
   if (result.inputs_seen) {
     out += fmt::format("it read the time {} and entropy {}",
@@ -142,8 +74,34 @@ int RunInit(const InitArgs& args) {
     out += "  score: none asserted: no number was printed the same in every run\n";
   }
   out += fmt::format("Next: workgate compare --baseline OLD --candidate NEW --suite {}\n",
-                     TerminalSafe(suite_arg, LineBreaks::kToSpace));
-  WriteText(out, stdout, "the summary of workgate init");
+                     TerminalSafe(output, LineBreaks::kToSpace));
+  return out;
+}
+
+int RunInit(const InitArgs& args) {
+  if (args.launch.as_is) {
+    throw UsageError("workgate init measures the launch the gate uses; --as-is has no place here");
+  }
+  CheckReportPaths({{"--output", args.output}}, {{"--exe", args.exe}});
+  if (!args.force && fs::exists(fs::symlink_status(args.output))) {
+    throw UsageError(
+        fmt::format("{} exists; --force replaces it, --output FILE writes elsewhere", args.output));
+  }
+  InitOptions options;
+  options.exe = args.exe;
+  options.name = args.name;
+  options.output = args.output;
+  options.timeout_seconds = args.timeout;
+  options.launch = args.launch.ToOptions();
+  options.command = args.command;
+  Progress progress;
+  const InitSuite suite = MakeInitSuite(options, [&](const std::string& t) { progress.Show(t); });
+  progress.Done();
+  if (!suite.error.empty()) throw Error(suite.exit_code, suite.error);
+  if (std::string err; !WriteTextFile(args.output, suite.text, "the suite", &err)) {
+    throw EnvironmentError(err);
+  }
+  WriteText(SummaryText(suite, args.output), stdout, "the summary of workgate init");
   return kExitPass;
 }
 

@@ -9,8 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "machine/system_info.h"
 #include "measure/measure.h"
 #include "model/backend.h"
+#include "report/format.h"
+#include "report/summary.h"
+#include "store/result_store.h"
+#include "util/error.h"
+#include "workload/build_check.h"
 #include "workload/score_guess.h"
 
 namespace workgate {
@@ -290,6 +296,72 @@ InitRequest InitRequestFor(const InitOptions& options) {
     request.command.push_back(AsTheSuiteNamesIt(arg, request.suite_dir));
   }
   return request;
+}
+
+BackendChoice InitBackend(const BackendChoice& vgcount, const BackendChoice& callgrind) {
+  if (!vgcount.backend.empty()) return vgcount;
+  if (callgrind.backend.empty()) {
+    throw EnvironmentError("workgate init counts with Valgrind: " + callgrind.reason);
+  }
+  return callgrind;
+}
+
+std::vector<std::string> InitHeader(const InitOptions& options, const std::string& backend,
+                                    const InitRun& first, const std::string& written_at) {
+  const std::string shown_command = CommandLineText(options.command);
+  return {
+      fmt::format("A workgate suite, written by workgate init on {} from:", written_at),
+      fmt::format("  workgate init --exe {}{}", options.exe,
+                  shown_command.empty() ? "" : " -- " + shown_command),
+      fmt::format("One count of that build with {} took {:.2f} s: {} instructions.", backend,
+                  first.seconds, FormatCount(first.count, Minus::kAscii)),
+      "Gate two builds of the program with it:",
+      fmt::format("  workgate compare --baseline OLD --candidate NEW --suite {}", options.output),
+      "Every key: docs/suites.md. {exe} is the build under test; {suite_dir} is this file's",
+      "folder: the workload runs in an empty private directory, so name its files from there.",
+  };
+}
+
+InitSuite MakeInitSuite(const InitOptions& options, const ProgressFn& progress) {
+  const InitRequest request = InitRequestFor(options);
+  Workload probe_workload;
+  probe_workload.name = request.name;
+  probe_workload.command = request.command;
+  if (std::string err; !CheckBuild(options.exe, {probe_workload}, &err)) {
+    throw Error(kExitInvalid, err);
+  }
+  // Exact counts, and what the program read: vgcount where it is built.
+  const SystemInfo info = GatherSystemInfo();
+  const BackendChoice choice =
+      InitBackend(ChooseBackend(BackendRequest::kVgcount, kDefaultPerfEvent, info),
+                  ChooseBackend(BackendRequest::kCallgrind, "", info));
+  auto counter = MakeCounter(choice, kDefaultPerfEvent);
+  InitSuite suite;
+  suite.backend = counter->name();
+  suite.measured = MeasureForSuite(*counter, request, progress);
+  const InitResult& result = suite.measured;
+  if (!result.error.empty()) {
+    suite.exit_code = kExitInvalid;
+    suite.error = "the command failed, so no suite was written: " + result.error;
+    return suite;
+  }
+  if (!result.score_problem.empty()) {
+    suite.exit_code = kExitInvalid;
+    suite.error = "no suite was written: " + result.score_problem;
+    return suite;
+  }
+  SuiteDraft& draft = suite.measured.draft;
+  draft.header = InitHeader(options, suite.backend, result.pinned[0], UtcNow());
+  std::string text = SuiteText(draft);
+  // What is written must read back as the workload measured.
+  Suite check;
+  if (std::string err; !ParseSuite(text, options.output, &check, &err)) {
+    suite.exit_code = kExitEnvironment;
+    suite.error = "workgate init wrote a suite it cannot read: " + err;
+    return suite;
+  }
+  suite.text = std::move(text);
+  return suite;
 }
 
 }  // namespace workgate

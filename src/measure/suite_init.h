@@ -13,6 +13,8 @@
 //     number repeated and the clock is pinned, which needs a score: then no
 //     suite is written, and InitResult::score_problem says why;
 //   - how long one count takes, and a timeout from it.
+// MakeInitSuite is the whole of `workgate init` below its command line: the
+// request from its options, the backend, the runs, and the suite's text.
 
 #include <cstdint>
 #include <map>
@@ -20,7 +22,9 @@
 #include <vector>
 
 #include "counter/counter.h"
+#include "counter/factory.h"
 #include "measure/comparison.h"
+#include "util/exit_codes.h"
 #include "workload/run_plan.h"
 #include "workload/suite_writer.h"
 
@@ -91,5 +95,39 @@ std::string AsTheSuiteNamesIt(const std::string& arg, const std::string& suite_d
 /// --output (links resolved), and the command as a workload's (AdHocCommand)
 /// with each argument AsTheSuiteNamesIt.
 InitRequest InitRequestFor(const InitOptions& options);
+
+/// The backend init counts with, from ChooseBackend's answers to a request
+/// for vgcount and for callgrind: vgcount where it can count, since it
+/// answers every read of the time and entropy and so says which the program
+/// made; else callgrind. Throws Error(kExitEnvironment) with callgrind's
+/// reason where neither can.
+BackendChoice InitBackend(const BackendChoice& vgcount, const BackendChoice& callgrind);
+
+/// The comment lines at the top of the suite: when (`written_at`, as UtcNow
+/// gives it) and from which command line it was written, what the count
+/// `first` with `backend` took, and the command that gates two builds with it.
+std::vector<std::string> InitHeader(const InitOptions& options, const std::string& backend,
+                                    const InitRun& first, const std::string& written_at);
+
+/// What MakeInitSuite measured and wrote.
+struct InitSuite {
+  InitResult measured;  // its draft has the header
+  std::string backend;  // the counter's name
+  std::string text;     // the suite file; "" when `error` says why there is none
+  /// Why no suite was written, with the exit that says so: kExitInvalid when
+  /// the command failed or printed no score a suite can assert,
+  /// kExitEnvironment when the text would not read back.
+  int exit_code = kExitPass;
+  std::string error;
+};
+
+/// `workgate init` for `options`: checks the build, counts with InitBackend's
+/// choice (MeasureForSuite, which reports through `progress`) and writes the
+/// suite's text, checked to read back as the workload measured. Throws Error
+/// where it cannot start: the build fails its checks (kExitInvalid), nothing
+/// can count (kExitEnvironment). What stops it after the runs comes back in
+/// InitSuite::error instead, so that the caller can clear its progress line
+/// before it says so.
+InitSuite MakeInitSuite(const InitOptions& options, const ProgressFn& progress);
 
 }  // namespace workgate

@@ -1,5 +1,6 @@
 // `workgate init` below its command line (measure/suite_init.h): the
-// request made of its options. The runs themselves are InitCliTest's, under
+// request made of its options, the backend it counts with, and the header
+// of the suite it writes. The runs themselves are InitCliTest's, under
 // Valgrind.
 
 #include "measure/suite_init.h"
@@ -11,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "util/error.h"
+#include "util/exit_codes.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -87,6 +90,50 @@ TEST_F(SuiteInitTest, TheRequestNamesTheCommandsFilesFromTheSuitesFolder) {
             (std::vector<std::string>{"{exe}", "{suite_dir}/bench.py", "-n", "3"}));
   options.command = {};
   EXPECT_EQ(InitRequestFor(options).command, (std::vector<std::string>{"{exe}"}));
+}
+
+TEST(SuiteInitBackendTest, InitCountsWithVgcountElseCallgrind) {
+  const BackendChoice vgcount{"vgcount", "requested"};
+  const BackendChoice callgrind{"callgrind", "requested"};
+  const BackendChoice no_vgcount{"", "vgcount was requested but the tool is not built"};
+  const BackendChoice no_callgrind{"", "callgrind was requested, but valgrind is not installed"};
+  EXPECT_EQ(InitBackend(vgcount, callgrind).backend, "vgcount");
+  EXPECT_EQ(InitBackend(no_vgcount, callgrind).backend, "callgrind");
+  try {
+    InitBackend(no_vgcount, no_callgrind);
+    ADD_FAILURE() << "no error where neither can count";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitEnvironment);
+    EXPECT_STREQ(e.what(),
+                 "workgate init counts with Valgrind: callgrind was requested, but valgrind is "
+                 "not installed");
+  }
+}
+
+TEST(SuiteInitHeaderTest, TheHeaderSaysWhenFromWhichCommandAndWhatACountTook) {
+  InitOptions options;
+  options.exe = "build/prog";
+  options.output = "suites/bench.toml";
+  options.command = {"{exe}", "--size", "a b"};
+  InitRun first;
+  first.count = 1234567;
+  first.seconds = 1.5;
+  EXPECT_EQ(
+      InitHeader(options, "vgcount", first, "2026-12-05T21:00:00Z"),
+      (std::vector<std::string>{
+          "A workgate suite, written by workgate init on 2026-12-05T21:00:00Z from:",
+          "  workgate init --exe build/prog -- {exe} --size 'a b'",
+          "One count of that build with vgcount took 1.50 s: 1,234,567 instructions.",
+          "Gate two builds of the program with it:",
+          "  workgate compare --baseline OLD --candidate NEW --suite suites/bench.toml",
+          "Every key: docs/suites.md. {exe} is the build under test; {suite_dir} is this file's",
+          "folder: the workload runs in an empty private directory, so name its files from "
+          "there.",
+      }));
+  // Without arguments, the command line has no "--".
+  options.command = {};
+  EXPECT_EQ(InitHeader(options, "vgcount", first, "2026-12-05T21:00:00Z")[1],
+            "  workgate init --exe build/prog");
 }
 
 }  // namespace
