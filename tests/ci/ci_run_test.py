@@ -5,8 +5,10 @@ missing compiler fails; only on a developer's machine do the scripts say
 "this machine cannot" (exit 77)."""
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -196,6 +198,67 @@ class FormerSkipsTest(ScriptTest):
             self.assertIn("apt-get download valgrind:arm64 failed", r.stderr)
             self.assertIn("simulated: no network", r.stderr)
             self.assertFalse(os.path.exists(self.path("valgrind-arm64")))
+
+
+class UnprivilegedTest(ScriptTest):
+    """ci/unprivileged, the second run of the hostile tests as uid 65534:
+    from a checkout the user can reach, and from one under a directory
+    closed to it (root's home, mode 700), which it must reach too without
+    the machine's file system changing."""
+
+    UNPRIVILEGED = os.path.join(ROOT, "ci", "unprivileged")
+
+    def setUp(self):
+        super().setUp()
+        if os.geteuid() != 0:
+            self.skipTest("not root: the step runs as root, and only root can become uid 65534")
+        # The command's own TMPDIR and HOME, outside the checkout's closed parent.
+        self.run_tmp = tempfile.mkdtemp(prefix="workgate-unprivileged-")
+        self.addCleanup(shutil.rmtree, self.run_tmp, True)
+        os.chown(self.run_tmp, 65534, 65534)
+
+    def checkout(self, parent, mode):
+        os.makedirs(parent, exist_ok=True)
+        os.chmod(parent, mode)
+        project = os.path.join(parent, "project")
+        os.makedirs(project)
+        os.chmod(project, 0o755)
+        with open(os.path.join(project, "data.txt"), "w") as f:
+            f.write("reached\n")
+        probe = os.path.join(project, "probe.sh")
+        with open(probe, "w") as f:
+            f.write('#!/bin/sh\nid -u\ncat "$(dirname "$0")/data.txt"\n'
+                    'echo "$HOME"\ntest -w "$TMPDIR" && echo tmp-writable\n')
+        os.chmod(probe, 0o755)
+        return project
+
+    def run_probe(self, project):
+        home = os.path.join(self.run_tmp, "home")
+        os.makedirs(home, exist_ok=True)
+        os.chown(home, 65534, 65534)
+        r = self.run_script([self.UNPRIVILEGED, project, home, self.run_tmp,
+                             os.path.join(project, "probe.sh")])
+        if r.returncode == 77:
+            self.skipTest("this machine cannot make a private mount namespace: " + r.stderr)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, f"65534\nreached\n{home}\ntmp-writable\n")
+
+    def test_a_checkout_the_user_reaches(self):
+        os.chmod(self.tmp, 0o755)
+        self.run_probe(self.checkout(self.path("open"), 0o755))
+
+    def test_a_checkout_under_a_closed_home_directory(self):
+        closed = self.path("root")
+        project = self.checkout(closed, 0o700)
+        with open("/proc/self/mountinfo") as f:
+            mounts_before = f.read()
+        self.run_probe(project)
+        # Nothing of the namespace shows outside it.
+        self.assertEqual(os.stat(closed).st_mode & 0o777, 0o700)
+        self.assertFalse(os.path.ismount(closed))
+        with open("/proc/self/mountinfo") as f:
+            self.assertEqual(f.read(), mounts_before)
+        self.assertEqual(self.read("root", "project", "data.txt"), "reached\n")
 
 
 if __name__ == "__main__":
