@@ -7,6 +7,8 @@
 #   step NAME COMMAND...             runs COMMAND in the foreground
 #   step_bg NAME COMMAND...          starts COMMAND beside the next steps,
 #                                    its output kept in a log of its own
+#                                    (a program: a shell function cannot
+#                                    start in a session of its own)
 #   step_wait NAME                   waits for a step_bg step, prints its
 #                                    log, and judges it like `step`
 #

@@ -5,6 +5,7 @@ missing compiler fails; only on a developer's machine do the scripts say
 "this machine cannot" (exit 77)."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,6 +65,18 @@ class StepsTest(ScriptTest):
         rows = self.table(r.stderr)
         self.assertRegex(rows["full"], r"full\s+\d+\s+ok$")
         self.assertRegex(rows["fullbg"], r"fullbg\s+\d+\s+ok$")
+
+    def test_ci_tests_background_steps_are_programs(self):
+        # step_bg starts its command with setsid, which cannot run a function
+        # of the script: such a step would fail at once, with exit 127.
+        with open(os.path.join(ROOT, "ci", "test"), encoding="utf-8") as f:
+            script = f.read().replace("\\\n", " ")
+        functions = set(re.findall(r"^([a-z_]+)\(\) \{", script, re.M))
+        self.assertIn("run_ctest", functions)
+        commands = re.findall(r'^(?:[A-Z_]+=\S+\s+)*step_bg\s+"[^"]+"\s+(\S+)', script, re.M)
+        self.assertGreaterEqual(len(commands), 3, "no step_bg found in ci/test")
+        for command in commands:
+            self.assertNotIn(command, functions, f"step_bg runs {command}, a function of ci/test")
 
     def test_a_step_that_may_not_skip_fails_on_77(self):
         r = self.steps("STEP_NO_SKIP=1 step strict bash -c 'exit 77'\nstep never true")
