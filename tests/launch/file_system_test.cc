@@ -162,10 +162,20 @@ TEST_F(FreshTmpContainmentTest, WhatTheLaunchBindsIsThereAtItsPath) {
 // afterwards; one in a fresh directory is left to it.
 TEST_F(FreshTmpContainmentTest, AHiddenDirectoryIsEmptyAndReadOnly) {
   if (!ReadOnlyFileSystemAvailable()) GTEST_SKIP() << "this machine cannot: / is no mount point";
-  // Outside the fresh directories: in the build tree.
-  std::string pattern = testing::BuildPath("hidden.XXXXXX");
-  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-  const std::string hidden = pattern;
+  // Outside the fresh directories: in the build tree, or in HOME for a user
+  // who cannot write there (ci/test's unprivileged run).
+  std::string hidden;
+  const char* home = getenv("HOME");
+  for (const std::string& dir : {testing::BuildPath(""), std::string(home ? home : "")}) {
+    std::string pattern = (fs::path(dir) / "hidden.XXXXXX").string();
+    bool fresh = dir.empty();
+    for (const char* f : kFreshDirectories) fresh = fresh || PathIsWithin(dir.c_str(), f);
+    if (!fresh && mkdtemp(pattern.data()) != nullptr) {
+      hidden = pattern;
+      break;
+    }
+  }
+  ASSERT_FALSE(hidden.empty()) << "neither the build tree nor HOME is writable outside /tmp";
   struct RemovedAtEnd {
     const std::string& path;
     ~RemovedAtEnd() { RemoveTree(path); }
