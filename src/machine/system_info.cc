@@ -182,8 +182,13 @@ Probed<std::string> ReadValgrindVersion(const std::string& exe, double timeout_s
     return Missing<std::string>(exe + " --version did not finish: " + r.Describe(timeout_seconds));
   }
   if (!r.ok() || version.rfind("valgrind-", 0) != 0) {
+    // Valgrind says why it cannot start on stderr, its last line the reason
+    // ("valgrind: failed to start tool 'none' for platform 'amd64-linux'").
+    std::string said = Trim(r.err);
+    said = said.substr(said.find_last_of('\n') + 1);
+    if (said.size() > 200) said = said.substr(0, 200) + "...";
     return Missing<std::string>(exe + " --version " + r.Describe() + " and printed \"" + version +
-                                "\"");
+                                "\"" + (said.empty() ? "" : "; on stderr: \"" + said + "\""));
   }
   return Have(version);
 }

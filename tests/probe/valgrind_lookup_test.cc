@@ -121,6 +121,23 @@ TEST_F(ReadValgrindVersionTest, SomethingElseIsNoVersion) {
   EXPECT_EQ(v.note, fake + " --version exited with status 2 and printed \"GNU bash, version 5\"");
 }
 
+TEST_F(ReadValgrindVersionTest, OneThatFailsToStartSaysWhyFromItsStderr) {
+  const std::string fake = Executable(
+      "valgrind",
+      "echo 'valgrind: no such tool' >&2; echo >&2; "
+      "echo \"valgrind: failed to start tool 'none' for platform 'amd64-linux'\" >&2; exit 1\n");
+  Probed<std::string> v = ReadValgrindVersion(fake, 30);
+  EXPECT_FALSE(v.value);
+  EXPECT_EQ(v.note, fake +
+                        " --version exited with status 1 and printed \"\"; on stderr: \"valgrind: "
+                        "failed to start tool 'none' for platform 'amd64-linux'\"");
+  const std::string long_line = std::string(300, 'x');
+  Probed<std::string> bounded =
+      ReadValgrindVersion(Executable("valgrind", "echo " + long_line + " >&2; exit 1\n"), 30);
+  EXPECT_NE(bounded.note.find("on stderr: \"" + std::string(200, 'x') + "...\""), std::string::npos)
+      << bounded.note;
+}
+
 TEST_F(ReadValgrindVersionTest, OneThatHangsIsKilledAtTheDeadlineWithWhatItStarted) {
   // A valgrind that never answers must not hold up the probe or every count,
   // nor leave its children behind.
