@@ -18,6 +18,7 @@
 #include "machine/cpu_identity.h"
 #include "machine/proc_file.h"
 #include "util/paths.h"
+#include "util/text.h"
 
 extern char** environ;
 
@@ -185,8 +186,7 @@ Probed<std::string> ReadValgrindVersion(const std::string& exe, double timeout_s
     // Valgrind says why it cannot start on stderr, its last line the reason
     // ("valgrind: failed to start tool 'none' for platform 'amd64-linux'").
     std::string said = Trim(r.err);
-    said = said.substr(said.find_last_of('\n') + 1);
-    if (said.size() > 200) said = said.substr(0, 200) + "...";
+    said = ShortenBytes(said.substr(said.find_last_of('\n') + 1), 200);
     return Missing<std::string>(exe + " --version " + r.Describe() + " and printed \"" + version +
                                 "\"" + (said.empty() ? "" : "; on stderr: \"" + said + "\""));
   }

@@ -134,7 +134,8 @@ TEST_F(ReadValgrindVersionTest, OneThatFailsToStartSaysWhyFromItsStderr) {
   const std::string long_line = std::string(300, 'x');
   Probed<std::string> bounded =
       ReadValgrindVersion(Executable("valgrind", "echo " + long_line + " >&2; exit 1\n"), 30);
-  EXPECT_NE(bounded.note.find("on stderr: \"" + std::string(200, 'x') + "...\""), std::string::npos)
+  EXPECT_NE(bounded.note.find("on stderr: \"" + std::string(200, 'x') + "\u2026\""),
+            std::string::npos)
       << bounded.note;
 }
 
