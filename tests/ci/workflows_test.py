@@ -124,6 +124,10 @@ class PinsTest(unittest.TestCase):
                      "  - uses: OWNER/workgate/ci/github@REF",
                      "  - uses: OWNER/workgate/ci/github/comment@REF  # SET: where you take workgate from",
                      "  - uses: ./ci/github",
+                     # A fork that has made no release pins a bare commit.
+                     f"  - uses: someone/workgate/ci/github@{self.SHA}",
+                     f"  - uses: actions/checkout@{self.SHA}",
+                     f"  - uses: actions/checkout@{self.SHA} # main, 2026-12-01",
                      "permissions:\n  statuses: write  # the commit status"):
             with self.subTest(line=line):
                 r = self.check(line)
@@ -134,8 +138,6 @@ class PinsTest(unittest.TestCase):
                      "  - uses: actions/checkout@v4.4.0 # v4.4.0",
                      "  - uses: actions/checkout@main",
                      "  - uses: actions/checkout@11d5960 # v4.4.0",
-                     f"  - uses: actions/checkout@{self.SHA}",
-                     f"  - uses: actions/checkout@{self.SHA} # pinned",
                      f"  - uses: actions/checkout@{self.SHA.upper()} # v4.4.0",
                      f"  - uses: actions/checkout@{self.SHA}0 # v4.4.0",
                      "  - uses: docker://alpine:3",
@@ -145,6 +147,18 @@ class PinsTest(unittest.TestCase):
                 r = self.check(line)
                 self.assertEqual(r.returncode, 1, r.stderr)
                 self.assertIn("not pinned", r.stderr)
+
+    def test_a_relative_path_is_read_from_where_it_is_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "flow.yml"), "w") as f:
+                f.write("steps:\n  - uses: actions/checkout@v4\n")
+            r = subprocess.run([LINT, "pins", "flow.yml"], capture_output=True, text=True, cwd=d)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("flow.yml:2: not pinned", r.stderr)
+            r = subprocess.run([LINT, "pins", "missing.yml"], capture_output=True, text=True,
+                               cwd=d)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("missing.yml: no such file", r.stderr)
 
     def test_one_action_one_pin(self):
         other = "0057852bfaa89a56745cba8c7296529d2fc39830"
