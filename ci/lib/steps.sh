@@ -150,7 +150,9 @@ step_wait() {
   echo "ci/test: == $name (ran beside the steps above) said:" >&2
   cat "${_step_bg_log[$name]}" >&2
   rm -f "${_step_bg_log[$name]}"
-  unset "_step_bg_pid[$name]" "_step_bg_log[$name]" "_step_bg_begin[$name]" \
-    "_step_bg_no_skip[$name]"
+  # Quoted so that unset reads the subscript itself: expanded first, a
+  # name with a quote or a bracket in it would unset nothing.
+  unset '_step_bg_pid[$name]' '_step_bg_log[$name]' '_step_bg_begin[$name]' \
+    '_step_bg_no_skip[$name]'
   _step_judge "$name" "$seconds" "$code" "$no_skip"
 }

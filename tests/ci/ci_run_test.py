@@ -100,6 +100,15 @@ class StepsTest(ScriptTest):
         self.assertIn("ok", rows["fg"])
         self.assertIn("FAILED (exit 1)", rows["bg"])
 
+    def test_a_background_step_with_any_name_is_listed_once(self):
+        name = "set-up (ci/setup, every step's [packages])"
+        r = self.steps(f"step_bg \"{name}\" true\nstep_wait \"{name}\"\nstep last true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        listed = [line for line in r.stderr.splitlines() if line.strip().startswith(name)]
+        self.assertEqual(len(listed), 1, r.stderr)
+        self.assertIn("ok", listed[0])
+        self.assertNotIn("unfinished", r.stderr)
+
     def test_an_early_failure_stops_the_background_step(self):
         pid_file = self.path("bg.pid")
         begin = time.monotonic()
