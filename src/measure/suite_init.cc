@@ -1,11 +1,13 @@
 #include "measure/suite_init.h"
 
 #include <fmt/format.h>
+#include <glob.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "report/summary.h"
 #include "store/result_store.h"
 #include "util/error.h"
+#include "util/paths.h"
 #include "workload/build_check.h"
 #include "workload/score_guess.h"
 
@@ -298,6 +301,99 @@ InitRequest InitRequestFor(const InitOptions& options) {
   return request;
 }
 
+namespace {
+
+// The regular files `pattern` matches (glob(3), sorted), or a UsageError.
+std::vector<std::string> Matches(const std::string& pattern) {
+  glob_t found{};
+  const int status = glob(pattern.c_str(), GLOB_ERR, nullptr, &found);
+  std::vector<std::string> files;
+  if (status == 0) {
+    for (size_t i = 0; i < found.gl_pathc; ++i) {
+      std::error_code ec;
+      if (fs::is_regular_file(found.gl_pathv[i], ec)) files.push_back(found.gl_pathv[i]);
+    }
+  }
+  globfree(&found);
+  if (status == GLOB_NOSPACE) throw EnvironmentError("--each: out of memory reading " + pattern);
+  if (files.empty()) {
+    throw UsageError(fmt::format("--each {}: no file matches it", CommandLineText({pattern})));
+  }
+  return files;
+}
+
+bool NamesAFile(const std::vector<std::string>& command) {
+  for (const std::string& arg : command) {
+    if (arg.find("{file}") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// `command` for one file: {file} replaced by it, or the file after the last
+// argument where nothing names it; the build alone first where there is no
+// command.
+std::vector<std::string> CommandFor(const std::vector<std::string>& command,
+                                    const std::string& file) {
+  std::vector<std::string> out = command.empty() ? std::vector<std::string>{"{exe}"} : command;
+  if (!NamesAFile(out)) {
+    out.push_back(file);
+    return out;
+  }
+  for (std::string& arg : out) {
+    for (size_t at = arg.find("{file}"); at != std::string::npos;
+         at = arg.find("{file}", at + file.size())) {
+      arg.replace(at, 6, file);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<InitRequest> InitRequestsFor(const InitOptions& options) {
+  if (options.each.empty()) {
+    if (NamesAFile(options.command)) {
+      throw UsageError("{file} stands for each file of --each GLOB, and no --each was given");
+    }
+    return {InitRequestFor(options)};
+  }
+  if (!options.name.empty()) {
+    throw UsageError("--name names one workload; with --each each is named after its file");
+  }
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  for (const std::string& pattern : options.each) {
+    for (const std::string& file : Matches(pattern)) {
+      std::error_code ec;
+      if (seen.insert(fs::weakly_canonical(file, ec).string()).second) files.push_back(file);
+    }
+  }
+  std::map<std::string, int> stems;
+  for (const std::string& file : files) ++stems[fs::path(file).stem().string()];
+  std::vector<InitRequest> requests;
+  std::map<std::string, std::string> named;  // name -> file
+  for (const std::string& file : files) {
+    const fs::path path(file);
+    std::string name = path.stem().string();
+    if (stems[name] > 1) name = (path.parent_path() / path.stem()).lexically_normal().string();
+    if (const auto other = named.find(name); other != named.end()) {
+      throw UsageError(fmt::format("--each: {} and {} would both be workload {}",
+                                   CommandLineText({other->second}), CommandLineText({file}),
+                                   CommandLineText({name})));
+    }
+    named[name] = file;
+    InitOptions one = options;
+    one.name = name;
+    // Relative, so that a file in the suite's folder is named from it
+    // however the glob was written (AsTheSuiteNamesIt keeps absolute paths).
+    std::error_code ec;
+    const std::string relative = path.is_absolute() ? fs::relative(path, ec).string() : file;
+    one.command = CommandFor(options.command, ec || relative.empty() ? file : relative);
+    requests.push_back(InitRequestFor(one));
+  }
+  return requests;
+}
+
 BackendChoice InitBackend(const BackendChoice& vgcount, const BackendChoice& callgrind) {
   if (!vgcount.backend.empty()) return vgcount;
   if (callgrind.backend.empty()) {
@@ -307,29 +403,85 @@ BackendChoice InitBackend(const BackendChoice& vgcount, const BackendChoice& cal
 }
 
 std::vector<std::string> InitHeader(const InitOptions& options, const std::string& backend,
-                                    const InitRun& first, const std::string& written_at) {
+                                    const std::vector<InitRun>& firsts,
+                                    const std::string& written_at) {
+  std::string line = "  workgate init";
+  if (options.append) line += " --append";
+  line += " --exe " + options.exe;
+  for (const std::string& pattern : options.each) line += " --each " + CommandLineText({pattern});
   const std::string shown_command = CommandLineText(options.command);
-  return {
-      fmt::format("A workgate suite, written by workgate init on {} from:", written_at),
-      fmt::format("  workgate init --exe {}{}", options.exe,
-                  shown_command.empty() ? "" : " -- " + shown_command),
-      fmt::format("One count of that build with {} took {:.2f} s: {} instructions.", backend,
-                  first.seconds, FormatCount(first.count, Minus::kAscii)),
-      "Gate two builds of the program with it:",
-      fmt::format("  workgate compare --baseline OLD --candidate NEW --suite {}", options.output),
-      "Every key: docs/suites.md. {exe} is the build under test; {suite_dir} is this file's",
-      "folder: the workload runs in an empty private directory, so name its files from there.",
+  if (!shown_command.empty()) line += " -- " + shown_command;
+  std::string took;
+  if (firsts.size() == 1) {
+    took = fmt::format("One count of that build with {} took {:.2f} s: {} instructions.", backend,
+                       firsts[0].seconds, FormatCount(firsts[0].count, Minus::kAscii));
+  } else {
+    double total = 0;
+    for (const InitRun& run : firsts) total += run.seconds;
+    took = fmt::format("One count of each of the {} workloads with {} took {:.2f} s in all.",
+                       firsts.size(), backend, total);
+  }
+  std::vector<std::string> header = {
+      fmt::format("{}, written by workgate init on {} from:",
+                  options.append ? "Workloads added to this suite" : "A workgate suite",
+                  written_at),
+      line,
+      took,
   };
+  if (options.append) return header;
+  header.insert(header.end(),
+                {"Gate two builds of the program with it:",
+                 fmt::format("  workgate compare --baseline OLD --candidate NEW --suite {}",
+                             options.output),
+                 "Every key: docs/suites.md. {exe} is the build under test; {suite_dir} is this "
+                 "file's",
+                 "folder: the workload runs in an empty private directory, so name its files "
+                 "from there."});
+  return header;
 }
 
+namespace {
+
+// With --append: the suite's text, checked to read as a suite in which no
+// workload has a new one's name.
+std::string SuiteToAppendTo(const InitOptions& options,
+                            const std::vector<InitRequest>& requests) {
+  const std::optional<std::string> text = ReadFile(options.output, kMaxSuiteBytes);
+  if (!text) {
+    throw UsageError(fmt::format("--append: {} cannot be read as a suite file (a regular file of "
+                                 "at most {} bytes)",
+                                 options.output, kMaxSuiteBytes));
+  }
+  Suite before;
+  if (std::string err; !ParseSuite(*text, options.output, &before, &err)) {
+    throw UsageError("--append: " + err);
+  }
+  for (const InitRequest& request : requests) {
+    for (const Workload& w : before.workloads) {
+      if (w.name == request.name) {
+        throw UsageError(fmt::format("--append: {} has a workload {} already",
+                                     options.output, CommandLineText({w.name})));
+      }
+    }
+  }
+  return text->empty() || text->back() == '\n' ? *text : *text + "\n";
+}
+
+}  // namespace
+
 InitSuite MakeInitSuite(const InitOptions& options, const ProgressFn& progress) {
-  const InitRequest request = InitRequestFor(options);
-  Workload probe_workload;
-  probe_workload.name = request.name;
-  probe_workload.command = request.command;
-  if (std::string err; !CheckBuild(options.exe, {probe_workload}, &err)) {
+  const std::vector<InitRequest> requests = InitRequestsFor(options);
+  std::vector<Workload> probe_workloads;
+  for (const InitRequest& request : requests) {
+    Workload w;
+    w.name = request.name;
+    w.command = request.command;
+    probe_workloads.push_back(std::move(w));
+  }
+  if (std::string err; !CheckBuild(options.exe, probe_workloads, &err)) {
     throw Error(kExitInvalid, err);
   }
+  const std::string before = options.append ? SuiteToAppendTo(options, requests) : "";
   // Exact counts, and what the program read: vgcount where it is built.
   const SystemInfo info = GatherSystemInfo();
   const BackendChoice choice =
@@ -338,26 +490,47 @@ InitSuite MakeInitSuite(const InitOptions& options, const ProgressFn& progress) 
   auto counter = MakeCounter(choice, kDefaultPerfEvent);
   InitSuite suite;
   suite.backend = counter->name();
-  suite.measured = MeasureForSuite(*counter, request, progress);
-  const InitResult& result = suite.measured;
-  if (!result.error.empty()) {
-    suite.exit_code = kExitInvalid;
-    suite.error = "the command failed, so no suite was written: " + result.error;
-    return suite;
+  // Which workload a message is of, where there are several.
+  auto of = [&](const InitRequest& request) {
+    return requests.size() == 1 ? "" : "workload " + CommandLineText({request.name}) + ": ";
+  };
+  std::vector<InitRun> firsts;
+  for (const InitRequest& request : requests) {
+    suite.measured.push_back(MeasureForSuite(*counter, request, progress));
+    const InitResult& result = suite.measured.back();
+    if (!result.error.empty()) {
+      suite.exit_code = kExitInvalid;
+      suite.error = "the command failed, so no suite was written: " + of(request) + result.error;
+      return suite;
+    }
+    if (!result.score_problem.empty()) {
+      suite.exit_code = kExitInvalid;
+      suite.error = "no suite was written: " + of(request) + result.score_problem;
+      return suite;
+    }
+    firsts.push_back(result.pinned[0]);
   }
-  if (!result.score_problem.empty()) {
-    suite.exit_code = kExitInvalid;
-    suite.error = "no suite was written: " + result.score_problem;
-    return suite;
+  suite.measured[0].draft.header = InitHeader(options, suite.backend, firsts, UtcNow());
+  std::string text = before;
+  for (const InitResult& result : suite.measured) {
+    // A blank line before the comments of workloads appended.
+    if (!text.empty() && !result.draft.header.empty()) text += "\n";
+    text += SuiteText(result.draft);
   }
-  SuiteDraft& draft = suite.measured.draft;
-  draft.header = InitHeader(options, suite.backend, result.pinned[0], UtcNow());
-  std::string text = SuiteText(draft);
-  // What is written must read back as the workload measured.
+  // What is written must read back as the workloads measured, after those
+  // it had.
   Suite check;
-  if (std::string err; !ParseSuite(text, options.output, &check, &err)) {
+  std::string err;
+  if (!ParseSuite(text, options.output, &check, &err)) {
+    err = "workgate init wrote a suite it cannot read: " + err;
+  } else if (check.workloads.size() < requests.size() ||
+             check.workloads[check.workloads.size() - requests.size()].name !=
+                 requests[0].name) {
+    err = "workgate init wrote a suite that does not read back as the workloads it measured";
+  }
+  if (!err.empty()) {
     suite.exit_code = kExitEnvironment;
-    suite.error = "workgate init wrote a suite it cannot read: " + err;
+    suite.error = err;
     return suite;
   }
   suite.text = std::move(text);

@@ -80,6 +80,11 @@ struct InitOptions {
   double timeout_seconds = 600;
   LaunchOptions launch;
   std::vector<std::string> command;  // after --
+  /// --each GLOB: one workload per file the globs match, the file named by
+  /// {file} in the command (after its last argument where none names it).
+  std::vector<std::string> each;
+  /// --append: the workloads are added to the suite `output` names.
+  bool append = false;
 };
 
 /// An argument as the suite must name it: the workload runs in an empty
@@ -96,6 +101,15 @@ std::string AsTheSuiteNamesIt(const std::string& arg, const std::string& suite_d
 /// with each argument AsTheSuiteNamesIt.
 InitRequest InitRequestFor(const InitOptions& options);
 
+/// Every request `options` makes: InitRequestFor's one, or with --each one
+/// per file its globs match (regular files, in the globs' order, each file
+/// once), each named after its file's name without the extension, or its
+/// path as matched without it where two files share a name. Throws
+/// UsageError for a glob that matches no file, two workloads of one name,
+/// --name beside --each (each workload is named after its file), and {file}
+/// without --each.
+std::vector<InitRequest> InitRequestsFor(const InitOptions& options);
+
 /// The backend init counts with, from ChooseBackend's answers to a request
 /// for vgcount and for callgrind: vgcount where it can count, since it
 /// answers every read of the time and entropy and so says which the program
@@ -103,15 +117,19 @@ InitRequest InitRequestFor(const InitOptions& options);
 /// reason where neither can.
 BackendChoice InitBackend(const BackendChoice& vgcount, const BackendChoice& callgrind);
 
-/// The comment lines at the top of the suite: when (`written_at`, as UtcNow
-/// gives it) and from which command line it was written, what the count
-/// `first` with `backend` took, and the command that gates two builds with it.
+/// The comment lines at the top of the suite (above the first workload it
+/// adds, with --append): when (`written_at`, as UtcNow gives it) and from
+/// which command line it was written, what a count of each workload with
+/// `backend` took (`firsts`: each workload's first pinned run), and the
+/// command that gates two builds with it.
 std::vector<std::string> InitHeader(const InitOptions& options, const std::string& backend,
-                                    const InitRun& first, const std::string& written_at);
+                                    const std::vector<InitRun>& firsts,
+                                    const std::string& written_at);
 
 /// What MakeInitSuite measured and wrote.
 struct InitSuite {
-  InitResult measured;  // its draft has the header
+  /// One a workload, in the suite's order; the first's draft has the header.
+  std::vector<InitResult> measured;
   std::string backend;  // the counter's name
   std::string text;     // the suite file; "" when `error` says why there is none
   /// Why no suite was written, with the exit that says so: kExitInvalid when
@@ -121,11 +139,14 @@ struct InitSuite {
   std::string error;
 };
 
-/// `workgate init` for `options`: checks the build, counts with InitBackend's
-/// choice (MeasureForSuite, which reports through `progress`) and writes the
-/// suite's text, checked to read back as the workload measured. Throws Error
-/// where it cannot start: the build fails its checks (kExitInvalid), nothing
-/// can count (kExitEnvironment). What stops it after the runs comes back in
+/// `workgate init` for `options`: checks the build, counts each request with
+/// InitBackend's choice (MeasureForSuite, which reports through `progress`)
+/// and writes the suite's text (with --append, the existing suite's text and
+/// then the new workloads), checked to read back as the workloads measured.
+/// Throws Error where it cannot start: the build fails its checks
+/// (kExitInvalid), nothing can count (kExitEnvironment), the suite to append
+/// to cannot be read or already has a workload of a new one's name
+/// (kExitUsage). What stops it after the runs comes back in
 /// InitSuite::error instead, so that the caller can clear its progress line
 /// before it says so.
 InitSuite MakeInitSuite(const InitOptions& options, const ProgressFn& progress);

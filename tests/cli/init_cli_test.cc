@@ -64,7 +64,9 @@ class InitCliTest : public CountingCliTest {
 TEST_F(InitCliTest, AProgramThatNeverNeedsTheClockGetsNoneAndItsScore) {
   LaunchResult r = Run({"init", "--exe", kKnownWorkA, "--", "100000"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("Wrote workgate.toml (workload known_work_a):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Wrote workgate.toml (1 workload):\n  workload known_work_a:\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("one count took "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" s with vgcount: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("on the real ones its count stayed the same"), std::string::npos) << r.out;
@@ -124,6 +126,81 @@ TEST_F(InitCliTest, ALuaScriptsResultIsTheScoreNotItsTiming) {
   ExpectAGateOfItPasses("/usr/bin/lua5.4", "lua.toml");
 }
 
+TEST_F(InitCliTest, EachScriptOfAGlobIsAWorkloadOfOneSuiteAndAppendAddsMore) {
+  WORKGATE_REQUIRE_TOOL(access("/usr/bin/lua5.4", X_OK) == 0, "no /usr/bin/lua5.4");
+  fs::create_directories(Path("bench"));
+  fs::copy_file(testing::SourcePath("tests/cli/testdata/init/fib.lua"), Path("bench/fib.lua"));
+  std::ofstream(Path("bench/sum.lua")) << "local s = 0\nfor i = 1, 20000 do s = s + i end\n"
+                                          "print(\"sum: \" .. s)\n";
+  std::ofstream(Path("bench/notes.txt")) << "not a script\n";
+  LaunchResult r = Run({"init", "--exe", "/usr/bin/lua5.4", "--each", "bench/*.lua", "-o",
+                        "suite.toml"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("Wrote suite.toml (2 workloads):\n  workload fib:\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n  workload sum:\n"), std::string::npos) << r.out;
+  Suite suite = Written("suite.toml");
+  ASSERT_EQ(suite.workloads.size(), 2u);
+  EXPECT_EQ(suite.workloads[0].name, "fib");
+  EXPECT_EQ(suite.workloads[0].command,
+            (std::vector<std::string>{"{exe}", "{suite_dir}/bench/fib.lua"}));
+  EXPECT_EQ(suite.workloads[0].score_expect, "6765");
+  EXPECT_EQ(suite.workloads[1].name, "sum");
+  EXPECT_EQ(suite.workloads[1].score_expect, "200010000");
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  std::string text = ReadFile(Path("suite.toml")).value_or("");
+  EXPECT_EQ(count(text, "# A workgate suite, written by workgate init"), 1u) << text;
+  EXPECT_NE(text.find("#   workgate init --exe /usr/bin/lua5.4 --each 'bench/*.lua'\n"),
+            std::string::npos)
+      << text;
+
+  // One more, appended: one more header line for it, the rest unchanged.
+  fs::create_directories(Path("more"));
+  std::ofstream(Path("more/count.lua")) << "local n = 0\nfor i = 1, 3000 do n = n + 1 end\n"
+                                           "print(\"count: \" .. n)\n";
+  LaunchResult appended = Run({"init", "--append", "--each", "more/*.lua", "-o", "suite.toml",
+                               "--", "/usr/bin/lua5.4", "{file}"});
+  ASSERT_EQ(appended.exit_code, 0) << appended.out << appended.err;
+  EXPECT_NE(appended.out.find("Added to suite.toml (1 workload):\n  workload count:\n"),
+            std::string::npos)
+      << appended.out;
+  const std::string longer = ReadFile(Path("suite.toml")).value_or("");
+  EXPECT_EQ(longer.rfind(text, 0), 0u) << "the suite's own text comes first, as it was";
+  EXPECT_EQ(count(longer, "# A workgate suite, written by"), 1u) << longer;
+  EXPECT_EQ(count(longer, "# Workloads added to this suite, written by workgate init"), 1u)
+      << longer;
+  suite = Written("suite.toml");
+  ASSERT_EQ(suite.workloads.size(), 3u);
+  EXPECT_EQ(suite.workloads[2].name, "count");
+  EXPECT_EQ(suite.workloads[2].command,
+            (std::vector<std::string>{"{exe}", "{suite_dir}/more/count.lua"}));
+  ExpectAGateOfItPasses("/usr/bin/lua5.4", "suite.toml");
+
+  // A name the suite has already: nothing is measured or written.
+  LaunchResult again = Run({"init", "--append", "--exe", "/usr/bin/lua5.4", "--each",
+                            "more/*.lua", "-o", "suite.toml"});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("--append: suite.toml has a workload count already"),
+            std::string::npos)
+      << again.err;
+  EXPECT_EQ(ReadFile(Path("suite.toml")).value_or(""), longer);
+  LaunchResult none = Run({"init", "--exe", "/usr/bin/lua5.4", "--each", "none/*.lua", "-o",
+                           "other.toml"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--each 'none/*.lua': no file matches it"), std::string::npos)
+      << none.err;
+  LaunchResult exists = Run({"init", "--exe", "/usr/bin/lua5.4", "--each", "more/*.lua", "-o",
+                             "suite.toml"});
+  EXPECT_EQ(exists.exit_code, 2);
+  EXPECT_NE(exists.err.find("suite.toml exists; --append adds to it, --force replaces it"),
+            std::string::npos)
+      << exists.err;
+}
+
 TEST_F(InitCliTest, AScoreThatChangesEveryRunWritesNoSuiteAndSaysWhichRunsPrintedWhat) {
   ExpectNoSuiteForACounter("score:",
                            "Error: no suite was written: the program's score changed between its "
@@ -140,11 +217,36 @@ TEST_F(InitCliTest, APinnedClockWithoutANumberThatRepeatsWritesNoSuiteAndSaysWhy
                            "a score");
 }
 
+TEST_F(InitCliTest, WithoutExeTheCommandsFirstWordIsTheBuild) {
+  LaunchResult given = Run({"init", "-o", "given.toml", "--exe", kKnownWorkA, "--", "100000"});
+  ASSERT_EQ(given.exit_code, 0) << given.out << given.err;
+  LaunchResult first = Run({"init", "-o", "first.toml", "--", kKnownWorkA, "100000"});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("  workload known_work_a:\n"), std::string::npos) << first.out;
+  EXPECT_EQ(Written("first.toml").workloads.at(0).command,
+            (std::vector<std::string>{"{exe}", "100000"}));
+  const std::string text = ReadFile(Path("first.toml")).value_or("");
+  // The same suite, but for the command that made it, which its header quotes.
+  auto body = [](const std::string& suite) { return suite.substr(suite.find("\n[[workload]]")); };
+  EXPECT_EQ(body(text), body(ReadFile(Path("given.toml")).value_or("\n[[workload]]")));
+
+  LaunchResult nothing = Run({"init"});
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_NE(nothing.err.find("name the build to measure: --exe BUILD, or a command after --"),
+            std::string::npos)
+      << nothing.err;
+  LaunchResult placeholder = Run({"init", "--", "/bin/sh", "{exe}"});
+  EXPECT_EQ(placeholder.exit_code, 2);
+  EXPECT_NE(placeholder.err.find("{exe} stands for --exe's build"), std::string::npos)
+      << placeholder.err;
+}
+
 TEST_F(InitCliTest, ItNeverOverwritesUnlessToldAndWritesNothingForAFailingCommand) {
   std::ofstream(Path("workgate.toml")) << "# mine\n";
   LaunchResult exists = Run({"init", "--exe", kKnownWorkA, "--", "1000"});
   EXPECT_EQ(exists.exit_code, 2);
-  EXPECT_NE(exists.err.find("workgate.toml exists; --force replaces it"), std::string::npos)
+  EXPECT_NE(exists.err.find("workgate.toml exists; --append adds to it, --force replaces it"),
+            std::string::npos)
       << exists.err;
   EXPECT_EQ(*ReadFile(Path("workgate.toml")), "# mine\n");
 

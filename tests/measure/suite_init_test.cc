@@ -92,6 +92,63 @@ TEST_F(SuiteInitTest, TheRequestNamesTheCommandsFilesFromTheSuitesFolder) {
   EXPECT_EQ(InitRequestFor(options).command, (std::vector<std::string>{"{exe}"}));
 }
 
+TEST_F(SuiteInitTest, EachFileOfAGlobIsOneWorkloadNamedAfterIt) {
+  Typed("b/fib.lua");
+  Typed("b/sum.lua");
+  Typed("b/sub/x.lua");
+  InitOptions options;
+  options.exe = "/usr/bin/lua5.4";
+  options.output = dir_ + "/suite.toml";
+  options.each = {dir_ + "/b/*.lua", dir_ + "/b/f*.lua"};  // fib.lua twice: once
+  options.command = {"{exe}", "--file={file}", "-e"};
+  const std::vector<InitRequest> requests = InitRequestsFor(options);
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].name, "fib");
+  EXPECT_EQ(requests[0].command,
+            (std::vector<std::string>{"{exe}", "--file={suite_dir}/b/fib.lua", "-e"}));
+  EXPECT_EQ(requests[1].name, "sum");
+  // No {file}: after the last argument; no command: the build, then the file.
+  options.each = {dir_ + "/b/sum.lua"};
+  options.command = {"-e"};
+  EXPECT_EQ(InitRequestsFor(options)[0].command,
+            (std::vector<std::string>{"{exe}", "-e", "{suite_dir}/b/sum.lua"}));
+  options.command = {};
+  EXPECT_EQ(InitRequestsFor(options)[0].command,
+            (std::vector<std::string>{"{exe}", "{suite_dir}/b/sum.lua"}));
+  // Two files of one name: each named by its path.
+  Typed("c/sum.lua");
+  options.each = {dir_ + "/b/sum.lua", dir_ + "/c/sum.lua"};
+  const std::vector<InitRequest> two = InitRequestsFor(options);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].name, dir_ + "/b/sum");
+  EXPECT_EQ(two[1].name, dir_ + "/c/sum");
+}
+
+TEST_F(SuiteInitTest, EachRefusesWhatWouldMisnameAWorkload) {
+  Typed("b/fib.lua");
+  InitOptions options;
+  options.exe = "/usr/bin/lua5.4";
+  options.output = dir_ + "/suite.toml";
+  auto refused = [&](const std::string& why) {
+    try {
+      InitRequestsFor(options);
+      ADD_FAILURE() << "accepted; expected: " << why;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), kExitUsage);
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  options.each = {dir_ + "/b/*.py"};
+  refused("no file matches it");
+  options.each = {dir_ + "/b/*.lua"};
+  options.name = "mine";
+  refused("--name names one workload; with --each each is named after its file");
+  options.name = "";
+  options.each = {};
+  options.command = {"{exe}", "{file}"};
+  refused("{file} stands for each file of --each GLOB");
+}
+
 TEST(SuiteInitBackendTest, InitCountsWithVgcountElseCallgrind) {
   const BackendChoice vgcount{"vgcount", "requested"};
   const BackendChoice callgrind{"callgrind", "requested"};
@@ -119,7 +176,7 @@ TEST(SuiteInitHeaderTest, TheHeaderSaysWhenFromWhichCommandAndWhatACountTook) {
   first.count = 1234567;
   first.seconds = 1.5;
   EXPECT_EQ(
-      InitHeader(options, "vgcount", first, "2026-12-05T21:00:00Z"),
+      InitHeader(options, "vgcount", {first}, "2026-12-05T21:00:00Z"),
       (std::vector<std::string>{
           "A workgate suite, written by workgate init on 2026-12-05T21:00:00Z from:",
           "  workgate init --exe build/prog -- {exe} --size 'a b'",
@@ -132,8 +189,21 @@ TEST(SuiteInitHeaderTest, TheHeaderSaysWhenFromWhichCommandAndWhatACountTook) {
       }));
   // Without arguments, the command line has no "--".
   options.command = {};
-  EXPECT_EQ(InitHeader(options, "vgcount", first, "2026-12-05T21:00:00Z")[1],
+  EXPECT_EQ(InitHeader(options, "vgcount", {first}, "2026-12-05T21:00:00Z")[1],
             "  workgate init --exe build/prog");
+  // Several workloads, added to a suite: what made them and what they took,
+  // and no second copy of the suite's own header.
+  options.each = {"bench/*.lua"};
+  options.append = true;
+  InitRun second = first;
+  second.seconds = 0.25;
+  EXPECT_EQ(InitHeader(options, "vgcount", {first, second}, "2026-12-05T21:00:00Z"),
+            (std::vector<std::string>{
+                "Workloads added to this suite, written by workgate init on "
+                "2026-12-05T21:00:00Z from:",
+                "  workgate init --append --exe build/prog --each 'bench/*.lua'",
+                "One count of each of the 2 workloads with vgcount took 1.75 s in all.",
+            }));
 }
 
 }  // namespace
