@@ -5,7 +5,8 @@ headers, per_page and page parameters), creates and edits them with the
 rules the real services apply (the token must match; only a comment's
 author may edit it; GitHub refuses a body over 65536 characters), keeps
 GitHub commit statuses (a status description over 140 characters is
-refused), serves files under /files/, and records every request.
+refused), serves files under /files/ and GitLab's job artifacts, and
+records every request.
 """
 
 import json
@@ -29,6 +30,11 @@ class FakeApi:
         self.gh_statuses = {}  # sha -> [status], as posted
         self.gl_tokens = {}  # token -> (id, username)
         self.gl_notes = {}  # mr iid -> [note]
+        # (ref, job name, path) -> bytes: a file of the artifacts of the
+        # latest successful job of that name on that ref, which a job
+        # token in gl_job_tokens may download
+        self.gl_artifacts = {}
+        self.gl_job_tokens = set()
         self.files = {}  # name -> bytes
         self._next_id = 1000
         self._lock = threading.Lock()
@@ -166,6 +172,15 @@ class FakeApi:
         return 404, {}, {"message": "Not Found"}
 
     def gitlab(self, method, parts, query, headers, body):
+        # projects/:id/jobs/artifacts/:ref/raw/*path?job=NAME, with a job's own token
+        if len(parts) >= 6 and parts[0] == "projects" and parts[2:4] == ["jobs", "artifacts"] and \
+                parts[5] == "raw" and method == "GET":
+            if headers.get("JOB-TOKEN", "") not in self.gl_job_tokens:
+                return 401, {}, {"message": "401 Unauthorized"}
+            key = (urllib.parse.unquote(parts[4]), query.get("job", ""), "/".join(parts[6:]))
+            if key in self.gl_artifacts:
+                return 200, {"Content-Type": "application/octet-stream"}, self.gl_artifacts[key]
+            return 404, {}, {"message": "404 Not Found"}
         who = self.gl_tokens.get(headers.get("PRIVATE-TOKEN", ""))
         if who is None:
             return 401, {}, {"message": "401 Unauthorized"}
