@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "cli/commands.h"
 #include "cli/compare_pair.h"
@@ -158,7 +157,7 @@ void PlanCounting(const CompareArgs& args, const Counter& counter, const SystemI
   plan->repeat = ComparisonRepeats(counter.backend(), args.repeat);
   plan->stability = ComparisonStability(args.stability, !args.save_baseline.empty());
   plan->max_repeat = std::max(args.max_repeat, plan->repeat);
-  plan->jobs = args.jobs > 0 ? args.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  plan->jobs = JobsOrCores(args.jobs);
   plan->timed = args.timed;
   plan->max_work_added_percent = args.max_work_added;
   plan->explain = args.explain;
@@ -350,9 +349,7 @@ void RegisterCounting(CLI::App* cmd, const std::shared_ptr<CompareArgs>& args) {
       ->type_name("N")
       ->transform(InRange(kRepeatRange))
       ->capture_default_str();
-  cmd->add_option("--jobs", args->jobs, "Workloads counted at once [default: the cores]")
-      ->type_name("N")
-      ->transform(InRange(kJobsRange));
+  AddJobs(cmd, &args->jobs);
   cmd->add_option("--timed", args->timed, "Timed samples per side, context only (0: none)")
       ->type_name("N")
       ->transform(InRange(kTimedRange))

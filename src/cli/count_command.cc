@@ -42,6 +42,7 @@ struct CountArgs {
   CounterArgs counter;
   LaunchArgs launch;
   int repeat = 1;
+  int jobs = 0;  // 0: the number of cores
   double timeout = 600;
   std::string json_path;
   bool quiet = false;
@@ -205,7 +206,8 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   std::optional<TempDir> profiles;
   if (cache) profiles.emplace("workgate-profiles");
   std::vector<HistoryRecord> records = CountSuiteWorkloads(
-      sides, suite, args.exe, repeat, args.record, profiles ? profiles->path() : "",
+      sides, suite, args.exe, repeat, JobsOrCores(args.jobs), args.record,
+      profiles ? profiles->path() : "",
       [&](const SuiteWorkloadCount& count) { PrintSuiteWorkload(out, count, counter.event()); },
       &report);
   auto publishing = BeginPublishing();
@@ -395,6 +397,7 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
   cmd->add_flag("--allow-leftover", args->allow_leftover,
                 "The command may leave processes running (killed, with a note)");
   cmd->add_option("--suite", args->suite, "Count every workload of this suite")->type_name("FILE");
+  AddJobs(cmd, &args->jobs);
   cmd->add_option("--exe", args->exe, "The build under test, for {exe} in the suite")
       ->type_name("EXE");
   AddRepeatable(cmd, "--workload", &args->workloads, "NAME", "Only this workload of the suite");

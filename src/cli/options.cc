@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
+#include <thread>
 
 #include "model/backend.h"
 #include "report/report_output.h"
@@ -68,6 +70,16 @@ void RefuseOptionsAsValues(CLI::App& app) {
       option->transform(not_an_option);
     }
   }
+}
+
+void AddJobs(CLI::App* cmd, int* jobs) {
+  cmd->add_option("--jobs", *jobs, "Workloads counted at once [default: the cores]")
+      ->type_name("N")
+      ->transform(InRange(kJobsRange));
+}
+
+int JobsOrCores(int jobs) {
+  return jobs > 0 ? jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,

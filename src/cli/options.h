@@ -73,6 +73,12 @@ void AddFlameGraphOptions(CLI::App* cmd, std::string* path, std::string* link);
 bool PublishFlameGraph(const std::string& path, const std::vector<WorkloadResult>& workloads,
                        bool explain_never);
 
+/// --jobs N: how many workloads are counted at once (kJobsRange); 0, its
+/// default, is JobsOrCores's "every core".
+void AddJobs(CLI::App* cmd, int* jobs);
+/// --jobs's value: `jobs`, or the number of cores where it is 0.
+int JobsOrCores(int jobs);
+
 /// --name NAME: a workload's name, checked by CheckWorkloadName (a usage
 /// error otherwise); `*given` (may be null) says it was given.
 CLI::Option* AddWorkloadName(CLI::App* cmd, std::string* name, bool* given,

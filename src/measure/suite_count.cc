@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "identity/count_key.h"
 #include "measure/thread_runtime.h"
@@ -15,51 +18,99 @@ int SuiteCountRepeats(Backend backend, int requested, bool recording) {
   return recording && TraitsOf(backend).exact ? std::max(requested, 2) : requested;
 }
 
+namespace {
+
+// One workload's count, with what it adds to the report.
+struct Counted {
+  SuiteWorkloadCount count;
+  std::optional<HistoryRecord> record;
+  std::string note;  // why it is not recorded
+};
+
+Counted CountOne(SideCounter& sides, const Suite& suite, size_t index, const std::string& exe,
+                 int repeat, const std::string& record, const std::string& profiles_dir,
+                 const std::string& now) {
+  const Workload& w = suite.workloads[index];
+  const bool exact = IsExactBackend(sides.counter().name());
+  WorkDir dir(w, suite.dir);
+  const std::string keep = profiles_dir.empty() ? "" : fmt::format("{}/{}", profiles_dir, index);
+  Counted out;
+  SuiteWorkloadCount& count = out.count;
+  count.name = w.name;
+  count.metric = w.metric;
+  count.expected_score = w.score_expect;
+  const CountSpec spec{
+      .score_side = ScoreSide::kCandidate, .repeat = repeat, .keep_profiles_dir = keep};
+  CachedSide side = sides.Count({w, dir, exe, spec, {exe, record}});
+  count.result = std::move(side.counted);
+  count.from_store = side.from_store;
+  RejectMultiplexed(&count.result);
+  if (!count.result.valid()) return out;
+  const std::vector<uint64_t> counts = count.result.counts();
+  const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+  count.unstable = *hi != *lo && exact;
+  if (const uint64_t threads = MostThreads(count.result.runs); count.unstable && threads > 1) {
+    count.thread_hint =
+        ThreadHint{threads, RuntimeOfWorkload(w, count.result, sides.options(), exe)};
+  }
+  if (!record.empty() && side.fingerprint_error.empty()) {
+    out.record = MakeHistoryRecord(
+        record, now, w.name, counts,
+        w.max_work_added_percent.value_or(kDefaultMaxWorkAddedPercent) / 100,
+        count.result.score, side.fingerprint, exe);
+  } else if (!record.empty()) {
+    out.note = fmt::format("{} is not recorded: cannot fingerprint it: {}", w.name,
+                           side.fingerprint_error);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<HistoryRecord> CountSuiteWorkloads(
-    SideCounter& sides, const Suite& suite, const std::string& exe, int repeat,
+    SideCounter& sides, const Suite& suite, const std::string& exe, int repeat, int jobs,
     const std::string& record, const std::string& profiles_dir,
     const std::function<void(const SuiteWorkloadCount&)>& counted, SuiteCount* report) {
-  const bool exact = IsExactBackend(sides.counter().name());
   std::vector<HistoryRecord> records;
   const std::string now = UtcNow();
-  size_t index = 0;
-  for (const Workload& w : suite.workloads) {
-    WorkDir dir(w, suite.dir);
-    const std::string keep =
-        profiles_dir.empty() ? "" : fmt::format("{}/{}", profiles_dir, index++);
-    SuiteWorkloadCount count;
-    count.name = w.name;
-    count.metric = w.metric;
-    count.expected_score = w.score_expect;
-    const CountSpec spec{
-        .score_side = ScoreSide::kCandidate, .repeat = repeat, .keep_profiles_dir = keep};
-    CachedSide side = sides.Count({w, dir, exe, spec, {exe, record}});
-    count.result = std::move(side.counted);
-    count.from_store = side.from_store;
-    RejectMultiplexed(&count.result);
-    if (count.result.valid()) {
-      const std::vector<uint64_t> counts = count.result.counts();
-      const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
-      count.unstable = *hi != *lo && exact;
-      if (const uint64_t threads = MostThreads(count.result.runs); count.unstable && threads > 1) {
-        count.thread_hint =
-            ThreadHint{threads, RuntimeOfWorkload(w, count.result, sides.options(), exe)};
+  const size_t n = suite.workloads.size();
+  std::vector<std::optional<Counted>> done(n);
+  std::mutex mutex;
+  size_t next = 0;      // the next workload a job takes
+  size_t reported = 0;  // how many, in suite order, have been handed on
+  // The jobs take the workloads in suite order; each one done is handed on
+  // (counted, the report, the records) once those before it are, so that
+  // the output is in suite order whatever finishes first.
+  auto job = [&] {
+    for (;;) {
+      size_t index;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next == n) return;
+        index = next++;
       }
-      if (!record.empty() && side.fingerprint_error.empty()) {
-        records.push_back(MakeHistoryRecord(
-            record, now, w.name, counts,
-            w.max_work_added_percent.value_or(kDefaultMaxWorkAddedPercent) / 100,
-            count.result.score, side.fingerprint, exe));
-      } else if (!record.empty()) {
-        report->store_notes.push_back(fmt::format("{} is not recorded: cannot fingerprint it: {}",
-                                                  w.name, side.fingerprint_error));
+      Counted one = CountOne(sides, suite, index, exe, repeat, record, profiles_dir, now);
+      std::lock_guard<std::mutex> lock(mutex);
+      done[index] = std::move(one);
+      for (; reported < n && done[reported]; ++reported) {
+        Counted& c = *done[reported];
+        if (!c.count.result.valid()) report->exit_code = kExitInvalid;
+        if (c.record) records.push_back(std::move(*c.record));
+        if (!c.note.empty()) report->store_notes.push_back(std::move(c.note));
+        counted(c.count);
+        report->workloads.push_back(std::move(c.count));
+        done[reported].reset();
       }
-    } else {
-      report->exit_code = kExitInvalid;
     }
-    counted(count);
-    report->workloads.push_back(std::move(count));
+  };
+  const size_t threads = std::min(static_cast<size_t>(std::max(jobs, 1)), n);
+  if (threads <= 1) {
+    job();
+    return records;
   }
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) pool.emplace_back(job);
+  for (std::thread& t : pool) t.join();
   return records;
 }
 

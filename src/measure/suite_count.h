@@ -24,8 +24,9 @@ namespace workgate {
 int SuiteCountRepeats(Backend backend, int requested, bool recording);
 
 /// Counts every workload of `suite` for the build `exe` `repeat` times
-/// through `sides` (SuiteCountRepeats gives `repeat`), in suite order,
-/// calling `counted` with each as it is done. Fills `report->workloads`
+/// through `sides` (SuiteCountRepeats gives `repeat`), `jobs` workloads at
+/// once (a count does not depend on load), calling `counted` with each in
+/// suite order, as soon as it and those before it are done. Fills `report->workloads`
 /// (`report->exit_code` becomes kExitInvalid when one has no valid count)
 /// and returns the history records of those counted, under `record` (none
 /// when `record` is ""); a workload that cannot be fingerprinted is not
@@ -33,7 +34,7 @@ int SuiteCountRepeats(Backend backend, int requested, bool recording);
 /// `profiles_dir` ("" none) is where each count's profile is kept for the
 /// store.
 std::vector<HistoryRecord> CountSuiteWorkloads(
-    SideCounter& sides, const Suite& suite, const std::string& exe, int repeat,
+    SideCounter& sides, const Suite& suite, const std::string& exe, int repeat, int jobs,
     const std::string& record, const std::string& profiles_dir,
     const std::function<void(const SuiteWorkloadCount&)>& counted, SuiteCount* report);
 

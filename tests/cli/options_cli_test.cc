@@ -431,6 +431,38 @@ TEST_F(CountingCliTest, JobsCountsSeveralWorkloadsAtOnceWithTheSameCounts) {
     EXPECT_EQ(serial["candidate"]["instructions"], parallel["candidate"]["instructions"]);
     EXPECT_EQ(parallel["delta"], 1000000) << parallel.dump();  // known_work: 2 x 500,000
   }
+
+  // count too: the two that can finish only together meet under --jobs 2,
+  // and a suite's counts are the same, and printed in suite order, whatever
+  // finishes first. The compares' marks go first.
+  std::filesystem::remove_all(meet);
+  std::filesystem::create_directory(meet);
+  LaunchResult counted = Run({"count", "--backend", kExactBackend, "--exe", "/bin/sh", "--suite",
+                              Path("meet.toml"), "--jobs", "2", "--no-store", "--json",
+                              "cmeet.json"});
+  EXPECT_EQ(counted.exit_code, 0) << counted.out << counted.err;
+  const nlohmann::json cmet = ReadJson("cmeet.json");
+  ASSERT_EQ(cmet["workloads"].size(), 2u) << cmet.dump();
+  EXPECT_EQ(cmet["workloads"][0]["name"], "left");
+  for (const auto& w : cmet["workloads"]) EXPECT_EQ(w["score"], "met") << w.dump();
+  std::map<std::string, nlohmann::json> count_by_jobs;
+  for (const std::string jobs : {"1", "4"}) {
+    LaunchResult c = Run({"count", "--backend", kExactBackend, "--exe", kKnownWorkA, "--suite",
+                          several, "--jobs", jobs, "--no-store", "--json", "c" + jobs + ".json"});
+    EXPECT_EQ(c.exit_code, 0) << jobs << ": " << c.err;
+    count_by_jobs[jobs] = ReadJson("c" + jobs + ".json");
+    ASSERT_EQ(count_by_jobs[jobs]["workloads"].size(), 4u);
+    size_t at = 0;  // the text lists them in suite order
+    for (const char* n : {"w1000", "w2000", "w3000", "w4000"}) {
+      at = c.out.find(n, at);
+      EXPECT_NE(at, std::string::npos) << n << " out of order:\n" << c.out;
+    }
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(count_by_jobs["1"]["workloads"][i]["name"], count_by_jobs["4"]["workloads"][i]["name"]);
+    EXPECT_EQ(count_by_jobs["1"]["workloads"][i]["instructions"],
+              count_by_jobs["4"]["workloads"][i]["instructions"]);
+  }
 }
 
 TEST_F(CountingCliTest, ASuitesShimClockIsWhatTheWorkloadReads) {
