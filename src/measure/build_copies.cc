@@ -74,9 +74,16 @@ std::string CopiesDirectory(std::string* err) {
 // Takes a shared lock on `lock`, the lock file of a copy, that is still the
 // file at its path once held (a last user removes both, and a waiter may
 // have locked the file it unlinked). The descriptor, or -1 with `*err`.
+// The last workgate to end removes the directory of copies too once it is
+// empty, and may do so between another's making it and this open: then the
+// directory is made again (CopiesDirectory) and the lock taken in it.
 int HoldShared(const std::string& lock, std::string* err) {
-  for (;;) {
+  for (int remade = 0;;) {
     const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == ENOENT && remade++ < 100) {
+      if (CopiesDirectory(err).empty()) return -1;
+      continue;
+    }
     if (fd < 0 || flock(fd, LOCK_SH) != 0) {
       *err = fmt::format("cannot lock {}: {}", lock, strerror(errno));
       if (fd >= 0) close(fd);
@@ -157,10 +164,12 @@ bool BuildCopies::Add(const std::string& build, bool copy, std::string* err) {
     if (fd < 0) return false;
     held_.push_back({into.string(), fd});
     // An interruption removes it whoever else holds it: theirs is then a
-    // run whose copy is gone, which they refuse by name.
-    RegisterCleanupPath(into.string());
+    // run whose copy is gone, which they refuse by name. Each is registered
+    // once it is made (util/cleanup.h).
     RegisterCleanupPath(lock);
-    if (!PlaceCopy(build, *sha, into, err)) return false;
+    const bool placed = PlaceCopy(build, *sha, into, err);
+    RegisterCleanupPath(into.string());
+    if (!placed) return false;
     std::optional<std::string> copied = Sha256OfFile(copy.string(), err);
     if (!copied) return false;
     if (*copied != *sha) {

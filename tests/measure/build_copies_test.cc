@@ -123,6 +123,25 @@ TEST_F(BuildCopiesTest, OneBuildHasOneCopyPathWhichTheLastWorkgateRemoves) {
   EXPECT_EQ(second, first);
 }
 
+TEST_F(BuildCopiesTest, ADirectoryOfCopiesRemovedByTheLastOtherWorkgateIsMadeAgain) {
+  const std::string a = Build("a", "#!/bin/sh\necho a\n");
+  const std::string b = Build("b", "#!/bin/sh\necho b\n");
+  BuildCopies copies;
+  std::string err, ta, tb;
+  ASSERT_TRUE(copies.Add(a, true, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(a, nullptr, &ta, &err)) << err;
+  // Another workgate, ending, removed the directory of copies between this
+  // one's making it and its next lock (here: everything in it, as if a's
+  // copy had been that workgate's alone).
+  const fs::path copies_dir = fs::path(ta).parent_path().parent_path();
+  fs::remove_all(copies_dir);
+  ASSERT_FALSE(fs::exists(copies_dir));
+  ASSERT_TRUE(copies.Add(b, true, &err)) << err;
+  ASSERT_TRUE(copies.Resolve(b, nullptr, &tb, &err)) << err;
+  EXPECT_EQ(fs::path(tb).parent_path().parent_path(), copies_dir);
+  EXPECT_EQ(ReadFile(tb), ReadFile(b));
+}
+
 TEST_F(BuildCopiesTest, WithoutACopyTheBuildItselfRunsAndIsChecked) {
   const std::string a = Build("a", "#!/bin/sh\necho a\n");
   BuildCopies copies;
