@@ -49,7 +49,7 @@ std::string CleanupSummary(const CleanupResult& cleanup) {
   // Held until the exit: nothing is published from now on.
   PublishMutex().lock();
   const int trees = EndAllTrees(kTreePatienceMs);
-  const CleanupResult cleanup = RemoveCleanupPaths();
+  const CleanupResult cleanup = RemoveCleanupPaths(CleanupEnd::kLast);
   const char* name = sigabbrev_np(sig);
   std::string text = fmt::format(
       "\nworkgate: interrupted by {}: {} running workload tree{} killed, {}, no report written\n",

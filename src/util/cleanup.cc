@@ -23,6 +23,13 @@ std::multiset<std::string>& Paths() {
   return paths;
 }
 
+// Set, under CleanupMutex, when the interruption's last sweep has ended:
+// nothing registered after that would be removed before the exit.
+bool& Closed() {
+  static bool closed = false;
+  return closed;
+}
+
 // Directories to remove at an interruption only when empty
 // (RegisterCleanupDirectoryIfEmpty).
 std::set<std::string>& EmptyDirectories() {
@@ -38,8 +45,16 @@ void RegisterCleanupDirectoryIfEmpty(const std::string& dir) {
 }
 
 void RegisterCleanupPath(const std::string& path) {
-  std::lock_guard<std::mutex> lock(CleanupMutex());
-  Paths().insert(path);
+  {
+    std::lock_guard<std::mutex> lock(CleanupMutex());
+    if (!Closed()) {
+      Paths().insert(path);
+      return;
+    }
+  }
+  // Made after the interruption's last sweep (a run that went on making its
+  // directory): it goes now, as the process is about to exit.
+  RemoveTree(path);
 }
 
 void UnregisterCleanupPath(const std::string& path) {
@@ -97,7 +112,7 @@ bool SomethingAt(const std::string& path) {
 
 }  // namespace
 
-CleanupResult RemoveCleanupPaths() {
+CleanupResult RemoveCleanupPaths(CleanupEnd end) {
   // The runs' own threads are still winding down while this runs: a run
   // whose tree was just killed removes its private directory as it returns,
   // and until then it can write into it, or make and register another
@@ -127,8 +142,18 @@ CleanupResult RemoveCleanupPaths() {
         result.removed.push_back(path);
       }
     }
-    if (paths.empty() || (sweep > 0 && !found && paths == previous)) break;
-    if (std::chrono::steady_clock::now() >= deadline) break;
+    const bool done = paths.empty() || (sweep > 0 && !found && paths == previous);
+    const bool late = std::chrono::steady_clock::now() >= deadline;
+    if (done || late) {
+      // The last sweep is the last only if nothing was registered since it
+      // read the registry; deciding so and closing the registry happen
+      // under its lock, so that whatever registers next finds it closed.
+      std::lock_guard<std::mutex> lock(CleanupMutex());
+      if (late || std::set<std::string>(Paths().begin(), Paths().end()) == paths) {
+        if (end == CleanupEnd::kLast) Closed() = true;
+        break;
+      }
+    }
     previous = paths;
     std::this_thread::sleep_for(kPause);
   }

@@ -99,13 +99,15 @@ WorkDir::WorkDir(const Workload& w, const std::string& suite_dir) {
     }
     close(lock_fd_);
   }
-  RegisterCleanupPath(path_);
+  // Each registered once it is made (util/cleanup.h): one made after an
+  // interruption's last sweep then goes at once.
   RegisterCleanupPath(lock);
   std::error_code ec;
   fs::remove_all(path_, ec);  // a fresh directory: nothing left by an earlier run
   if (mkdir(path_.c_str(), 0700) != 0) {
     throw EnvironmentError(fmt::format("cannot create {}: {}", path_, strerror(errno)));
   }
+  RegisterCleanupPath(path_);
 }
 
 WorkDir::~WorkDir() {

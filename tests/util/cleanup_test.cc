@@ -91,6 +91,31 @@ TEST(CleanupTest, AnInterruptionRemovesEveryRegisteredPath) {
   UnregisterCleanupPath(two.string());
 }
 
+// After the interruption's last sweep, a run may still be making its
+// directory: registered then, it is removed at once, since no sweep follows.
+// In a child process, as the registry stays closed until the exit.
+TEST(CleanupTest, APathRegisteredAfterTheLastSweepIsRemovedAtOnce) {
+  TempDir outside("wg-cleanup-outside");
+  const fs::path late = fs::path(outside.path()) / "late";
+  const fs::path early = fs::path(outside.path()) / "early";
+  EXPECT_EXIT(
+      {
+        UnregisterCleanupPath(outside.path());  // this test's own, kept for the parent
+        RemoveCleanupPaths(CleanupEnd::kKeepOpen);
+        MakeTree(early);
+        RegisterCleanupPath(early.string());  // still open: kept until a sweep
+        const bool kept = fs::exists(early);
+        UnregisterCleanupPath(early.string());
+        RemoveCleanupPaths(CleanupEnd::kLast);
+        MakeTree(late);
+        RegisterCleanupPath(late.string());
+        _exit(kept && !fs::exists(late) ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  EXPECT_TRUE(fs::exists(early));
+  EXPECT_FALSE(fs::exists(late));
+}
+
 // A path that cannot be removed is named with the reason, and does not stop
 // the rest. Nobody, root included, can remove a file of /proc: EACCES for a
 // user (/proc is not writable), EPERM for root (procfs removes nothing).
