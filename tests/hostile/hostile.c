@@ -389,6 +389,33 @@ static void overwrite_own_file(void) {
   close(fd);
 }
 
+/* A child held stopped from its fork until its parent has ended, so that
+ * its first moment (under Valgrind, the tool's fork handler) comes when
+ * another process has adopted it. A helper forked first waits for the
+ * parent's end and lets the child go; run on one CPU, neither child runs
+ * before the parent has stopped the second (a parent runs on after fork). */
+static void orphan_before_it_runs(void) {
+  const pid_t parent = getpid();
+  int channel[2];
+  if (pipe(channel) != 0) return;
+  if (fork() == 0) {
+    pid_t child = 0;
+    if (read(channel[0], &child, sizeof child) != (ssize_t)sizeof child) _exit(1);
+    while (getppid() == parent) usleep(1000);
+    kill(child, SIGCONT);
+    _exit(0);
+  }
+  const pid_t child = fork();
+  if (child == 0) {
+    busy(100000);
+    printf("orphan ran\n");
+    fflush(stdout);
+    _exit(0);
+  }
+  kill(child, SIGSTOP);
+  if (write(channel[1], &child, sizeof child) != (ssize_t)sizeof child) return;
+}
+
 int main(int argc, char** argv) {
 #ifdef HOSTILE_BENIGN
   /* The same program built well-behaved: the baseline of the comparisons.
@@ -505,6 +532,8 @@ int main(int argc, char** argv) {
     list_fds();
   } else if (strcmp(mode, "forge-channel") == 0) {
     forge_channel();
+  } else if (strcmp(mode, "orphan-before-it-runs") == 0) {
+    orphan_before_it_runs();
   } else if (strcmp(mode, "rewrite-outputs") == 0) {
     /* A child that goes on rewriting for half a second after its parent
      * has ended and Valgrind has written the parent's count: within the

@@ -752,6 +752,28 @@ TEST_F(HostileTest, AChildCannotRewriteItsCountUnderVgcount) {
   ExpectNothingLeft();
 }
 
+// A child whose parent ends before the child's first moment (held stopped
+// until then, on one CPU): it is still the parent's, and the tree has one
+// root. Named by whoever adopted it, it was a second root, and the count
+// invalid.
+TEST_F(HostileTest, AChildAdoptedBeforeItFirstRanIsStillItsParents) {
+#ifndef WORKGATE_VGCOUNT_BUILT
+  WORKGATE_REQUIRE_TOOL(false, "CMake did not build vgcount");
+#endif
+  std::vector<std::string> argv = {"/usr/bin/taskset", "-c", "0", testing::WorkgateBin(), "count",
+                                   "--backend", "vgcount", "--no-store", "--",
+                                   HostileWorkload(), "orphan-before-it-runs"};
+  LaunchSpec spec;
+  spec.argv = argv;
+  spec.env = Env();
+  spec.cwd = dir_.path();
+  spec.timeout_seconds = 120;
+  const LaunchResult r = Launch(spec);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("orphan ran"), std::string::npos) << r.out;
+  EXPECT_GT(CountedIr(r.out), 100000) << r.out;
+}
+
 // A program that sends its own count on vgcount's channel (sendmsg on every
 // socket it holds, the reserved one included): the count is invalid (3),
 // and the message says which call could have forged it.

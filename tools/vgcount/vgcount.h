@@ -519,6 +519,13 @@ Bool vgc_channel_open(Int given);
 Bool vgc_channel_active(void);
 /// In a forked child, before its first instruction: its own token and hello.
 void vgc_channel_after_fork(void);
+/// This process's parent: the process that made it, as it was when the tool
+/// started, or, in a child made by fork, the process that forked it, even
+/// where that one has ended before the child first ran (getppid() would then
+/// name whoever adopted it). Set by vgc_process_start at start-up and by
+/// vgc_channel_after_fork in a forked child.
+void vgc_process_start(void);
+Int vgc_parent_pid(void);
 /// Called before each of the program's system calls: one that could reach
 /// Valgrind's reserved descriptors, or another process, makes the count
 /// invalid before it runs.

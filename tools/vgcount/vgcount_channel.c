@@ -115,6 +115,19 @@ static Bool Send(UInt kind, UInt flags, const void* data, SizeT length) {
          (Int)(sizeof header + length);
 }
 
+// This process's pid and its parent's (vgcount.h: vgc_parent_pid). A child
+// made by fork starts with a copy of its parent's memory, where process_pid
+// is still the parent's pid: the one thing that names its parent whatever
+// ran first after the fork.
+static Int process_pid, parent_pid;
+
+void vgc_process_start(void) {
+  process_pid = VG_(getpid)();
+  parent_pid = VG_(getppid)();
+}
+
+Int vgc_parent_pid(void) { return parent_pid; }
+
 // A fresh token from the kernel, and the hello that gives it to workgate.
 // Without randomness there is no token worth the name: stop, and the
 // process is missing from the run.
@@ -129,7 +142,7 @@ static void Hello(void) {
     VG_(umsg)("vgcount: cannot read /dev/urandom for the channel's token\n");
     VG_(exit)(125);
   }
-  const Int ppid = VG_(getppid)();
+  const Int ppid = parent_pid;
   if (!Send(kVgcMessageHello, 0, &ppid, sizeof ppid)) {
     VG_(umsg)("vgcount: cannot send its hello to workgate\n");
     VG_(exit)(125);
@@ -166,6 +179,8 @@ Bool vgc_channel_open(Int given) {
 }
 
 void vgc_channel_after_fork(void) {
+  parent_pid = process_pid;
+  process_pid = VG_(getpid)();
   if (vgc_channel_active()) Hello();
 }
 

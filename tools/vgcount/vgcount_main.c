@@ -125,7 +125,7 @@ static void WriteReport(const HChar* cmd, ULong instructions) {
   Bool ok = True;
   HChar line[128];
   VG_(snprintf)
-  (line, sizeof(line), "version: 2\npid: %d\nppid: %d\ncmd: ", VG_(getpid)(), VG_(getppid)());
+  (line, sizeof(line), "version: 2\npid: %d\nppid: %d\ncmd: ", VG_(getpid)(), vgc_parent_pid());
   WriteAll(&out, &ok, line);
   WriteAll(&out, &ok, cmd);
   VG_(snprintf)
@@ -202,6 +202,7 @@ static void PostCommandLineInit(void) {
     }
     VG_(clo_vex_control).guest_chase = False;
   }
+  vgc_process_start();
   // Before the program runs a single instruction: the channel must be out
   // of its reach from the start.
   if (clo_channel_fd >= 0 && !vgc_channel_open(clo_channel_fd)) {
