@@ -103,9 +103,8 @@ void RenameKeys(Map* map, Rename rename, Merge merge) {
   }
 }
 
-// Renames `own`'s object to kOwnProgram, in the costs and in the paths kept
-// per object, where the path of the file that ran becomes the build's: the
-// file whose symbols a person fixes.
+}  // namespace
+
 void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
   if (own.object.empty()) return;
   if (!own.ran.empty() && own.ran != own.build) {
@@ -159,6 +158,8 @@ void RenameOwnProgram(const OwnProgram& own, Profile* profile) {
     profile->object_paths.insert(std::move(paths));
   }
 }
+
+namespace {
 
 // The lines of every function shown as `row` (its clones), summed.
 std::map<SourceLine, uint64_t> RowLines(const Profile& profile, const FunctionId& row) {

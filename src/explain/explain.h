@@ -96,6 +96,13 @@ struct OwnProgram {
 /// resolved now: both files must exist.
 OwnProgram OwnProgramOf(const std::string& exe, const std::string& ran = "");
 
+/// Renames `own`'s object in `*profile` to kOwnProgram, in the costs and in
+/// the paths kept per object, where the path of the file that ran becomes
+/// the build's: the file whose symbols a person fixes. Every profile a
+/// report shows rows of goes through it, so that the build is "{exe}" in
+/// each, not the name of its copy ("exe") or its file.
+void RenameOwnProgram(const OwnProgram& own, Profile* profile);
+
 /// Loads both sides' callgrind output files (LoadProfiles, within the
 /// default ProfileBounds: the candidate's profile is the candidate's to
 /// write) and explains them (ExplainProfiles). On each side the object of its OwnProgram is

@@ -80,6 +80,9 @@ void DiffRuns(const StabilityPlan& plan, const CountableSide& side, Stability* s
     side.result->notes.push_back("the profiles of two runs could not be compared: " + err);
     return;
   }
+  // The build as the explanations name it, not its copy's file name.
+  const OwnProgram own = OwnProgramOf(*side.exe, ExecutedFile(plan.launch, *side.exe));
+  for (Profile& run : runs) RenameOwnProgram(own, &run);
   Explanation e = DiffProfiles(runs[0], runs[1], plan.explain_top);
   if (!e.error.empty()) {
     side.result->notes.push_back("the profiles of two runs could not be compared: " + e.error);
