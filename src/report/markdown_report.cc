@@ -340,12 +340,14 @@ std::string Footer(const CompareReport& r) {
   return line + "\n";
 }
 
-// The caller's notes, under the verdict: a workflow's words, which may
-// quote a branch name or a file's problem, so each is a code span.
+// The caller's notes, under the verdict: a workflow's words, read as text,
+// which may quote a branch name a pull request's author chose, so nothing in
+// them becomes a link or markup (MarkdownPlainText).
 std::string CallerNotes(const CompareReport& r) {
   std::string out;
   for (const std::string& note : r.notes) {
-    out += "- " + MarkdownCode(note, SpanIn::kParagraph) + "\n";
+    const std::string text = MarkdownPlainText(note);
+    if (!text.empty()) out += "- " + text + "\n";
   }
   return out.empty() ? "" : out + "\n";
 }

@@ -54,6 +54,52 @@ void AppendHtmlEscaped(char c, std::string* out) {
   }
 }
 
+bool IsAsciiPunct(char c) {
+  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+         (c >= '{' && c <= '~');
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Whether GFM's extended autolinks (cmark-gfm's autolink extension) or
+// GitHub's own references (mentions, issues, commits), which GitHub finds in
+// the rendered text outside code, could make a link of `word`.
+bool CouldLink(std::string_view word) {
+  const std::string lower = Lower(word);
+  if (lower.find_first_of("@#") != std::string::npos || lower.find("://") != std::string::npos ||
+      lower.find("www.") != std::string::npos) {
+    return true;
+  }
+  for (size_t at = lower.find("gh-"); at != std::string::npos; at = lower.find("gh-", at + 1)) {
+    if (at + 3 < lower.size() && IsDigit(lower[at + 3])) return true;
+  }
+  size_t hex = 0;
+  for (char c : word) {
+    hex = IsHexDigit(c) ? hex + 1 : 0;
+    if (hex >= 7) return true;
+  }
+  return false;
+}
+
+// Whether `word`, first in a list item's text, could start a block there: a
+// list marker, a heading, a thematic break, a block quote, a table.
+bool CouldStartBlock(std::string_view word) {
+  if (word.empty()) return false;
+  if (IsAsciiPunct(word[0])) return true;
+  size_t digits = 0;
+  while (digits < word.size() && IsDigit(word[digits])) ++digits;
+  return digits > 0 && digits < word.size() && (word[digits] == '.' || word[digits] == ')');
+}
+
 }  // namespace
 
 std::string MarkdownCode(std::string_view raw, SpanIn where) {
@@ -91,6 +137,29 @@ std::string MarkdownText(std::string_view raw) {
   for (char c : OneLine(raw)) {
     if (std::string_view("\\`*_[]~|").find(c) != std::string_view::npos) out += '\\';
     AppendHtmlEscaped(c, &out);
+  }
+  return out;
+}
+
+std::string MarkdownPlainText(std::string_view raw) {
+  std::string text = OneLine(raw);
+  // Spaces before the text would make a list item's content indented code.
+  text.erase(0, text.find_first_not_of(' '));
+  text.erase(text.find_last_not_of(' ') + 1);
+  std::string out;
+  bool first = true;
+  for (size_t at = 0; at < text.size();) {
+    if (text[at] == ' ') {
+      out += ' ';
+      ++at;
+      continue;
+    }
+    const size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = std::string_view(text).substr(at, end - at);
+    const bool code = CouldLink(word) || (first && CouldStartBlock(word));
+    out += code ? MarkdownCode(word, SpanIn::kParagraph) : MarkdownText(word);
+    first = false;
+    at = end;
   }
   return out;
 }

@@ -41,4 +41,17 @@ std::string HtmlText(std::string_view text);
 /// MarkdownCode instead.
 std::string MarkdownText(std::string_view text);
 
+/// Words a person wrote for the comment that may quote a name a pull
+/// request's author chose (a `--note` naming a branch), as readable text
+/// that renders no link, image, HTML, emphasis, heading, list or mention:
+/// MarkdownText, but each word (a run of characters between spaces) that
+/// GFM's extended autolinks or GitHub's references could make a link of
+/// goes in a code span (MarkdownCode) instead. Those are the words holding
+/// '@' (an e-mail address, a mention, user@commit), '#' (an issue, a
+/// heading), "://" (a URL), "www." in any case, "GH-" and a digit (an
+/// issue), or seven hex digits in a row (a commit); and a first word that
+/// could start a block in a list item (one starting with ASCII punctuation,
+/// or digits then '.' or ')').
+std::string MarkdownPlainText(std::string_view text);
+
 }  // namespace workgate

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -209,12 +210,14 @@ class MarkdownHostileTest : public ::testing::Test {
 };
 
 TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
-  // HostileReport's shape: the caller's note, the main table, one
-  // explanation's table and the timed table; two explanations and the timed
-  // scores in <details>.
+  // HostileReport's shape: the main table, one explanation's table and the
+  // timed table; two explanations and the timed scores in <details>. (Its
+  // caller's note is text, not a code span: ACallerNoteIsTextWithoutLinksOrMarkup.)
   const int tables = 3, details = 3;
   for (const Hostile& h : Battery()) {
-    const std::string md = RenderMarkdown(HostileReport(h.raw));
+    CompareReport report = HostileReport(h.raw);
+    report.notes.clear();
+    const std::string md = RenderMarkdown(report);
     const std::string rendered = Render(md);
     const Html html = ParseHtml(rendered);
     ExpectOnlyOwnMarkup(html, h.label);
@@ -222,10 +225,10 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
     EXPECT_EQ(html.elements.count("table") ? html.elements.at("table") : 0, tables) << h.label;
     EXPECT_EQ(html.elements.count("details") ? html.elements.at("details") : 0, details) << h.label;
-    // Thirteen places show the text whole in a code element: the caller's
-    // note, the workload name (table, summary, timed table), the asserted
-    // score, the function and the object, the object and the path of a file
-    // without symbols, the reason, the explanation's error, the two labels.
+    // Twelve places show the text whole in a code element: the workload name
+    // (table, summary, timed table), the asserted score, the function and the
+    // object, the object and the path of a file without symbols, the reason,
+    // the explanation's error, the two labels.
     // (The clone names are shown shortened.)
     // A printed score longer than 64 characters is quoted shortened in the
     // reason (workload/score.h ShortScore), so it is seen there in part.
@@ -241,10 +244,10 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     }
     // The summary's <code> element holds any text whole; a text that no
     // code span can hold is shown as several, with its backticks between.
-    EXPECT_EQ(whole, h.one_span ? 13 : 1) << h.label << "\n" << md;
+    EXPECT_EQ(whole, h.one_span ? 12 : 1) << h.label << "\n" << md;
     EXPECT_TRUE(in_reason || !h.one_span) << h.label << ": the printed score is not in its reason";
-    // The reader sees the text thirteen times, and in the printed score's reason.
-    EXPECT_GE(CountNonOverlapping(TextOf(rendered), h.shown), quoted_whole ? 14u : 13u)
+    // The reader sees the text twelve times, and in the printed score's reason.
+    EXPECT_GE(CountNonOverlapping(TextOf(rendered), h.shown), quoted_whole ? 13u : 12u)
         << h.label << "\n"
         << md;
   }
@@ -304,6 +307,62 @@ TEST_F(MarkdownHostileTest, ACallerNameStaysText) {
       EXPECT_GE(std::count(html.code_texts.begin(), html.code_texts.end(), h.shown), 2)
           << h.label << "\n"
           << md;
+    }
+  }
+}
+
+// Words a caller (a CI workflow) wrote around a branch name a pull request's
+// author chose: each note must read as text, and nothing of the author's may
+// become a link, an image, HTML, emphasis, a heading, a list or a mention.
+TEST_F(MarkdownHostileTest, ACallerNoteIsTextWithoutLinksOrMarkup) {
+  std::vector<Hostile> battery = Battery();
+  // What GitHub itself links outside code: mentions, issues, commits.
+  for (const char* raw :
+       {"@octocat", "#12", "GH-12", "o/r#12", "o/r@deadbeef", "deadbeef1234", "WWW.EVIL.EXAMPLE",
+        "mailto:a@b.example", "x_www.evil.example", "- item", "+ item", "1. item", "2) item", "---",
+        "    indented", "> quote", "| a | b |", "a\n===", "[x]: https://e.example"}) {
+    battery.push_back({raw, raw, raw});
+  }
+  CompareReport plain = testing_report::PerfReport();
+  const Html without = ParseHtml(Render(RenderMarkdown(plain)));
+  for (const Hostile& h : battery) {
+    for (const std::string& note : {h.raw, "baseline: stored by " + h.raw + "@abc1234",
+                                    "baseline of " + h.raw + ", rebuilt"}) {
+      CompareReport r = plain;
+      r.notes = {note};
+      const std::string md = RenderMarkdown(r);
+      const std::string rendered = Render(md);
+      const Html html = ParseHtml(rendered);
+      // The note adds one list of one item, and code elements: nothing else.
+      std::map<std::string, int> added = html.elements;
+      for (const auto& [name, count] : without.elements) added[name] -= count;
+      for (const auto& [name, count] : added) {
+        if (name == "ul" || name == "li") {
+          EXPECT_EQ(count, 1) << h.label << ": <" << name << ">\n" << md;
+        } else if (name != "code") {
+          EXPECT_EQ(count, 0) << h.label << ": rendered a <" << name << ">\n" << md;
+        }
+      }
+      EXPECT_EQ(html.attributes, without.attributes) << h.label << "\n" << md;
+      // Outside code, nothing GitHub would make a link or a mention of.
+      const size_t item = rendered.find("<li>");
+      ASSERT_NE(item, std::string::npos) << md;
+      std::string outside = rendered.substr(item, rendered.find("</li>", item) - item);
+      for (size_t at; (at = outside.find("<code>")) != std::string::npos;) {
+        outside.erase(at, outside.find("</code>", at) + 7 - at);
+      }
+      std::string lower = TextOf(outside);
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (const char* linked : {"@", "#", "://", "www.", "gh-1", "deadbeef"}) {
+        EXPECT_EQ(lower.find(linked), std::string::npos)
+            << h.label << ": " << linked << " outside code\n"
+            << md;
+      }
+      // The reader sees the note, spaces at its ends aside.
+      std::string shown = TerminalSafe(note, LineBreaks::kToSpace);
+      shown.erase(0, shown.find_first_not_of(' '));
+      shown.erase(shown.find_last_not_of(' ') + 1);
+      EXPECT_NE(TextOf(rendered).find(shown), std::string::npos) << h.label << "\n" << md;
     }
   }
 }

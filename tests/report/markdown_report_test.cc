@@ -207,6 +207,17 @@ TEST(MarkdownReportTest, ContextAndBlindSpots) {
   EXPECT_NE(perf.find("Hodges"), std::string::npos);
 }
 
+TEST(MarkdownReportTest, ACallerNoteReadsAsTextWithItsRefInCode) {
+  CompareReport r = CallgrindReport();
+  r.notes = {"baseline: stored by main@abc1234",
+             "baseline: rebuilt from the merge base because the stored one is incompatible"};
+  const std::string md = RenderMarkdown(r);
+  EXPECT_NE(md.find("\n\n- baseline: stored by `main@abc1234`\n- baseline: rebuilt from the merge "
+                    "base because the stored one is incompatible\n\n| workload |"),
+            std::string::npos)
+      << md;
+}
+
 TEST(MarkdownReportTest, NoTimedSectionWithoutTimedRuns) {
   CompareReport r = CallgrindReport();
   for (WorkloadResult& w : r.workloads) w.baseline.timed = w.candidate.timed = {};

@@ -55,5 +55,29 @@ TEST(MarkdownTextTest, MarkdownTextEscapesInlineMarkup) {
   EXPECT_EQ(MarkdownText("perf_event_open -> ENOENT"), "perf\\_event\\_open -&gt; ENOENT");
 }
 
+TEST(MarkdownTextTest, PlainTextIsReadableWithCodeOnlyWhereALinkCouldForm) {
+  // The words of a note read as text; the ref a branch name could make a
+  // link or a mention of is a code span.
+  EXPECT_EQ(MarkdownPlainText("baseline: stored by main@abc1234"),
+            "baseline: stored by `main@abc1234`");
+  EXPECT_EQ(MarkdownPlainText("rebuilt from feature/*x*_y"), "rebuilt from feature/\\*x\\*\\_y");
+  for (const char* linked :
+       {"https://e.example", "WWW.e.example", "a@b.example", "#12", "GH-12", "deadbee", "o/r#1"}) {
+    EXPECT_EQ(MarkdownPlainText(std::string("see ") + linked), std::string("see `") + linked + "`")
+        << linked;
+  }
+  // Not links: six hex digits, "gh-" without a number, a colon alone.
+  EXPECT_EQ(MarkdownPlainText("cafe12 gh-x a:b"), "cafe12 gh-x a:b");
+  // A first word that would start a block in the list item it goes in.
+  for (const char* block : {"-", "+", "1.", "12)", "#", ">", "|", "==="}) {
+    EXPECT_EQ(MarkdownPlainText(std::string(block) + " x"), "`" + std::string(block) + "` x")
+        << block;
+  }
+  EXPECT_EQ(MarkdownPlainText("12 workloads"), "12 workloads");
+  // Spaces at the ends would indent it; line breaks join it to one line.
+  EXPECT_EQ(MarkdownPlainText("    a\nb  "), "a b");
+  EXPECT_EQ(MarkdownPlainText("  "), "");
+}
+
 }  // namespace
 }  // namespace workgate
