@@ -64,6 +64,7 @@ int RunExplain(const ExplainArgs& args) {
   for (const auto& w : suite.workloads) {
     WorkloadResult r;
     r.name = w.name;
+    r.command = w.command;
     WorkDir dir(w, suite.dir);
     r.explanation = ExplainWorkload(plan, "", w, dir, FirstProfiles{},
                                     [&](const std::string& t) { progress.Show(t); });

@@ -528,6 +528,7 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
     const Workload& w = plan.workloads[i];
     WorkloadResult& r = report->workloads[i];
     r.name = w.name;
+    r.command = w.command;
     r.max_work_added = w.max_work_added_percent.value_or(plan.max_work_added_percent) / 100.0;
     r.expected_score = w.score_expect;
     r.previous_score = w.score_previous;

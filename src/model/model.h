@@ -582,6 +582,10 @@ struct ThreadHint {
 
 struct WorkloadResult {
   std::string name;
+  /// Its argv as the suite gives it (an ad hoc command as it runs), with
+  /// the placeholders {exe} and {suite_dir} as written; empty where the
+  /// report does not know it (a workload of a shard that gave no result).
+  std::vector<std::string> command;
   Verdict verdict = Verdict::kInvalid;
   std::string reason;            // why (always set for invalid and inconclusive)
   double max_work_added = 0.01;  // the margin, as a fraction
@@ -664,7 +668,8 @@ struct RunSettings {
   std::string suite;               // as given; empty for an ad hoc command
   std::string suite_sha256;        // of the suite file as read; empty for an ad hoc command
   /// The ad hoc workload's argv as it runs ({exe} for the build, `compare
-  /// -- ARGS`); empty for a suite. Every report shows it.
+  /// -- ARGS`); empty for a suite. Its workload's `command` is the same:
+  /// the reports show it once, as the ad hoc run's.
   std::vector<std::string> command;
   std::string stability = "auto";  // --stability
   int max_repeat = 10;
@@ -714,7 +719,8 @@ struct CompareReport {
   /// rows' and lines' `events`), an explanation row's `renamed_from`, its
   /// lines' `numbering`, `changed` and `folded`, the verdict `accepted` and
   /// each workload's `accepted` entry, the threads of an unstable
-  /// workload and its program's way of running on one (`thread_hint`).
+  /// workload and its program's way of running on one (`thread_hint`); 10:
+  /// each workload's `command`.
   int schema_version = kCompareSchemaVersion;
   std::string workgate_version;
   Verdict verdict = Verdict::kOk;  // the suite's worst

@@ -8,7 +8,7 @@
 namespace workgate {
 
 /// `compare --json`: the compare report (report/json_report.h)
-inline constexpr int kCompareSchemaVersion = 9;
+inline constexpr int kCompareSchemaVersion = 10;
 /// `count --json` (report/count_json.h)
 inline constexpr int kCountSchemaVersion = 4;
 /// `probe --json` (probe/probe_json.h)

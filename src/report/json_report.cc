@@ -253,6 +253,7 @@ json WorkloadToJson(const WorkloadResult& w) {
   const bool figures = HasDelta(w);
   auto figure = [figures](auto v) { return figures ? json(v) : json(nullptr); };
   return json{{"name", w.name},
+              {"command", w.command},
               {"verdict", VerdictName(w.verdict)},
               {"reason", w.reason},
               {"max_work_added", 100 * w.max_work_added},

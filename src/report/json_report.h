@@ -1,7 +1,7 @@
 #pragma once
 // The JSON report (`--json FILE`): every figure of a comparison, for machines.
 //
-// Schema version 9 (CompareReport::schema_version; 2 added the slots and the
+// Schema version 10 (CompareReport::schema_version; 2 added the slots and the
 // two-test timed context, 3 the result store, 4 what the counted runs met
 // unpinned, 5 what the candidate could reach, 6 the ad hoc workload's command
 // and a score changed on purpose: previous_score, score_changed, 7 the
@@ -11,7 +11,7 @@
 // "events", the explanation's "simulated" and its rows' and lines' "events";
 // a row's renamed_from and its lines' numbering, changed and folded; the
 // verdict "accepted" and each workload's accepted entry; an
-// unstable threaded workload's thread_hint).
+// unstable threaded workload's thread_hint, 10 each workload's command).
 // Units: `max_work_added`
 // is in percent, as given on the command line (1.0 = 1%); `relative`,
 // `relative_low` and `relative_high` are fractions (0.031 = +3.1%). Figures
@@ -33,7 +33,11 @@
 //  "shard": {"index", "count", "workloads": [every selected workload of the
 //    suite], "baseline_sha256" | null, "candidate_sha256" | null} | null,
 //  "merged": {"shards", "parts": [files]} | null (set by workgate merge),
-//  "workloads": [{"name", "verdict", "reason", "max_work_added",
+//  "workloads": [{"name", "command": [its argv as the suite gives it, {exe}
+//      and {suite_dir} as written; an ad hoc run's is settings.command;
+//      empty where the report does not know it: a workload no shard gave a
+//      result for],
+//    "verdict", "reason", "max_work_added",
 //    "expected_score" (score.expect: what the candidate must print, and the
 //      baseline unless it prints the previous score) | null,
 //    "previous_score" (score.previous: the score before a change that alters

@@ -361,6 +361,20 @@ std::string AdHocCommand(const CompareReport& r) {
                      MarkdownCode("{exe}", SpanIn::kParagraph));
 }
 
+// How each of a suite's workloads runs, folded: a line each, the name and
+// the command (the suite's text, which the pull request can change) in code
+// spans.
+std::string WorkloadCommands(const CompareReport& r) {
+  const std::vector<const WorkloadResult*> workloads = WorkloadsWithCommands(r);
+  if (workloads.empty()) return "";
+  auto code = [](const std::string& text) { return MarkdownCode(text, SpanIn::kParagraph); };
+  std::string out = "<details><summary>How each workload runs</summary>\n\n";
+  for (const WorkloadResult* w : workloads) {
+    out += fmt::format("- {}: {}\n", code(w->name), code(CommandLineText(w->command)));
+  }
+  return out + "\n" + PlaceholdersText(workloads, code) + ".\n</details>\n";
+}
+
 // The flame graph page, where the CI keeps it (--flamegraph-link).
 std::string FlameGraphLink(const CompareReport& r) {
   if (r.flame_graph_file.empty() || !IsPlainHttpUrl(r.flame_graph_link)) return "";
@@ -381,6 +395,7 @@ std::string RenderMarkdown(const CompareReport& r) {
     if (w.explanation) out += "\n" + MarkdownExplanation(w);
   }
   out += FlameGraphLink(r);
+  if (const std::string commands = WorkloadCommands(r); !commands.empty()) out += "\n" + commands;
   out += "\n" + BackendParagraph(r);
   const std::vector<std::string> store = StoreSentences(r);
   if (!store.empty()) {

@@ -161,6 +161,11 @@ std::optional<CompareReport> ParseCompareReport(std::string_view text, const std
   for (size_t i = 0; ok && i < workloads->size(); ++i) {
     r.workloads.emplace_back();
     ok = ReadWorkload(workloads->at(i), ItemPath("workloads", i), &r.workloads.back(), &why);
+    // An ad hoc run's one workload runs the command its settings name.
+    if (ok && !r.settings.command.empty() && r.workloads.back().command != r.settings.command) {
+      why = ItemPath("workloads", i) + ".command differs from settings.command";
+      ok = false;
+    }
   }
   if (!ok) {
     *err = report_is + "is corrupt: " + why;

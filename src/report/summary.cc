@@ -193,6 +193,27 @@ std::string CommandLineText(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::vector<const WorkloadResult*> WorkloadsWithCommands(const CompareReport& report) {
+  std::vector<const WorkloadResult*> out;
+  if (!report.settings.command.empty()) return out;
+  for (const WorkloadResult& w : report.workloads) {
+    if (!w.command.empty()) out.push_back(&w);
+  }
+  return out;
+}
+
+std::string PlaceholdersText(const std::vector<const WorkloadResult*>& workloads,
+                             const std::function<std::string(const std::string&)>& quote) {
+  const bool suite_dir = std::any_of(workloads.begin(), workloads.end(), [](const auto* w) {
+    return std::any_of(w->command.begin(), w->command.end(), [](const std::string& arg) {
+      return arg.find("{suite_dir}") != std::string::npos;
+    });
+  });
+  std::string out = quote("{exe}") + " is each side's build";
+  if (suite_dir) out += ", " + quote("{suite_dir}") + " the suite file's folder";
+  return out;
+}
+
 std::string AcceptCommand(const CompareReport& report, const WorkloadResult& w) {
   if (w.verdict != Verdict::kWorkAdded || report.settings.suite.empty()) return "";
   std::vector<std::string> args = {"workgate",  "accept",   "--suite",

@@ -100,6 +100,17 @@ std::string ExplanationTitle(const WorkloadResult& w, const std::string& shown_n
 /// an empty one as ''). Plain text for the renderers to escape.
 std::string CommandLineText(const std::vector<std::string>& argv);
 
+/// The workloads whose command the reports list, in order: a suite's, each
+/// whose command is known. None for an ad hoc run, whose one command the
+/// reports show before the table instead (RunSettings::command).
+std::vector<const WorkloadResult*> WorkloadsWithCommands(const CompareReport& report);
+
+/// What the placeholders of `workloads`' commands stand for: "{exe} is each
+/// side's build", and where one names it ", {suite_dir} the suite file's
+/// folder"; each placeholder as `quote` writes it.
+std::string PlaceholdersText(const std::vector<const WorkloadResult*>& workloads,
+                             const std::function<std::string(const std::string&)>& quote);
+
 /// For a shard: "Shard 2 of 3: 2 of the suite's 5 selected workloads; workgate
 /// merge joins the shards' JSON reports."; for a merged report: "Merged from
 /// 3 shards."; otherwise "".

@@ -212,6 +212,19 @@ std::string TimedBlock(const CompareReport& r) {
   return out;
 }
 
+// How each of a suite's workloads runs: its command as the suite gives it,
+// one workload a line.
+std::string CommandsBlock(const CompareReport& r) {
+  const std::vector<const WorkloadResult*> workloads = WorkloadsWithCommands(r);
+  if (workloads.empty()) return "";
+  TextTable table({Align::kLeft, Align::kLeft});
+  for (const WorkloadResult* w : workloads) {
+    table.AddRow({Line(w->name), Line(CommandLineText(w->command))});
+  }
+  return "How each workload runs (" + PlaceholdersText(workloads, Line) + "):\n" +
+         table.Render(2, false);
+}
+
 std::string BackendLine(const CompareReport& r) {
   std::string detail = Line(ValgrindOf(r));
   if (!r.event.empty()) detail += (detail.empty() ? "event " : ", event ") + Line(r.event);
@@ -259,6 +272,7 @@ std::string RenderTerminal(const CompareReport& r, bool colour) {
     if (w.explanation) out += "\n" + ExplanationBlock(w);
   }
   if (HasTimedSamples(r)) out += "\n" + TimedBlock(r);
+  if (const std::string commands = CommandsBlock(r); !commands.empty()) out += "\n" + commands;
   out += "\n" + BackendLine(r);
   for (const std::string& sentence : StoreSentences(r)) out += Line(sentence) + "\n";
   out += BlindSpots(r) + "\n";

@@ -483,8 +483,8 @@ bool ReadWorkload(const json& j, const std::string& where, WorkloadResult* w, st
   const json* hardware = f.Object("hardware_events", true);
   std::string metric;
   const json* accepted = f.Object("accepted", true);
-  if (!(f.String("name", &w->name) && f.String("verdict", &verdict) &&
-        f.String("metric", &metric) &&
+  if (!(f.String("name", &w->name) && f.Strings("command", kMaxListItems, &w->command) &&
+        f.String("verdict", &verdict) && f.String("metric", &metric) &&
         f.String("reason", &w->reason) && f.Number("max_work_added", &margin) &&
         f.StringOrNull("expected_score", &w->expected_score) &&
         f.StringOrNull("previous_score", &w->previous_score) &&

@@ -1,6 +1,7 @@
 // An ad hoc workload (`compare -- ARGS`) as a user meets it: named with
-// --name, its command line in every report (no suite file records it), and
-// the messages that say what to give instead.
+// --name, its command line in every report (no suite file records it), once,
+// and the messages that say what to give instead; and a suite's workloads,
+// each with its command as the suite gives it.
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,7 @@ TEST_F(CountingCliTest, AnAdHocWorkloadIsNamedAndItsCommandIsInEveryReport) {
   const nlohmann::json j = ReadJson("r.json");
   EXPECT_EQ(j["workloads"][0]["name"], "loop 10^5");
   EXPECT_EQ(j["settings"]["command"], nlohmann::json::array({"{exe}", "100000"}));
+  EXPECT_EQ(j["workloads"][0]["command"], j["settings"]["command"]);
   EXPECT_TRUE(j["settings"]["suite"].is_null());
   // The comment: both as code spans.
   const std::optional<std::string> md = ReadFile(Path("r.md"));
@@ -36,9 +38,15 @@ TEST_F(CountingCliTest, AnAdHocWorkloadIsNamedAndItsCommandIsInEveryReport) {
   EXPECT_NE(md->find("`loop 10^5` runs `{exe} 100000` (`{exe}` is each side's build)."),
             std::string::npos)
       << *md;
+  // Shown once in each: no list of the workloads' commands repeats it.
+  for (const std::string* text : std::vector<const std::string*>{&r.out, &*md}) {
+    const size_t first = text->find("{exe} 100000");
+    EXPECT_EQ(text->find("{exe} 100000", first + 1), std::string::npos) << *text;
+    EXPECT_EQ(text->find("How each workload runs"), std::string::npos) << *text;
+  }
 }
 
-TEST_F(CountingCliTest, WithoutANameTheWorkloadIsCommandAndASuiteHasNoCommandLine) {
+TEST_F(CountingCliTest, WithoutANameTheWorkloadIsCommandAndASuiteShowsEachWorkloadsCommand) {
   LaunchResult r =
       Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA, "--candidate",
            kKnownWorkA, "--timed", "0", "--no-store", "--json", "r.json", "--", "1000"});
@@ -46,13 +54,31 @@ TEST_F(CountingCliTest, WithoutANameTheWorkloadIsCommandAndASuiteHasNoCommandLin
   EXPECT_EQ(ReadJson("r.json")["workloads"][0]["name"], "command");
   EXPECT_NE(r.out.find("command runs: {exe} 1000"), std::string::npos) << r.out;
 
-  LaunchResult suite = Run({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
-                            "--candidate", kKnownWorkA, "--timed", "0", "--no-store", "--suite",
-                            testing::SourcePath("tests/cli/testdata/known_work_suite.toml"),
-                            "--workload", "size-1000", "--json", "s.json"});
+  const std::string file = testing::SourcePath("tests/cli/testdata/known_work_suite.toml");
+  LaunchResult suite = Run({"compare",     "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                            "--candidate", kKnownWorkA, "--timed",     "0",          "--no-store",
+                            "--suite",     file,        "--workload",  "size-1000",  "--workload",
+                            "size-2000",   "--json",    "s.json",      "--markdown", "s.md"});
   EXPECT_EQ(suite.exit_code, 0) << suite.out << suite.err;
-  EXPECT_EQ(ReadJson("s.json")["settings"]["command"], nlohmann::json::array());
+  // No ad hoc command line: each workload's command, as the suite gives it.
+  const nlohmann::json j = ReadJson("s.json");
+  EXPECT_EQ(j["settings"]["command"], nlohmann::json::array());
+  EXPECT_EQ(j["workloads"][0]["command"], nlohmann::json::array({"{exe}", "1000"}));
+  EXPECT_EQ(j["workloads"][1]["command"], nlohmann::json::array({"{exe}", "2000"}));
   EXPECT_EQ(suite.out.find(" runs: "), std::string::npos) << suite.out;
+  EXPECT_NE(suite.out.find("How each workload runs ({exe} is each side's build):\n"
+                           "  size-1000  {exe} 1000\n"
+                           "  size-2000  {exe} 2000\n"),
+            std::string::npos)
+      << suite.out;
+  const std::optional<std::string> md = ReadFile(Path("s.md"));
+  ASSERT_TRUE(md);
+  EXPECT_NE(md->find("<details><summary>How each workload runs</summary>\n\n"
+                     "- `size-1000`: `{exe} 1000`\n"
+                     "- `size-2000`: `{exe} 2000`\n\n"
+                     "`{exe}` is each side's build.\n</details>\n"),
+            std::string::npos)
+      << *md;
 }
 
 TEST_F(CliTest, ANameIsForAnAdHocWorkloadAndMustBeOneShortLine) {

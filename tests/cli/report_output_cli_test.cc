@@ -62,8 +62,8 @@ TEST_F(ReportOutputCliTest, EveryJsonDocumentHasASchemaVersion) {
                               "--candidate", kKnownWorkA, "--timed", "0", "--json", "compare.json",
                               "--save-baseline", "base.json", "--", "1000"});
   ASSERT_EQ(compare.exit_code, 0) << compare.out << compare.err;
-  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 9);  // 9: accepted work, thread_hint
-  EXPECT_EQ(ReadJson("base.json")["schema_version"], 2);     // 2: profiles
+  EXPECT_EQ(ReadJson("compare.json")["schema_version"], 10);  // 10: each workload's command
+  EXPECT_EQ(ReadJson("base.json")["schema_version"], 2);      // 2: profiles
 }
 
 TEST_F(ReportOutputCliTest, AFullDiskUnderStdoutIsExitFiveNotATruncatedTable) {

@@ -114,6 +114,8 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
   EXPECT_EQ(ReadJson("incompatible.json")["stored_baseline"]["status"], "incompatible");
   EXPECT_TRUE(ReadJson("part2.json")["shard"].is_object());
   EXPECT_TRUE(ReadJson("merged.json")["merged"].is_object());
+  EXPECT_EQ(ReadJson("added.json")["workloads"][0]["command"],
+            nlohmann::json::array({"{exe}", "1000"}));
   Expect(true, "compare-report.schema.json",
          {"ok.json", "added.json", "timed.json", "controlled.json", "unstable.json", "used.json",
           "missing.json", "incompatible.json", "part1.json", "part2.json", "merged.json"});
@@ -144,6 +146,12 @@ TEST_F(SchemaCliTest, CompareReportsOfEveryShapeMatchTheirSchema) {
   });
   ExpectRefused(schema, timed, "bad14.json",
                 [](auto* j) { (*j)["workloads"][0]["timed"].erase("noise_floor"); });
+  // Each workload's command: there, and strings.
+  ExpectRefused(schema, added, "bad15.json",
+                [](auto* j) { (*j)["workloads"][0].erase("command"); });
+  ExpectRefused(schema, added, "bad16.json", [](auto* j) {
+    (*j)["workloads"][0]["command"] = nlohmann::json::array({"{exe}", 1});
+  });
   ExpectRefused("baseline.schema.json", ReadJson("base.json"), "bad9.json",
                 [](auto* j) { (*j)["workloads"][0]["counts"] = nlohmann::json::array(); });
   ExpectRefused("baseline.schema.json", ReadJson("base.json"), "bad10.json",

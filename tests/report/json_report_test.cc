@@ -24,7 +24,7 @@ TEST(JsonReportTest, AnUnstableThreadedWorkloadHasItsThreadHint) {
 
 TEST(JsonReportTest, TopLevelFields) {
   json j = ToJson(CallgrindReport());
-  EXPECT_EQ(j["schema_version"], 9);
+  EXPECT_EQ(j["schema_version"], 10);
   EXPECT_EQ(j["workgate_version"], "0.1.0");
   EXPECT_EQ(j["verdict"], "invalid");
   EXPECT_EQ(j["exit_code"], 3);
@@ -38,6 +38,8 @@ TEST(JsonReportTest, TopLevelFields) {
 TEST(JsonReportTest, WorkloadFields) {
   json fib = ToJson(CallgrindReport())["workloads"][0];
   EXPECT_EQ(fib["name"], "interp/fib");
+  // As the suite gives it: the placeholders as written.
+  EXPECT_EQ(fib["command"], json::array({"{exe}", "{suite_dir}/scripts/fib.wg", "30"}));
   EXPECT_EQ(fib["verdict"], "work-added");
   EXPECT_EQ(fib["reason"], "+3.10% >= 1.00% margin");
   EXPECT_EQ(fib["baseline"]["instructions"], 1'204'331'907u);

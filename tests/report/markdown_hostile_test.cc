@@ -19,6 +19,7 @@
 #include "report/explanation_text.h"
 #include "report/markdown_report.h"
 #include "report/sample_report.h"
+#include "report/summary.h"
 #include "test_requirements.h"
 #include "util/paths.h"
 #include "util/text.h"
@@ -211,9 +212,10 @@ class MarkdownHostileTest : public ::testing::Test {
 
 TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
   // HostileReport's shape: the main table, one explanation's table and the
-  // timed table; two explanations and the timed scores in <details>. (Its
-  // caller's note is text, not a code span: ACallerNoteIsTextWithoutLinksOrMarkup.)
-  const int tables = 3, details = 3;
+  // timed table; two explanations, the timed scores and the workloads'
+  // commands in <details>. (Its caller's note is text, not a code span:
+  // ACallerNoteIsTextWithoutLinksOrMarkup.)
+  const int tables = 3, details = 4;
   for (const Hostile& h : Battery()) {
     CompareReport report = HostileReport(h.raw);
     report.notes.clear();
@@ -225,10 +227,10 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
     EXPECT_EQ(html.elements.count("table") ? html.elements.at("table") : 0, tables) << h.label;
     EXPECT_EQ(html.elements.count("details") ? html.elements.at("details") : 0, details) << h.label;
-    // Twelve places show the text whole in a code element: the workload name
-    // (table, summary, timed table), the asserted score, the function and the
-    // object, the object and the path of a file without symbols, the reason,
-    // the explanation's error, the two labels.
+    // Thirteen places show the text whole in a code element: the workload
+    // name (table, summary, timed table, the list of commands), the asserted
+    // score, the function and the object, the object and the path of a file
+    // without symbols, the reason, the explanation's error, the two labels.
     // (The clone names are shown shortened.)
     // A printed score longer than 64 characters is quoted shortened in the
     // reason (workload/score.h ShortScore), so it is seen there in part.
@@ -244,10 +246,10 @@ TEST_F(MarkdownHostileTest, HostileTextStaysTextEverywhere) {
     }
     // The summary's <code> element holds any text whole; a text that no
     // code span can hold is shown as several, with its backticks between.
-    EXPECT_EQ(whole, h.one_span ? 12 : 1) << h.label << "\n" << md;
+    EXPECT_EQ(whole, h.one_span ? 13 : 1) << h.label << "\n" << md;
     EXPECT_TRUE(in_reason || !h.one_span) << h.label << ": the printed score is not in its reason";
-    // The reader sees the text twelve times, and in the printed score's reason.
-    EXPECT_GE(CountNonOverlapping(TextOf(rendered), h.shown), quoted_whole ? 13u : 12u)
+    // The reader sees the text thirteen times, and in the printed score's reason.
+    EXPECT_GE(CountNonOverlapping(TextOf(rendered), h.shown), quoted_whole ? 14u : 13u)
         << h.label << "\n"
         << md;
   }
@@ -308,6 +310,27 @@ TEST_F(MarkdownHostileTest, ACallerNameStaysText) {
           << h.label << "\n"
           << md;
     }
+  }
+}
+
+TEST_F(MarkdownHostileTest, AWorkloadsCommandStaysText) {
+  // The suite's command is the pull request's to write: shown as one code
+  // span, quoted as a shell would read it, under the workload's name.
+  for (const Hostile& h : Battery()) {
+    const CompareReport r = HostileReport(h.raw);
+    const std::string md = RenderMarkdown(r);
+    ASSERT_NE(md.find("<details><summary>How each workload runs</summary>"), std::string::npos)
+        << h.label << "\n"
+        << md;
+    const Html html = ParseHtml(Render(md));
+    ExpectOnlyOwnMarkup(html, h.label);
+    EXPECT_EQ(html.elements.count("h3") ? html.elements.at("h3") : 0, 1) << h.label;
+    if (!h.one_span) continue;
+    const std::string shown =
+        TerminalSafe(CommandLineText(r.workloads[0].command), LineBreaks::kToSpace);
+    EXPECT_EQ(std::count(html.code_texts.begin(), html.code_texts.end(), shown), 1)
+        << h.label << "\n"
+        << md;
   }
 }
 

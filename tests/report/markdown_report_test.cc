@@ -207,6 +207,35 @@ TEST(MarkdownReportTest, ContextAndBlindSpots) {
   EXPECT_NE(perf.find("Hodges"), std::string::npos);
 }
 
+TEST(MarkdownReportTest, EachWorkloadsCommandIsListedOnceInAFold) {
+  const std::string md = RenderMarkdown(CallgrindReport());
+  EXPECT_NE(md.find("<details><summary>How each workload runs</summary>\n\n"
+                    "- `interp/fib`: `{exe} {suite_dir}/scripts/fib.wg 30`\n"
+                    "- `interp/strings`: `{exe} {suite_dir}/scripts/strings.wg`\n"
+                    "- `interp/sort`: `{exe} --sort 'quick sort'`\n"
+                    "- `kernels`: `{exe} --kernels all`\n"
+                    "- `interp/gc`: `{exe} --gc --heap=64M`\n\n"
+                    "`{exe}` is each side's build, `{suite_dir}` the suite file's folder.\n"
+                    "</details>\n"),
+            std::string::npos)
+      << md;
+  // Where no command names {suite_dir}, the legend leaves it out.
+  EXPECT_NE(RenderMarkdown(testing_report::OneCommandReport(false))
+                .find("\n`{exe}` is each side's build.\n</details>"),
+            std::string::npos);
+  // An ad hoc run shows its one command before the table, and only there.
+  const std::string once = RenderMarkdown(testing_report::OneCommandReport(true));
+  EXPECT_NE(once.find("`interp/fib` runs `{exe} 30` (`{exe}` is each side's build).\n\n| "),
+            std::string::npos)
+      << once;
+  EXPECT_EQ(once.find("`{exe} 30`"), once.rfind("`{exe} 30`")) << once;
+  EXPECT_EQ(once.find("How each workload runs"), std::string::npos) << once;
+  // A report that knows no command (a merged report's missing workload) lists none.
+  CompareReport unknown = testing_report::OneCommandReport(false);
+  unknown.workloads[0].command.clear();
+  EXPECT_EQ(RenderMarkdown(unknown).find("How each workload runs"), std::string::npos);
+}
+
 TEST(MarkdownReportTest, ACallerNoteReadsAsTextWithItsRefInCode) {
   CompareReport r = CallgrindReport();
   r.notes = {"baseline: stored by main@abc1234",

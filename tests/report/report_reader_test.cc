@@ -102,6 +102,18 @@ TEST(ReportReaderTest, RefusesWhatNoWorkgateWrites) {
       {"workloads[0].stability.confidence must be a number for an unstable workload, else null",
        [](json* j) { (*j)["workloads"][0]["stability"]["unstable"] = true; }},
       {"workloads[0].name must not be empty", [](json* j) { (*j)["workloads"][0]["name"] = ""; }},
+      {"workloads[0].command is missing", [](json* j) { (*j)["workloads"][0].erase("command"); }},
+      {"workloads[0].command must be a list of strings",
+       [](json* j) {
+         (*j)["workloads"][0]["command"] = json::array({"{exe}", 1});
+       }},
+      {"workloads[0].command has 1001 items, more than the 1000 workgate writes",
+       [](json* j) { (*j)["workloads"][0]["command"] = std::vector<std::string>(1001, "x"); }},
+      // An ad hoc run's workload runs the command its settings name.
+      {"workloads[0].command differs from settings.command",
+       [](json* j) {
+         (*j)["settings"]["command"] = json::array({"{exe}", "30"});
+       }},
       {"workloads[0].previous_score is set without an expected_score",
        [](json* j) { (*j)["workloads"][0]["previous_score"] = "1"; }},
       {"workloads[3].score_changed is true without a previous_score",
@@ -322,7 +334,7 @@ TEST(ReportReaderTest, SaysWhatADocumentIsWhenItIsNoReport) {
   json doc = ToJson(Sharded());
   doc["schema_version"] = 1;  // before the timed context's two tests
   EXPECT_FALSE(ParseCompareReport(doc.dump(), "v1.json", &err));
-  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 9");
+  EXPECT_EQ(err, "the report v1.json has schema_version 1; this workgate reads version 10");
   EXPECT_FALSE(LoadCompareReport("/nonexistent/part.json", &err));
   EXPECT_EQ(err, "the report /nonexistent/part.json does not exist");
 }
@@ -340,6 +352,7 @@ TEST(ReportReaderTest, ReadsAPartWorkgateWrote) {
   EXPECT_EQ(part->shard->workloads,
             (std::vector<std::string>{"work", "work-other-size", "wrong-score"}));
   ASSERT_EQ(part->workloads.size(), 1u);
+  EXPECT_EQ(part->workloads[0].command, (std::vector<std::string>{"{exe}", "1000"}));
   EXPECT_EQ(part->workloads[0].delta, 1000000);
   EXPECT_EQ(part->workloads[0].verdict, Verdict::kWorkAdded);
   EXPECT_EQ(part->notes, std::vector<std::string>{"baseline: stored by main@abc1234"});

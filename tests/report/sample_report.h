@@ -102,7 +102,27 @@ inline CompareReport CallgrindReport() {
   gc.candidate.error = "exited with status 1 | stderr: out of memory";
 
   r.workloads = {fib, strings, sort, kernels, gc};
+  // Each with its command as the suite gives it; two read a script beside it.
+  const std::vector<std::vector<std::string>> commands = {
+      {"{exe}", "{suite_dir}/scripts/fib.wg", "30"},
+      {"{exe}", "{suite_dir}/scripts/strings.wg"},
+      {"{exe}", "--sort", "quick sort"},
+      {"{exe}", "--kernels", "all"},
+      {"{exe}", "--gc", "--heap=64M"}};
+  for (size_t i = 0; i < r.workloads.size(); ++i) r.workloads[i].command = commands[i];
   for (WorkloadResult& w : r.workloads) Decide(&w);
+  DecideSuite(&r);
+  return r;
+}
+
+/// CallgrindReport's first workload alone, its command `{exe} 30`; with
+/// `ad_hoc`, the one workload of `compare -- 30`, whose command the run's
+/// settings hold too.
+inline CompareReport OneCommandReport(bool ad_hoc) {
+  CompareReport r = CallgrindReport();
+  r.workloads.resize(1);
+  r.workloads[0].command = {"{exe}", "30"};
+  if (ad_hoc) r.settings.command = r.workloads[0].command;
   DecideSuite(&r);
   return r;
 }
@@ -354,7 +374,8 @@ inline CompareReport ThreadedReport() {
 /// timed, with `h` as its asserted score, function, object, clone names, and
 /// object and path of a file without symbols; one with `h` as its reason; one
 /// whose printed score is `h`; one whose explanation failed with `h`), and `h`
-/// as both labels and as the caller's note.
+/// as both labels, as the caller's note, and as arguments of the first
+/// workload's command.
 inline CompareReport HostileReport(const std::string& h) {
   CompareReport r = testing_report::CallgrindReport();
   r.baseline_label = h;
@@ -367,6 +388,7 @@ inline CompareReport HostileReport(const std::string& h) {
   named.candidate.timed = {{std::nullopt, 1.1}};
   Decide(&named);
   named.expected_score = h;
+  named.command = {"{exe}", h, "--in={suite_dir}/" + h};
   Explanation e;
   e.rows = {{h, h, 10, 1010, {h, h + ".cold", "x" + h}, {{"/src/" + h, 7, 10, 1010}}}};
   e.total_delta = 1000;

@@ -163,6 +163,26 @@ TEST(TerminalReportTest, TheBackendIsOneLineWithTheReasonInAFewWords) {
       << RenderTerminal(PerfReport(), false);
 }
 
+TEST(TerminalReportTest, EachWorkloadsCommandIsListedOnce) {
+  const std::string out = RenderTerminal(CallgrindReport(), false);
+  EXPECT_NE(out.find("How each workload runs ({exe} is each side's build, {suite_dir} the suite "
+                     "file's folder):\n"
+                     "  interp/fib      {exe} {suite_dir}/scripts/fib.wg 30\n"
+                     "  interp/strings  {exe} {suite_dir}/scripts/strings.wg\n"
+                     "  interp/sort     {exe} --sort 'quick sort'\n"
+                     "  kernels         {exe} --kernels all\n"
+                     "  interp/gc       {exe} --gc --heap=64M\n"
+                     "\nCounted with callgrind"),
+            std::string::npos)
+      << out;
+  // An ad hoc run shows its one command before the table, and only there.
+  const std::string once = RenderTerminal(testing_report::OneCommandReport(true), false);
+  EXPECT_EQ(once.rfind("interp/fib runs: {exe} 30  ({exe} is each side's build)\n\n", 0), 0u)
+      << once;
+  EXPECT_EQ(once.find("{exe} 30"), once.rfind("{exe} 30")) << once;
+  EXPECT_EQ(once.find("How each workload runs"), std::string::npos) << once;
+}
+
 TEST(TerminalReportTest, ColourOnlyWhenAsked) {
   EXPECT_EQ(RenderTerminal(CallgrindReport(), false).find('\033'), std::string::npos);
   std::string coloured = RenderTerminal(CallgrindReport(), true);
