@@ -21,6 +21,7 @@
 #include "launch/interrupt.h"
 #include "machine/system_info.h"
 #include "measure/build_copies.h"
+#include "measure/commit_date.h"
 #include "measure/comparison.h"
 #include "measure/containment.h"
 #include "model/backend.h"
@@ -104,13 +105,17 @@ void CheckCompareArgs(const CompareArgs& args) {
   args.store.CheckRecord(args.record);
 }
 
-// --record: the candidate's results in the store's history. False with
-// `*err` when they could not be stored.
-bool RecordCandidate(const CompareArgs& args, ResultStore& store, CompareReport* report,
-                     std::string* err) {
+// --record: the candidate's results in the store's history, with the
+// date of the commit REF names (`committed_at`). False with `*err` when they
+// could not be stored.
+bool RecordCandidate(const CompareArgs& args, const std::optional<std::string>& committed_at,
+                     ResultStore& store, CompareReport* report, std::string* err) {
   std::vector<HistoryRecord> records =
       CandidateRecords(*report, args.record, UtcNow(), args.candidate);
-  for (HistoryRecord& r : records) r.subject = args.record_subject;
+  for (HistoryRecord& r : records) {
+    r.subject = args.record_subject;
+    r.committed_at = committed_at;
+  }
   if (records.empty()) {
     *err = "no workload's candidate was counted, so nothing was recorded";
     return false;
@@ -279,6 +284,9 @@ int RunCompare(const CompareArgs& args) {
                         {"--suite", args.suite},
                         {"--baseline-results", args.baseline_results},
                         {"--store", args.store.path}});
+  // Read before any workload runs: the candidate can write the checkout's refs.
+  const std::optional<std::string> committed_at =
+      args.record.empty() ? std::nullopt : CommitDate(args.source_root, args.record);
   std::unique_ptr<ResultStore> store = Count(args, &plan, &report);
 
   // Nothing is published once an interruption began: its counts are partial.
@@ -289,7 +297,8 @@ int RunCompare(const CompareArgs& args) {
     if (args.candidate.empty()) return kExitPass;
   }
   std::string not_recorded;
-  if (!args.record.empty() && !RecordCandidate(args, *store, &report, &not_recorded)) {
+  if (!args.record.empty() &&
+      !RecordCandidate(args, committed_at, *store, &report, &not_recorded)) {
     report.store_notes.push_back("--record " + args.record + ": " + not_recorded);
   }
   args.reports.Publish(report);

@@ -17,6 +17,7 @@
 #include "launch/interrupt.h"
 #include "machine/system_info.h"
 #include "measure/build_copies.h"
+#include "measure/commit_date.h"
 #include "measure/count_cache.h"
 #include "measure/count_json.h"
 #include "measure/measure.h"
@@ -191,6 +192,9 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   report.event = counter.event();
   report.exe = args.exe;
   report.suite = args.suite;
+  // Read before any workload runs: the build can write the checkout's refs.
+  const std::optional<std::string> committed_at =
+      args.record.empty() ? std::nullopt : CommitDate("", args.record);
   std::optional<CountCache> cache;
   std::unique_ptr<ResultStore> store =
       args.store.OpenForCounting(counter, args.record, &cache, &report.store_notes);
@@ -216,7 +220,10 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   if (cache) {
     for (const std::string& note : cache->notes()) report.store_notes.push_back(note);
   }
-  for (HistoryRecord& r : records) r.subject = args.record_subject;
+  for (HistoryRecord& r : records) {
+    r.subject = args.record_subject;
+    r.committed_at = committed_at;
+  }
   if (!args.record.empty()) RecordSuite(*store, args.record, records, &report);
   PrintCount(out, "counted with {}: {}\n", counter.name(), choice.reason);
   for (const std::string& note : report.store_notes) {

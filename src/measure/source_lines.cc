@@ -41,14 +41,6 @@ LaunchResult RevParse(const std::string& dir, const std::vector<std::string>& ar
   return RunGit(argv, {{"GIT_OPTIONAL_LOCKS", "0"}});
 }
 
-// The full name of commit `rev` in the checkout `root`; "" when it is none.
-std::string CommitNamed(const std::string& root, const std::string& rev) {
-  // A revision never starts with "-": that would be an option.
-  if (rev.empty() || rev[0] == '-') return "";
-  const LaunchResult r = RevParse(root, {"--verify", "--quiet", rev + "^{commit}"});
-  return r.ok() ? probe_internal::Trim(r.out) : "";
-}
-
 // Finds the checkout's top level, object directory and object format;
 // false with `*why` set.
 bool FindRepository(const std::string& dir, SourceView* view, std::string* why) {
@@ -189,6 +181,13 @@ bool ChangedBy(const std::vector<DiffHunk>& hunks, uint64_t line, const std::str
 }
 
 }  // namespace
+
+std::string CommitNamed(const std::string& root, const std::string& rev) {
+  // A revision never starts with "-": that would be an option.
+  if (rev.empty() || rev[0] == '-') return "";
+  const LaunchResult r = RevParse(root, {"--verify", "--quiet", rev + "^{commit}"});
+  return r.ok() ? probe_internal::Trim(r.out) : "";
+}
 
 SourceView MakeSourceView(const std::string& root_dir, const std::string& link,
                           const std::string& base) {

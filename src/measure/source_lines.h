@@ -64,6 +64,11 @@ inline constexpr size_t kMaxSourceTextBytes = 120;
 SourceView MakeSourceView(const std::string& root_dir, const std::string& link,
                           const std::string& base = "");
 
+/// The full name of the commit `rev` names in the checkout whose top level
+/// is `root` (`git rev-parse --verify REV^{commit}`, the one git command that
+/// runs in the checkout); "" when it names none, or starts with '-'.
+std::string CommitNamed(const std::string& root, const std::string& rev);
+
 /// One hunk of `git diff -U0`: old lines [old_start, old_start + old_count)
 /// became new lines [new_start, new_start + new_count); a count of 0 is an
 /// insertion or deletion after old_start (or new_start).

@@ -18,6 +18,10 @@ namespace workgate {
 struct HistoryRecord {
   std::string ref;          // the commit or label given to --record
   std::string recorded_at;  // ISO 8601 in UTC: "2026-12-02T03:04:05Z"
+  /// The committer date of the commit `ref` named in the checkout when it
+  /// was recorded, in recorded_at's form; nullopt where `ref` was no commit
+  /// there (a label), and in every record of a store from before it was kept.
+  std::optional<std::string> committed_at;
   std::string workload;
   std::string backend;           // "vgcount", "callgrind", "perf"
   std::string event;             // "Ir", "instructions:u", ...

@@ -16,7 +16,7 @@ inline constexpr int kProbeSchemaVersion = 1;
 /// `probe --merge` (report/probe_table.h)
 inline constexpr int kProbeTableSchemaVersion = 1;
 /// `history --json` (report/history_json.h)
-inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kHistorySchemaVersion = 3;
 /// `explain --json` (report/explain_json.h)
 inline constexpr int kExplainSchemaVersion = 4;
 /// `--save-baseline` files (decision/baseline_file.h)

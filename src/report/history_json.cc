@@ -15,6 +15,7 @@ json PointToJson(const HistoryPoint& p) {
   const HistoryRecord& r = p.record;
   return {{"ref", r.ref},
           {"recorded_at", r.recorded_at},
+          {"committed_at", r.committed_at ? json(*r.committed_at) : json()},
           {"counts", r.counts},
           {"value", p.value},
           {"step", Optional(p.step)},

@@ -2,9 +2,9 @@
 // The JSON of `workgate history --json FILE`: every series with its points
 // and figures, for machines (schemas/history.schema.json).
 //
-// Schema version 2 (kHistorySchemaVersion); version 1 had no steps, rise,
+// Schema version 3 (kHistorySchemaVersion); version 1 had no steps, rise,
 // fall, direction or subject, and its drift was the net change of the
-// segment only. Changes are fractions
+// segment only; version 2 had no committed_at. Changes are fractions
 // (0.031 = +3.1%), and so are `margin` and `max_work_added`; figures that do not exist are null,
 // never 0.
 //
@@ -16,7 +16,10 @@
 //    "beyond_noise"} or null), "drift", "direction" ("added", "removed",
 //    "unchanged"), "noise_floor", "noise_differences", "verdict" (the
 //    headline the terminal shows),
-//    "points": [{"ref", "recorded_at", "counts", "value" (their median),
+//    "points": [{"ref", "recorded_at", "committed_at" (the committer date of
+//      the commit ref named in the checkout; null for a ref that was no
+//      commit, and for every record of a store from before it was kept),
+//      "counts", "value" (their median),
 //      "step", "cumulative", "break_before", "changed": [part names],
 //      "max_work_added", "score", "subject" (--record-subject; null when
 //      none was recorded), "conditions", "condition_parts": {name:

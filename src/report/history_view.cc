@@ -154,8 +154,13 @@ bool HasSubjects(const WorkloadHistory& h) {
                      [](const HistoryPoint& p) { return p.record.subject.has_value(); });
 }
 
+std::string DateCell(const HistoryRecord& record) {
+  if (record.committed_at) return ReadableUtc(*record.committed_at);
+  return "recorded " + ReadableUtc(record.recorded_at);
+}
+
 std::vector<std::string> HistoryTableHeader(const WorkloadHistory& h) {
-  std::vector<std::string> header = {"ref", "recorded", "count", "step", "cumulative", ""};
+  std::vector<std::string> header = {"ref", "commit date", "count", "step", "cumulative", ""};
   if (HasSubjects(h)) header.push_back("subject");
   return header;
 }
@@ -182,8 +187,8 @@ std::vector<std::vector<std::string>> HistoryTableRows(const WorkloadHistory& h,
     if (StepCrossesMargin(h, i)) marks.push_back("step over the margin");
     std::string mark;
     for (const std::string& m : marks) mark += (mark.empty() ? "" : "; ") + m;
-    rows.push_back({p.record.ref, ReadableUtc(p.record.recorded_at), FormatMedianCount(p.value),
-                    percent(p.step), percent(p.cumulative), mark});
+    rows.push_back({p.record.ref, DateCell(p.record), FormatMedianCount(p.value), percent(p.step),
+                    percent(p.cumulative), mark});
     if (subjects) rows.back().push_back(CutText(p.record.subject.value_or(""), kShownSubject));
   }
   return rows;

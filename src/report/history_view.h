@@ -66,12 +66,18 @@ bool HasSubjects(const WorkloadHistory& h);
 /// terminal cuts it shorter (history_text.cc).
 inline constexpr size_t kShownSubject = 120;
 
-/// The table's header: ref, recorded, count, step, cumulative, marks, and
-/// subject where HasSubjects(h).
+/// The table's header: ref, commit date, count, step, cumulative, marks,
+/// and subject where HasSubjects(h).
 std::vector<std::string> HistoryTableHeader(const WorkloadHistory& h);
 
+/// A point's date, as ReadableUtc writes it: its commit's ("2026-12-01
+/// 03:04 UTC"), or where the record has none (its ref was no commit of the
+/// checkout, or a workgate that kept no commit dates recorded it) the time
+/// it was recorded, said as such ("recorded 2026-12-01 03:04 UTC").
+std::string DateCell(const HistoryRecord& record);
+
 /// One row per point of the window, oldest first, in the header's columns
-/// (the time recorded as ReadableUtc: "2026-12-01 03:04 UTC"):
+/// (the date as DateCell writes it):
 /// "-" for a step or cumulative change that does not exist; the marks are
 /// "break: valgrind, workgate changed" (or "break: conditions changed") and
 /// "step over the margin" for a step within the window that crossed it;

@@ -26,8 +26,8 @@ bool RecordAll(sqlite3* db, const std::vector<HistoryRecord>& records,
   // new seq: the replacement counts as recorded now.
   Statement s(db,
               "INSERT OR REPLACE INTO history(ref, recorded_at, workload, backend, event, counts, "
-              "max_work_added, score, conditions, condition_parts, checksum, subject) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+              "max_work_added, score, conditions, condition_parts, checksum, subject, "
+              "committed_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   if (!t.Begin(e)) return false;
   for (size_t i = 0; i < records.size(); ++i) {
     const HistoryRecord& r = records[i];
@@ -44,6 +44,7 @@ bool RecordAll(sqlite3* db, const std::vector<HistoryRecord>& records,
     s.BindText(10, parts_json[i]);
     s.BindText(11, HistoryChecksum(r, parts_json[i]));
     r.subject ? s.BindText(12, *r.subject) : s.BindNull(12);
+    r.committed_at ? s.BindText(13, *r.committed_at) : s.BindNull(13);
     if (!s.Run(e)) return false;
   }
   return t.Commit(e);
@@ -53,8 +54,8 @@ bool RecordAll(sqlite3* db, const std::vector<HistoryRecord>& records,
 std::string ReadRecord(const Statement& s, HistoryRecord* r) {
   // The types before any value: reading one as text converts it, after
   // which SQLite no longer says what it was.
-  int type[13];
-  for (int col = 0; col < 13; ++col) type[col] = s.Type(col);
+  int type[14];
+  for (int col = 0; col < 14; ++col) type[col] = s.Type(col);
   // Then what names the record in a note, whatever else is wrong.
   r->ref = s.Text(1);
   r->workload = s.Text(3);
@@ -70,6 +71,9 @@ std::string ReadRecord(const Statement& s, HistoryRecord* r) {
   if (type[12] != SQLITE_TEXT && type[12] != SQLITE_NULL) {
     return "its subject is neither text nor absent";
   }
+  if (type[13] != SQLITE_TEXT && type[13] != SQLITE_NULL) {
+    return "its commit date is neither text nor absent";
+  }
   std::string why;
   r->recorded_at = s.Text(2);
   r->backend = s.Text(4);
@@ -78,6 +82,7 @@ std::string ReadRecord(const Statement& s, HistoryRecord* r) {
   r->max_work_added = s.Double(7);
   if (type[8] == SQLITE_TEXT) r->score = s.Text(8);
   if (type[12] == SQLITE_TEXT) r->subject = s.Text(12);
+  if (type[13] == SQLITE_TEXT) r->committed_at = s.Text(13);
   r->conditions = s.Text(9);
   const std::string parts_json = s.Text(10);
   if (why = RecordProblem(*r, parts_json); !why.empty()) return why;
@@ -119,7 +124,8 @@ bool ReadRecords(sqlite3* db, const std::vector<std::string>& workloads, std::ve
   }
   Statement s(db,
               "SELECT seq, ref, recorded_at, workload, backend, event, counts, max_work_added, "
-              "score, conditions, condition_parts, checksum, subject FROM history WHERE seq = ?1");
+              "score, conditions, condition_parts, checksum, subject, committed_at FROM history "
+              "WHERE seq = ?1");
   for (int64_t seq : seqs) {
     s.Reset();
     s.BindInt(1, seq);

@@ -37,7 +37,7 @@ struct SqlError;
 
 /// The schema version this workgate writes; an older store is migrated to
 /// it step by step, a newer one is left alone.
-inline constexpr int kStoreSchemaVersion = 6;
+inline constexpr int kStoreSchemaVersion = 7;
 
 /// SQLite's application_id of a workgate store ("wgat"): a database with
 /// another id is someone else's and is never touched.
@@ -95,6 +95,9 @@ std::string DefaultStorePath(std::string* why);
 
 /// The time now in UTC, as the store writes it: "2026-12-02T03:04:05Z".
 std::string UtcNow();
+/// `seconds` since the epoch in UTC, as UtcNow writes it; "" for a time
+/// before 1970 or after 9999.
+std::string UtcTime(int64_t seconds);
 
 class ResultStore {
  public:

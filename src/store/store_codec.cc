@@ -240,6 +240,7 @@ std::string HistoryChecksum(const HistoryRecord& r, std::string_view parts_json)
   // Appended only when there is one, so that a row recorded before subjects
   // keeps the checksum it was written with.
   if (r.subject) c.Field("subject", *r.subject);
+  if (r.committed_at) c.Field("committed_at", *r.committed_at);
   return c.Digest();
 }
 
@@ -249,6 +250,9 @@ std::string RecordProblem(const HistoryRecord& r, std::string_view parts_json) {
     return fmt::format("it holds more than {} counts", kMaxStoredCounts);
   }
   if (!IsStoreTimestamp(r.recorded_at)) return "its time recorded is not YYYY-MM-DDTHH:MM:SSZ";
+  if (r.committed_at && !IsStoreTimestamp(*r.committed_at)) {
+    return "its commit date is not YYYY-MM-DDTHH:MM:SSZ";
+  }
   if (!std::isfinite(r.max_work_added) || r.max_work_added < 0 || r.max_work_added > 10) {
     return "its max_work_added is not a number from 0 to 10";
   }

@@ -133,6 +133,12 @@ std::string DefaultStorePath(std::string* why) {
 
 std::string UtcNow() { return FormatUtc(time(nullptr), "%Y-%m-%dT%H:%M:%SZ"); }
 
+std::string UtcTime(int64_t seconds) {
+  constexpr int64_t kYear10000 = 253402300800;  // 10000-01-01T00:00:00Z
+  if (seconds < 0 || seconds >= kYear10000) return "";
+  return FormatUtc(static_cast<time_t>(seconds), "%Y-%m-%dT%H:%M:%SZ");
+}
+
 std::string StoreDate(int days_ago) {
   return FormatUtc(time(nullptr) - static_cast<time_t>(days_ago) * 86400, "%Y-%m-%d");
 }

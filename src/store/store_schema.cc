@@ -93,6 +93,12 @@ bool AddInputs(sqlite3* db, SqlError* e) {
               e);
 }
 
+bool AddCommittedAt(sqlite3* db, SqlError* e) {
+  // NULL for every row an older workgate recorded: the commit's date was
+  // not kept, only when the row was recorded.
+  return Exec(db, "ALTER TABLE history ADD COLUMN committed_at TEXT;", e);
+}
+
 bool AddSimulated(sqlite3* db, SqlError* e) {
   // An entry an older workgate stored has no simulated events: "".
   return Exec(db, "ALTER TABLE count_cache ADD COLUMN simulated TEXT NOT NULL DEFAULT '';", e);
@@ -103,9 +109,9 @@ struct Step {
   bool (*apply)(sqlite3* db, SqlError* e);
 };
 
-constexpr Step kSteps[] = {
-    {1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic},
-    {4, AddSubject},       {5, AddInputs},   {6, AddSimulated}};
+constexpr Step kSteps[] = {{1, CreateBaseTables}, {2, AddLastUsed}, {3, AddDeterministic},
+                           {4, AddSubject},       {5, AddInputs},   {6, AddSimulated},
+                           {7, AddCommittedAt}};
 static_assert(std::size(kSteps) == kStoreSchemaVersion, "one step per schema version");
 
 bool UserVersion(sqlite3* db, int64_t* version, SqlError* e) {

@@ -20,6 +20,10 @@
 // Version 3 adds count_cache.deterministic.
 // Version 4 adds history.subject, the commit's subject (NULL: none given,
 // and every row recorded before it).
+// Version 5 adds count_cache.inputs and inputs_sha256 (and empties the
+// cache); version 6 count_cache.simulated.
+// Version 7 adds history.committed_at, the commit's date (NULL: the ref
+// was no commit of the checkout, and every row recorded before it).
 
 #include <sqlite3.h>
 

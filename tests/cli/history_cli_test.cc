@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "cli/cli_fixture.h"
+#include "measure/git_test_repo.h"
 #include "schemas/schema_check.h"
 #include "test_requirements.h"
 
@@ -123,6 +125,50 @@ TEST_F(HistoryCliTest, ARecordedSubjectIsShownAndNeedsRecord) {
                             Build(2), "--record-subject", "no record"});
   EXPECT_EQ(alone.exit_code, 2) << alone.out << alone.err;
   EXPECT_NE(alone.err.find("--record-subject requires --record"), std::string::npos) << alone.err;
+}
+
+TEST_F(HistoryCliTest, ACommitOfTheCheckoutIsShownByItsDate) {
+  // Two commits of a checkout, made on days of their own in UTC-7.
+  const std::string checkout = Path("checkout");
+  std::filesystem::create_directories(checkout);
+  std::ofstream(checkout + "/a.c") << "int a;\n";
+  const std::string on_1st = "GIT_COMMITTER_DATE='2025-12-01T09:15:00-0700' ";
+  const std::string on_2nd = "GIT_COMMITTER_DATE='2025-12-02T10:30:00-0700' ";
+  testing::ShellIn(checkout, "git init -q . && git add a.c && " + on_1st + testing::kGitCommit +
+                                 " -m first && " + on_2nd + testing::kGitCommit +
+                                 " --allow-empty -m second && git tag v2");
+  const std::string first = testing::ShellOutputIn(checkout, "git rev-parse HEAD~1");
+  ASSERT_EQ(first.size(), 40u);
+  // count finds the checkout as a CI names it; compare by --source-root.
+  std::map<std::string, std::string> env = MinimalEnvironment(dir_.path());
+  env["GITHUB_WORKSPACE"] = checkout;
+  LaunchResult r = Run({"count", "--backend", kExactBackend, "--suite", suite_, "--exe", Build(0),
+                        "--record", first},
+                       env);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = Run({"compare", "--backend", kExactBackend, "--baseline", Build(0), "--candidate", Build(1),
+           "--suite", suite_, "--timed", "0", "--record", "v2", "--source-root", checkout});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // A label names no commit: the time it was recorded, said as such.
+  ASSERT_EQ(Record(2).exit_code, 0);
+  LaunchResult h = Run({"history", "--json", "h.json"});
+  EXPECT_EQ(h.exit_code, 0) << h.out << h.err;
+  const nlohmann::json points = ReadJson("h.json")["series"][0]["points"];
+  ASSERT_EQ(points.size(), 3u) << points.dump(1);
+  EXPECT_EQ(points[0]["committed_at"], "2025-12-01T16:15:00Z");
+  EXPECT_EQ(points[1]["committed_at"], "2025-12-02T17:30:00Z");
+  EXPECT_TRUE(points[2]["committed_at"].is_null());
+  // The terminal's table: each ref's row with its date.
+  auto row = [&h](const std::string& ref) {
+    const size_t at = h.out.find("\n  " + ref + " ");
+    return at == std::string::npos ? "" : h.out.substr(at + 1, h.out.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(row("ref").find(" commit date "), std::string::npos) << h.out;
+  EXPECT_NE(row(first).find(" 2025-12-01 16:15 UTC "), std::string::npos) << h.out;
+  EXPECT_NE(row("v2").find(" 2025-12-02 17:30 UTC "), std::string::npos) << h.out;
+  const std::string at = points[2]["recorded_at"].get<std::string>();
+  const std::string readable = at.substr(0, 10) + " " + at.substr(11, 5) + " UTC";
+  EXPECT_NE(row("commit-2").find(" recorded " + readable + " "), std::string::npos) << h.out;
 }
 
 TEST_F(HistoryCliTest, ChangedConditionsBreakTheSeries) {

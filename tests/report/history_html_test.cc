@@ -69,7 +69,7 @@ TEST(HistoryHtmlTest, EachSeriesHasAChartWithOnePointPerCommitAndTheTable) {
   EXPECT_NE(charts[2].find("data-ref=\"e77f018\" data-crossed=\"true\" data-direction=\"added\""),
             std::string::npos);
   // The tooltip: ref, date, count, step.
-  EXPECT_NE(charts[2].find("<title>e77f018 · 2026-12-06 09:30 UTC · 1,215,909,762 "
+  EXPECT_NE(charts[2].find("<title>e77f018 · 2026-12-06 08:15 UTC · 1,215,909,762 "
                            "instructions · step +2.40%</title>"),
             std::string::npos)
       << charts[2];
@@ -80,7 +80,9 @@ TEST(HistoryHtmlTest, EachSeriesHasAChartWithOnePointPerCommitAndTheTable) {
             std::string::npos);
   EXPECT_NE(page.find("<tr class=\"break\"><td class=\"ref\">c21a9f0</td>"), std::string::npos);
   EXPECT_NE(page.find("<td class=\"count\">852,996,341</td>"), std::string::npos);
-  EXPECT_NE(page.find("<td class=\"date\">2026-12-08 09:30 UTC</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"date\">2026-12-08 08:15 UTC</td>"), std::string::npos);
+  EXPECT_NE(page.find("<th class=\"date\">commit date</th>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"date\">recorded 2026-12-01 09:30 UTC</td>"), std::string::npos);
   EXPECT_EQ(page.find("T09:30:00Z"), std::string::npos);
   EXPECT_NE(page.find("<p class=\"noise\">noise floor 0.0350% of a count"), std::string::npos);
   // Each series and headline is coloured by its direction.

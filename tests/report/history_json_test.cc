@@ -24,7 +24,7 @@ json SampleJson() { return HistoryToJson(AnalyzeHistory(SampleHistoryRecords(), 
 TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
   const json j = SampleJson();
   EXPECT_EQ(j["format"], "workgate-history");
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   ASSERT_EQ(j["series"].size(), 3u);
   const json& fib = j["series"][0];
   EXPECT_EQ(fib["workload"], "interp/fib");
@@ -52,6 +52,9 @@ TEST(HistoryJsonTest, EverySeriesHasItsPointsAndFigures) {
   const json& first = fib["points"][0];
   EXPECT_EQ(first["ref"], "3f9c2a1");
   EXPECT_EQ(first["recorded_at"], "2026-12-01T09:30:00Z");
+  // Recorded by a workgate that kept no commit dates; the next one's is kept.
+  EXPECT_TRUE(first["committed_at"].is_null());
+  EXPECT_EQ(fib["points"][1]["committed_at"], "2026-12-02T08:15:00Z");
   EXPECT_EQ(first["counts"], json::array({812'345'678}));
   EXPECT_EQ(first["value"], 812'345'678.0);
   EXPECT_TRUE(first["step"].is_null());
@@ -128,6 +131,9 @@ TEST_F(HistorySchemaTest, TheRenderersOutputMatchesTheSchema) {
   refused("bad12.json", [](json* j) { (*j)["series"][0]["points"][0]["subject"] = 1; });
   refused("bad9.json", [](json* j) { (*j)["series"][0]["rise"].erase("to_ref"); });
   refused("bad10.json", [](json* j) { (*j)["series"][2]["steps"][0]["point"] = 0; });
+  refused("bad13.json", [](json* j) { (*j)["series"][0]["points"][1].erase("committed_at"); });
+  refused("bad14.json",
+          [](json* j) { (*j)["series"][0]["points"][1]["committed_at"] = "yesterday"; });
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 //     every count by -1.5%) and, later, one step of +2.4%;
 //   - "interp/loop" on perf is flat with noise of a few hundredths of a
 //     percent, five counts per commit.
+// Each commit was made at 08:15 on the day it was recorded at 09:30, but the
+// first, which a workgate that kept no commit dates recorded.
 
 #include <cmath>
 #include <string>
@@ -23,6 +25,7 @@ inline HistoryRecord SampleRecord(size_t commit, const std::string& workload,
   HistoryRecord r;
   r.ref = kSampleRefs[commit];
   r.recorded_at = "2026-12-0" + std::to_string(commit + 1) + "T09:30:00Z";
+  if (commit > 0) r.committed_at = "2026-12-0" + std::to_string(commit + 1) + "T08:15:00Z";
   r.workload = workload;
   r.backend = backend;
   r.event = backend == "perf" ? "instructions:u" : "Ir";

@@ -26,6 +26,7 @@ TEST_F(ResultStoreHistoryTest, RecordsComeBackWhole) {
   HistoryRecord a = MakeRecord("abc123", "interp/fib", "2026-12-01T10:00:00Z", {1, 2, 3});
   a.score = "55";
   a.subject = "Speed up <fib> \xe2\x80\x94 by 3%";
+  a.committed_at = "2026-11-30T23:59:59Z";
   a.max_work_added = 0.05;
   a.condition_parts["path"] = "bytes\x01 and NUL-free text";
   HistoryRecord b = MakeRecord("abc123", "interp/loop", "2026-12-01T10:00:00Z", {UINT64_MAX});
@@ -49,6 +50,7 @@ TEST_F(ResultStoreHistoryTest, RecordsComeBackWhole) {
     EXPECT_EQ(got.max_work_added, want.max_work_added);
     EXPECT_EQ(got.score, want.score);
     EXPECT_EQ(got.subject, want.subject);
+    EXPECT_EQ(got.committed_at, want.committed_at);
     EXPECT_EQ(got.conditions, want.conditions);
     EXPECT_EQ(got.condition_parts, want.condition_parts);
   }
@@ -108,23 +110,36 @@ TEST_F(ResultStoreHistoryTest, AChangedRecordIsLeftOutAndNamed) {
   }
 }
 
-TEST_F(ResultStoreHistoryTest, AChangedOrAddedSubjectIsLeftOut) {
-  auto store = OpenStore();
-  HistoryRecord changed = MakeRecord("changed", "w", "2026-12-01T00:00:00Z", {1});
-  changed.subject = "the author's subject";
-  Record(*store, {changed, MakeRecord("added", "w", "2026-12-01T00:00:00Z", {1}),
-                  MakeRecord("none", "w", "2026-12-01T00:00:00Z", {1})});
-  RawDb raw(path_);
-  raw.Exec("UPDATE history SET subject = 'another subject' WHERE ref = 'changed'");
-  // The checksum covers a subject; a record without one has none to lose.
-  raw.Exec("UPDATE history SET subject = 'slipped in' WHERE ref = 'added'");
-  raw.Exec("UPDATE history SET subject = x'00' WHERE ref = 'none'");
-  std::vector<std::string> notes;
-  EXPECT_TRUE(ReadHistory(*store, {}, &notes).empty());
-  ASSERT_EQ(notes.size(), 3u);
-  EXPECT_NE(notes[0].find("checksum"), std::string::npos) << notes[0];
-  EXPECT_NE(notes[1].find("checksum"), std::string::npos) << notes[1];
-  EXPECT_NE(notes[2].find("its subject is neither text nor absent"), std::string::npos) << notes[2];
+// The checksum covers a subject and a commit date; a record without one has
+// none to lose, and one that is not text is no record.
+TEST_F(ResultStoreHistoryTest, AChangedOrAddedSubjectOrCommitDateIsLeftOut) {
+  struct Column {
+    std::string name, value, what;
+    std::optional<std::string> HistoryRecord::*field;
+  };
+  for (const Column& c :
+       {Column{"subject", "the author's subject", "subject", &HistoryRecord::subject},
+        Column{"committed_at", "2026-11-30T08:00:00Z", "commit date",
+               &HistoryRecord::committed_at}}) {
+    // A workload of its own for each column, in one store.
+    auto store = OpenStore();
+    const std::string& w = c.name;
+    HistoryRecord changed = MakeRecord("changed", w, "2026-12-01T00:00:00Z", {1});
+    changed.*c.field = c.value;
+    Record(*store, {changed, MakeRecord("added", w, "2026-12-01T00:00:00Z", {1}),
+                    MakeRecord("none", w, "2026-12-01T00:00:00Z", {1})});
+    RawDb raw(path_);
+    const std::string set = "UPDATE history SET " + c.name;
+    raw.Exec(set + " = '2026-11-29T08:00:00Z' WHERE workload = ?1 AND ref != 'none'", {w});
+    raw.Exec(set + " = x'00' WHERE workload = ?1 AND ref = 'none'", {w});
+    std::vector<std::string> notes;
+    EXPECT_TRUE(ReadHistory(*store, {w}, &notes).empty()) << c.name;
+    ASSERT_EQ(notes.size(), 3u) << c.name;
+    EXPECT_NE(notes[0].find("checksum"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[1].find("checksum"), std::string::npos) << notes[1];
+    EXPECT_NE(notes[2].find("its " + c.what + " is neither text nor absent"), std::string::npos)
+        << notes[2];
+  }
 }
 
 TEST_F(ResultStoreHistoryTest, ARecordItCouldNotReadBackIsAnErrorAndNothingIsStored) {
@@ -141,6 +156,10 @@ TEST_F(ResultStoreHistoryTest, ARecordItCouldNotReadBackIsAnErrorAndNothingIsSto
   std::string err;
   EXPECT_FALSE(store->Record({margin}, &err));
   EXPECT_NE(err.find("max_work_added"), std::string::npos) << err;
+  HistoryRecord dated = MakeRecord("r", "w", "2026-12-01T00:00:00Z", {1});
+  dated.committed_at = "2026-12-01 08:00";
+  EXPECT_FALSE(store->Record({dated}, &err));
+  EXPECT_NE(err.find("its commit date is not YYYY-MM-DDTHH:MM:SSZ"), std::string::npos) << err;
   EXPECT_TRUE(ReadHistory(*store).empty());
 }
 

@@ -76,10 +76,15 @@ TEST_F(ResultStoreMigrationTest, AVersionOneStoreIsMigratedKeepingItsHistory) {
   EXPECT_EQ(history[0].workload, "interp/fib");
   EXPECT_EQ(history[0].max_work_added, 0.25);
   EXPECT_EQ(history[0].condition_parts, record.condition_parts);
-  // A record from before subjects has none, and its checksum still holds.
+  // A record from before subjects and commit dates has neither, and its
+  // checksum still holds.
   EXPECT_EQ(raw.Text("SELECT count(*) FROM pragma_table_info('history') WHERE name = 'subject'"),
             "1");
   EXPECT_FALSE(history[0].subject.has_value());
+  EXPECT_EQ(
+      raw.Text("SELECT count(*) FROM pragma_table_info('history') WHERE name = 'committed_at'"),
+      "1");
+  EXPECT_FALSE(history[0].committed_at.has_value());
 }
 
 TEST_F(ResultStoreMigrationTest, AVersionFiveEntryIsKeptWithoutSimulatedEvents) {
