@@ -283,6 +283,35 @@ TEST_F(CountingCliTest, JsonToStandardOutputLeavesItThereAlone) {
   EXPECT_TRUE(Contains(md.err, "work-added")) << md.err;
 }
 
+// Where stderr is no terminal (a CI log), a gate that takes a while says
+// every WORKGATE_PROGRESS_SECONDS what it is doing; 0 turns the lines off,
+// and a value that is no number is named. (The default, 30 s, is not held
+// to here: a loaded machine can take that long over this gate.)
+TEST_F(CountingCliTest, ALongGateSaysWhatItIsDoingInACiLog) {
+  auto run = [&](const std::string& seconds) {
+    auto env = MinimalEnvironment(dir_.path());
+    if (!seconds.empty()) env["WORKGATE_PROGRESS_SECONDS"] = seconds;
+    LaunchResult r = Run({"compare", "--backend", kExactBackend, "--baseline", "/bin/sh",
+                          "--candidate", "/bin/sh", "--timed", "0", "--no-store", "--name",
+                          "nap", "--", "{exe}", "-c", "sleep 1.5"},
+                         env);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return r.err;
+  };
+  const std::string every_second = run("1");
+  EXPECT_NE(every_second.find("workgate: nap  baseline  counting (at work for "),
+            std::string::npos)
+      << every_second;
+  EXPECT_NE(every_second.find("workgate: nap  candidate  counting  ("), std::string::npos)
+      << every_second;
+  EXPECT_EQ(run("0").find("(at work for"), std::string::npos);
+  const std::string bad = run("soon");
+  EXPECT_NE(bad.find("workgate: warning: WORKGATE_PROGRESS_SECONDS=soon is not a whole number "
+                     "of seconds from 0 to 86400; progress lines come every 30 s"),
+            std::string::npos)
+      << bad;
+}
+
 TEST_F(CountingCliTest, ColorIsAutoAlwaysOrNever) {
   const std::vector<std::string> compare = {"compare",    "--backend", kExactBackend,
                                             "--baseline", kKnownWorkA, "--candidate",
