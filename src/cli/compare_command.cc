@@ -263,6 +263,9 @@ std::unique_ptr<ResultStore> Count(const CompareArgs& args, ComparisonPlan* plan
   if (cache) {
     for (const std::string& note : cache->notes()) report->store_notes.push_back(note);
   }
+  if (std::string note = SameBuildFromStoreNote(report->workloads); !note.empty()) {
+    report->store_notes.push_back(std::move(note));
+  }
   if (plan->stored_baseline) {
     report->stored_baseline =
         StoredBaselineUseOf(*plan->stored_baseline, plan->stored_baseline_path, report->workloads);

@@ -519,6 +519,23 @@ StabilityMode ComparisonStability(StabilityMode requested, bool saving_baseline)
   return saving_baseline && requested == StabilityMode::kAuto ? StabilityMode::kAlways : requested;
 }
 
+std::string SameBuildFromStoreNote(const std::vector<WorkloadResult>& workloads) {
+  if (workloads.empty()) return "";
+  auto all_stored = [](const SideResult& side) {
+    return side.from_store && !side.counts.empty() && side.from_store->counts == side.counts.size();
+  };
+  for (const WorkloadResult& w : workloads) {
+    const std::string& sha = w.baseline.fingerprint.binary_sha256;
+    if (sha.empty() || sha != w.candidate.fingerprint.binary_sha256 ||
+        !all_stored(w.candidate)) {
+      return "";
+    }
+  }
+  return "the baseline and the candidate are one build, and the candidate's counts came from "
+         "the store (the baseline's, or an earlier run's): this run does not show whether the "
+         "workloads repeat; to check that, run again with --no-store --stability always";
+}
+
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
                    const ProgressFn& progress) {
   const Fingerprint common = CommonFingerprint(plan.machine, counter, report->workgate_version);

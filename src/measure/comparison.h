@@ -106,6 +106,13 @@ int ComparisonRepeats(Backend backend, int requested);
 /// repeat: auto becomes always.
 StabilityMode ComparisonStability(StabilityMode requested, bool saving_baseline);
 
+/// Where the baseline and the candidate are one build (the same digest on
+/// both sides of every workload: an A/A check) and the candidate's counts
+/// all came from the result store (the baseline's, or an earlier run's),
+/// the note that says the run does not show whether the workloads repeat,
+/// and how to check it (--no-store --stability always); "" otherwise.
+std::string SameBuildFromStoreNote(const std::vector<WorkloadResult>& workloads);
+
 /// Fills the report's workloads (decided, explained where plan.explain
 /// says) and suite verdict. `counter` counts.
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,

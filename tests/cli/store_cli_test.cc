@@ -115,6 +115,20 @@ TEST_F(StoreCliTest, AnIdenticalCandidateIsTakenFromItsBaselinesCount) {
   EXPECT_TRUE(j["workloads"][0]["baseline"]["from_store"].is_null());
   EXPECT_EQ(j["workloads"][0]["candidate"]["from_store"]["label"], kKnownWorkA);
   EXPECT_EQ(j["workloads"][0]["delta"], 0);
+  // Which says nothing of whether the workload repeats: the report says so,
+  // and how to check it.
+  const std::string note =
+      "the baseline and the candidate are one build, and the candidate's counts came from the "
+      "store (the baseline's, or an earlier run's): this run does not show whether the "
+      "workloads repeat; to check that, run again with --no-store --stability always";
+  EXPECT_NE(std::find(j["store"]["notes"].begin(), j["store"]["notes"].end(), note),
+            j["store"]["notes"].end())
+      << j["store"].dump();
+  EXPECT_NE(aa.out.find("Store: " + note), std::string::npos) << aa.out;
+  // Two builds: no such note.
+  LaunchResult ab = Compare(kKnownWorkA, kKnownWorkB, {"--json", "ab.json"});
+  ASSERT_EQ(ab.exit_code, 1) << ab.out << ab.err;
+  EXPECT_EQ(ab.out.find("this run does not show whether"), std::string::npos) << ab.out;
 }
 
 TEST_F(StoreCliTest, AChangedPartMissesTheCache) {
