@@ -148,9 +148,11 @@ TEST_F(PerfSoftwareTest, EnableOnExecLeavesTheLauncherOut) {
   // Outside region mode the counters are enabled by the workload's exec
   // (enable_on_exec): workgate's fork, supervisor and set-up before the exec
   // must not count. So workgate's count of a program is the count the kernel
-  // gives for the bare program, fault for fault; counted from the moment the
-  // counters are opened, it would be dozens of faults more (the supervisor's
-  // copy-on-write faults after each fork and everything it runs).
+  // gives for the bare program; counted from the moment the counters are
+  // opened, it would be dozens of faults more (the supervisor's copy-on-write
+  // faults after each fork and everything it runs). Within 2: the same
+  // program's faults move by one now and then with what the page cache and
+  // fault-around already mapped (a loaded 2-core CI run saw 48 against 49).
   const std::vector<std::string> argv = {KnownLoop(), "1000"};
   const auto env = MinimalEnvironment("/tmp");
   for (int round = 0; round < 3; ++round) {
@@ -165,7 +167,7 @@ TEST_F(PerfSoftwareTest, EnableOnExecLeavesTheLauncherOut) {
     spec.timeout_seconds = 60;
     CountedRun run = counter.Run(spec, CountOptions{});
     ASSERT_TRUE(run.valid()) << run.error;
-    EXPECT_EQ(static_cast<int64_t>(*run.instructions()), bare);
+    EXPECT_NEAR(static_cast<double>(*run.instructions()), static_cast<double>(bare), 2.0);
   }
 }
 
