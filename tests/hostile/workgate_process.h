@@ -52,7 +52,15 @@ class WorkgateProcess {
     cargv.push_back(nullptr);
     for (auto& e : envs) cenv.push_back(e.data());
     cenv.push_back(nullptr);
+    // The signals the tests send, blocked from before the fork until
+    // workgate takes them: one sent at once, before the child has execed, is
+    // then pending, not discarded (or the child's, killed before exec).
+    sigset_t sent, before;
+    sigemptyset(&sent);
+    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaddset(&sent, sig);
+    pthread_sigmask(SIG_BLOCK, &sent, &before);
     pid_ = fork();
+    if (pid_ != 0) pthread_sigmask(SIG_SETMASK, &before, nullptr);
     if (pid_ == 0) {
       int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -61,10 +69,14 @@ class WorkgateProcess {
       dup2(null, 0);
       dup2(out, 1);
       dup2(err, 2);
-      // The test's own blocked signals must not reach workgate.
-      sigset_t none;
-      sigemptyset(&none);
-      sigprocmask(SIG_SETMASK, &none, nullptr);
+      // The test's own blocked signals must not reach workgate, nor an
+      // ignore it inherited: a non-interactive shell starts its background
+      // jobs with SIGINT and SIGQUIT ignored, and the tests signal workgate
+      // as a terminal would, from its first moment on. The signals sent stay
+      // blocked across the exec: workgate blocks them first thing and takes
+      // them on its own thread, pending ones included.
+      for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
+      sigprocmask(SIG_SETMASK, &sent, nullptr);
       execve(cargv[0], cargv.data(), cenv.data());
       _exit(127);
     }
