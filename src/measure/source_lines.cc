@@ -72,15 +72,6 @@ bool IsUnreserved(unsigned char c) {
          c == '.' || c == '_' || c == '~';
 }
 
-// Replaces every "{name}" of `text` with `value`.
-std::string ReplaceAll(std::string text, const std::string& name, const std::string& value) {
-  for (size_t at = text.find(name); at != std::string::npos;
-       at = text.find(name, at + value.size())) {
-    text.replace(at, name.size(), value);
-  }
-  return text;
-}
-
 // A line's text trimmed and cut to kMaxSourceTextBytes.
 std::string TrimmedText(std::string_view text) {
   constexpr const char* kSpace = " \t\r\f\v";

@@ -19,6 +19,7 @@
 #include "store/result_store.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/text.h"
 #include "workload/build_check.h"
 #include "workload/score_guess.h"
 
@@ -339,12 +340,7 @@ std::vector<std::string> CommandFor(const std::vector<std::string>& command,
     out.push_back(file);
     return out;
   }
-  for (std::string& arg : out) {
-    for (size_t at = arg.find("{file}"); at != std::string::npos;
-         at = arg.find("{file}", at + file.size())) {
-      arg.replace(at, 6, file);
-    }
-  }
+  for (std::string& arg : out) arg = ReplaceAll(arg, "{file}", file);
   return out;
 }
 

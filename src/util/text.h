@@ -110,6 +110,12 @@ class TerminalFilter {
 /// workgate's own colours are added after this, never passed through it.
 std::string TerminalSafe(std::string_view text, LineBreaks breaks);
 
+/// `text` with every `from` replaced by `to`, left to right; what a
+/// replacement puts in is not searched again, so a `to` that holds `from`
+/// ends. The placeholders of a command ({exe}, {suite_dir}, {file}) and of a
+/// source link are filled in with it.
+std::string ReplaceAll(std::string text, std::string_view from, std::string_view to);
+
 /// `word` as one word of a shell command a person copies and runs: as it is
 /// where it is non-empty and every byte is one of [A-Za-z0-9_@%+=:,./-]; in
 /// single quotes where every byte is printable ASCII (each ' written '\''),

@@ -34,15 +34,9 @@ uint64_t Fnv1a64(const std::string& text) {
   return h;
 }
 
-std::string Substitute(std::string arg, const std::string& exe, const std::string& suite_dir) {
-  for (auto [placeholder, value] : {std::pair<std::string, std::string>{"{exe}", exe},
-                                    {"{suite_dir}", suite_dir}}) {
-    for (size_t at = arg.find(placeholder); at != std::string::npos;
-         at = arg.find(placeholder, at + value.size())) {
-      arg.replace(at, placeholder.size(), value);
-    }
-  }
-  return arg;
+std::string Substitute(const std::string& arg, const std::string& exe,
+                       const std::string& suite_dir) {
+  return ReplaceAll(ReplaceAll(arg, "{exe}", exe), "{suite_dir}", suite_dir);
 }
 
 // The per-user base directory, $TMPDIR/workgate-<uid> (/tmp without TMPDIR);

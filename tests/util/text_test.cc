@@ -258,5 +258,13 @@ TEST(ShellWordTest, EveryWordReachesTheProgramAsItIsInOnePrintableLine) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/pwned"));
 }
 
+TEST(ReplaceAllTest, ReplacesEachOccurrenceOnceLeftToRight) {
+  EXPECT_EQ(ReplaceAll("{exe} --in={exe}.txt", "{exe}", "/b/prog"), "/b/prog --in=/b/prog.txt");
+  // What a replacement puts in is not searched again.
+  EXPECT_EQ(ReplaceAll("x{f}y{f}", "{f}", "{f}{f}"), "x{f}{f}y{f}{f}");
+  EXPECT_EQ(ReplaceAll("no placeholder", "{f}", "z"), "no placeholder");
+  EXPECT_EQ(ReplaceAll("ab", "", "z"), "ab");
+}
+
 }  // namespace
 }  // namespace workgate
