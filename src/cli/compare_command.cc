@@ -25,9 +25,11 @@
 #include "measure/comparison.h"
 #include "measure/containment.h"
 #include "model/backend.h"
+#include "report/format.h"
 #include "store/result_store.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/text.h"
 #include "version.h"
 #include "workload/build_check.h"
 #include "workload/shard.h"
@@ -237,6 +239,17 @@ void CheckHardwareEvents(const CompareArgs& args, const Counter& counter,
   }
 }
 
+// A decided workload in one line for the progress display: its name, its
+// verdict and, where the counts give one, the relative delta.
+std::string FinishedWorkloadLine(const WorkloadResult& r) {
+  std::string line = fmt::format("{}  {}", TerminalSafe(r.name, LineBreaks::kToSpace),
+                                 VerdictName(r.verdict));
+  if (r.verdict != Verdict::kInvalid) {
+    line += "  " + FormatPercent(r.relative, Minus::kAscii);
+  }
+  return line;
+}
+
 // Counts what `plan` holds (PlanWorkloads) with the backend, store and
 // settings of `args` into `*report`: the one path from builds to decided
 // workloads that compare and accept share. Returns the store it used.
@@ -255,8 +268,18 @@ std::unique_ptr<ResultStore> Count(const CompareArgs& args, ComparisonPlan* plan
   if (cache) plan->cache = &*cache;
   plan->record_ref = args.record;
   Progress progress;
-  RunComparison(*plan, *counter, report,
-                [&progress](const std::string& text) { progress.Show(text); });
+  progress.Expect(plan->workloads.size(), "workloads");
+  ComparisonProgress events;
+  events.step = [&progress](const std::string& text) { progress.Show(text); };
+  events.finished = [&progress](const WorkloadResult& r) {
+    // On a terminal each decided workload stays on a line of its own above
+    // the status; a log gets the whole report soon enough.
+    progress.Finished(progress.terminal() ? std::function<void()>([&r] {
+      fmt::print(stderr, "{}\n", FinishedWorkloadLine(r));
+    })
+                                          : std::function<void()>());
+  };
+  RunComparison(*plan, *counter, report, events);
   progress.Done();
   plan->cache = nullptr;
   if (store) report->store = store->path();

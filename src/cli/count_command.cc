@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/progress.h"
 #include "counter/factory.h"
 #include "identity/count_key.h"
 #include "launch/interrupt.h"
@@ -209,11 +210,16 @@ int CountSuite(const CountArgs& args, Counter& counter, const BackendChoice& cho
   // against it with no run.
   std::optional<TempDir> profiles;
   if (cache) profiles.emplace("workgate-profiles");
+  Progress progress;
+  progress.Expect(suite.workloads.size(), "workloads");
   std::vector<HistoryRecord> records = CountSuiteWorkloads(
       sides, suite, args.exe, repeat, JobsOrCores(args.jobs), args.record,
-      profiles ? profiles->path() : "",
-      [&](const SuiteWorkloadCount& count) { PrintSuiteWorkload(out, count, counter.event()); },
+      profiles ? profiles->path() : "", [&](const std::string& text) { progress.Show(text); },
+      [&](const SuiteWorkloadCount& count) {
+        progress.Finished([&] { PrintSuiteWorkload(out, count, counter.event()); });
+      },
       &report);
+  progress.Done();
   auto publishing = BeginPublishing();
   if (!publishing) return kExitEnvironment;
   if (store) report.store = store->path();

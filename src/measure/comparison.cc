@@ -537,7 +537,7 @@ std::string SameBuildFromStoreNote(const std::vector<WorkloadResult>& workloads)
 }
 
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
-                   const ProgressFn& progress) {
+                   const ComparisonProgress& progress) {
   const Fingerprint common = CommonFingerprint(plan.machine, counter, report->workgate_version);
 
   report->workloads.assign(plan.workloads.size(), WorkloadResult{});
@@ -571,11 +571,18 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
       bool settle_later = false;
       try {
         if (task.settle) {
-          SettleLater(plan, sides, w, work[task.workload], r, progress);
+          SettleLater(plan, sides, w, work[task.workload], r, progress.step);
         } else {
-          settle_later = CountFirst(plan, sides, w, &work[task.workload], r, progress);
+          settle_later = CountFirst(plan, sides, w, &work[task.workload], r, progress.step);
+        }
+        progress.step("");
+        if (!settle_later) {
+          // A workload's verdict rests on its own counts only.
+          Decide(r);
+          progress.finished(*r);
         }
       } catch (...) {
+        progress.step("");
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
       }
@@ -589,10 +596,8 @@ void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* 
   for (auto& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
 
-  for (auto& r : report->workloads) Decide(&r);
-
   // Timed context, alone, after all counting; only where the counts are valid.
-  if (plan.timed > 0 && !plan.candidate_exe.empty()) TimeAll(plan, report, progress);
+  if (plan.timed > 0 && !plan.candidate_exe.empty()) TimeAll(plan, report, progress.step);
 
   DecideSuite(report);
 }

@@ -72,8 +72,18 @@ struct ComparisonPlan {
   SourceView sources;
 };
 
-/// Called with progress text ("interp/fib  baseline  counting  3.2 s").
+/// Called with progress text ("interp/fib  baseline  counting  3.2 s"):
+/// what the calling thread does now.
 using ProgressFn = std::function<void(const std::string&)>;
+
+/// What RunComparison says while it runs: `step` with what the calling job
+/// does now, and "" when the job has finished its task; `finished` with each
+/// workload once its counts are decided, in the order they finish (jobs run
+/// side by side).
+struct ComparisonProgress {
+  ProgressFn step = [](const std::string&) {};
+  std::function<void(const WorkloadResult&)> finished = [](const WorkloadResult&) {};
+};
 
 /// The tool that profiles for explanations where the backend `counted_by`
 /// counted: the same Valgrind tool ("vgcount", "callgrind"), or otherwise
@@ -116,6 +126,6 @@ std::string SameBuildFromStoreNote(const std::vector<WorkloadResult>& workloads)
 /// Fills the report's workloads (decided, explained where plan.explain
 /// says) and suite verdict. `counter` counts.
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,
-                   const ProgressFn& progress);
+                   const ComparisonProgress& progress);
 
 }  // namespace workgate

@@ -70,6 +70,7 @@ Counted CountOne(SideCounter& sides, const Suite& suite, size_t index, const std
 std::vector<HistoryRecord> CountSuiteWorkloads(
     SideCounter& sides, const Suite& suite, const std::string& exe, int repeat, int jobs,
     const std::string& record, const std::string& profiles_dir,
+    const std::function<void(const std::string&)>& progress,
     const std::function<void(const SuiteWorkloadCount&)>& counted, SuiteCount* report) {
   std::vector<HistoryRecord> records;
   const std::string now = UtcNow();
@@ -89,7 +90,10 @@ std::vector<HistoryRecord> CountSuiteWorkloads(
         if (next == n) return;
         index = next++;
       }
+      progress(repeat > 1 ? fmt::format("{}  counting {} times", suite.workloads[index].name, repeat)
+                          : fmt::format("{}  counting", suite.workloads[index].name));
       Counted one = CountOne(sides, suite, index, exe, repeat, record, profiles_dir, now);
+      progress("");
       std::lock_guard<std::mutex> lock(mutex);
       done[index] = std::move(one);
       for (; reported < n && done[reported]; ++reported) {

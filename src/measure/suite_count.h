@@ -32,10 +32,12 @@ int SuiteCountRepeats(Backend backend, int requested, bool recording);
 /// when `record` is ""); a workload that cannot be fingerprinted is not
 /// recorded, and a note in `report->store_notes` says why.
 /// `profiles_dir` ("" none) is where each count's profile is kept for the
-/// store.
+/// store. `progress` is called from the job that counts a workload with
+/// what it counts, and with "" once that count is done.
 std::vector<HistoryRecord> CountSuiteWorkloads(
     SideCounter& sides, const Suite& suite, const std::string& exe, int repeat, int jobs,
     const std::string& record, const std::string& profiles_dir,
+    const std::function<void(const std::string&)>& progress,
     const std::function<void(const SuiteWorkloadCount&)>& counted, SuiteCount* report);
 
 /// Records `records` in `store`'s history under `record` (report->recorded_as

@@ -3,6 +3,10 @@
 // option that changes a run really changes.
 
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -299,10 +303,11 @@ TEST_F(CountingCliTest, ALongGateSaysWhatItIsDoingInACiLog) {
     return r.err;
   };
   const std::string every_second = run("1");
-  EXPECT_NE(every_second.find("workgate: nap  baseline  counting (at work for "),
+  EXPECT_NE(every_second.find("workgate: 0/1 workloads done; nap  baseline  counting (at work for "),
             std::string::npos)
       << every_second;
-  EXPECT_NE(every_second.find("workgate: nap  candidate  counting  ("), std::string::npos)
+  EXPECT_NE(every_second.find("workgate: 0/1 workloads done; nap  candidate  counting  ("),
+            std::string::npos)
       << every_second;
   EXPECT_EQ(run("0").find("(at work for"), std::string::npos);
   const std::string bad = run("soon");
@@ -310,6 +315,91 @@ TEST_F(CountingCliTest, ALongGateSaysWhatItIsDoingInACiLog) {
                      "of seconds from 0 to 86400; progress lines come every 30 s"),
             std::string::npos)
       << bad;
+}
+
+// workgate with its standard streams on a pseudo-terminal 200 columns wide,
+// as at a user's terminal: all it wrote there, and its exit status.
+std::string RunOnTerminal(const std::vector<std::string>& args, const std::string& cwd,
+                          const std::map<std::string, std::string>& env, int* exit_code) {
+  std::vector<std::string> argv = {testing::WorkgateBin()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> envs;
+  for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
+  std::vector<char*> cargv, cenv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  for (auto& e : envs) cenv.push_back(e.data());
+  cargv.push_back(nullptr);
+  cenv.push_back(nullptr);
+  struct winsize size {};
+  size.ws_col = 200;
+  size.ws_row = 50;
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, &size);
+  if (pid == 0) {
+    if (chdir(cwd.c_str()) == 0) execve(cargv[0], cargv.data(), cenv.data());
+    _exit(127);
+  }
+  EXPECT_GT(pid, 0);
+  std::string out;
+  char buffer[4096];
+  for (;;) {
+    struct pollfd p = {master, POLLIN, 0};
+    if (poll(&p, 1, 240000) <= 0) break;  // a test's whole time: it hangs
+    const ssize_t n = read(master, buffer, sizeof buffer);
+    if (n <= 0) break;  // EIO: the terminal's last holder has gone
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  close(master);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+// At a terminal, a suite's count and gate keep each finished workload on a
+// line of its own under one status line that says how many are done, what
+// runs and about how long the rest will take.
+TEST_F(CountingCliTest, AtATerminalEachFinishedWorkloadStaysAndTheStatusSaysWhatIsLeft) {
+  std::ofstream suite(Path("two.toml"));
+  for (const char* n : {"1000", "2000"}) {
+    suite << "[[workload]]\nname = \"w" << n << "\"\ncommand = [\"{exe}\", \"" << n
+          << "\"]\nclock = \"env\"\n[workload.score]\npattern = 'score: ([0-9]+)'\nexpect = \"" << n
+          << "\"\n";
+  }
+  suite.close();
+  const auto env = MinimalEnvironment(dir_.path());
+  int code = -1;
+  const std::string gate =
+      RunOnTerminal({"compare", "--backend", kExactBackend, "--baseline", kKnownWorkA,
+                     "--candidate", kKnownWorkB, "--suite", Path("two.toml"), "--jobs", "1",
+                     "--timed", "0", "--no-store", "--explain", "never"},
+                    dir_.path(), env, &code);
+  EXPECT_EQ(code, 1) << gate;
+  EXPECT_NE(gate.find("\r\x1b[K0/2 workloads done; w1000  baseline  counting"), std::string::npos)
+      << gate;
+  // The first one decided stays, then the status goes on with an estimate.
+  const size_t kept = gate.find("\r\x1b[Kw1000  work-added  +");
+  ASSERT_NE(kept, std::string::npos) << gate;
+  const size_t next = gate.find("1/2 workloads done; w2000  baseline  counting; about ", kept);
+  EXPECT_NE(next, std::string::npos) << gate;
+  EXPECT_NE(gate.find("w2000  work-added  +", next), std::string::npos) << gate;
+
+  const std::string count =
+      RunOnTerminal({"count", "--backend", kExactBackend, "--suite", Path("two.toml"), "--exe",
+                     kKnownWorkA, "--jobs", "1", "--no-store"},
+                    dir_.path(), env, &code);
+  EXPECT_EQ(code, 0) << count;
+  EXPECT_NE(count.find("0/2 workloads done; w1000  counting"), std::string::npos) << count;
+  const size_t first = count.find("\r\x1b[Kw1000");
+  ASSERT_NE(first, std::string::npos) << count;
+  EXPECT_NE(count.find("1/2 workloads done; w2000  counting; about ", first), std::string::npos)
+      << count;
+  // The status line is cleared before the count's closing text.
+  const size_t last = count.rfind("2/2 workloads done");
+  ASSERT_NE(last, std::string::npos) << count;
+  EXPECT_EQ(count.find("\r\x1b[Kcounted with ", last),
+            last + std::string("2/2 workloads done").size())
+      << count;
 }
 
 TEST_F(CountingCliTest, ColorIsAutoAlwaysOrNever) {

@@ -29,7 +29,7 @@ using nlohmann::json;
 
 const std::string kBranch = testing::BuildPath("tests/branchy_branch");
 const std::string kBranchFree = testing::BuildPath("tests/branchy_branch_free");
-const std::string kSuite = testing::SourcePath("tests/cli/testdata/branchy_suite.toml");
+const std::string kBranchySuite = testing::SourcePath("tests/cli/testdata/branchy_suite.toml");
 
 // The Valgrind backends this build has: each simulates.
 std::vector<std::string> SimulatingBackends() {
@@ -43,7 +43,7 @@ std::vector<std::string> SimulatingBackends() {
 class SimulatedEventsCliTest : public CountingCliTest,
                                public ::testing::WithParamInterface<std::string> {
  protected:
-  LaunchResult Compare(std::vector<std::string> extra, const std::string& suite = kSuite) {
+  LaunchResult Compare(std::vector<std::string> extra, const std::string& suite = kBranchySuite) {
     std::vector<std::string> args = {"compare",   "--backend", GetParam(), "--baseline",
                                      kBranch,     "--candidate", kBranchFree, "--suite",
                                      suite,       "--timed",   "0"};
@@ -184,7 +184,7 @@ TEST_P(SimulatedEventsCliTest, TheStoreNeverGivesInstructionsForCycles) {
 }
 
 TEST_P(SimulatedEventsCliTest, CountSaysWhatAWorkloadGatedOnCyclesCounts) {
-  const LaunchResult r = Run({"count", "--backend", GetParam(), "--suite", kSuite, "--exe", kBranch,
+  const LaunchResult r = Run({"count", "--backend", GetParam(), "--suite", kBranchySuite, "--exe", kBranch,
                               "--workload", "trade/cycles", "--workload", "trade", "--no-store",
                               "--json", "c.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -255,7 +255,7 @@ class HardwareEventsCliTest : public CountingCliTest {
  protected:
   LaunchResult Compare(const std::string& events, const std::string& hardware) {
     return Run({"compare", "--backend", "perf", "--event", "perf::task-clock", "--repeat", "3",
-                "--baseline", kBranch, "--candidate", kBranchFree, "--suite", kSuite,
+                "--baseline", kBranch, "--candidate", kBranchFree, "--suite", kBranchySuite,
                 "--workload", "same", "--timed", "0", "--no-store", "--events", events,
                 "--hardware-events", hardware, "--json", "r.json", "--markdown", "r.md"});
   }
@@ -338,7 +338,7 @@ TEST_F(HardwareEventsCliTest, AnEventTheMachineCannotCountIsANoteNotAVerdict) {
 TEST_F(HardwareEventsCliTest, OnlyPerfCountsThemAndOnlyEventsLibpfmKnows) {
   const LaunchResult other =
       Run({"compare", "--backend", kExactBackend, "--baseline", kBranch, "--candidate",
-           kBranchFree, "--suite", kSuite, "--workload", "same", "--hardware-events",
+           kBranchFree, "--suite", kBranchySuite, "--workload", "same", "--hardware-events",
            "branch-misses:u"});
   EXPECT_EQ(other.exit_code, 2) << other.err;
   EXPECT_NE(other.err.find("--hardware-events branch-misses:u needs the perf backend"),

@@ -80,7 +80,7 @@ class ComparisonTest : public ::testing::Test {
     FixedCounter counter(1000);
     counter.after_run = std::move(after_run);
     CompareReport report;
-    RunComparison(plan, counter, &report, [](const std::string&) {});
+    RunComparison(plan, counter, &report, {});
     EXPECT_EQ(report.workloads.size(), 1u);
     return report.workloads.empty() ? WorkloadResult{} : report.workloads[0];
   }
@@ -175,7 +175,7 @@ TEST_F(ComparisonTest, ACountersErrorKeepsItsExitCode) {
   FixedCounter counter(1000, kExitUsage);
   CompareReport report;
   try {
-    RunComparison(Plan("/bin/true", "/bin/true"), counter, &report, [](const std::string&) {});
+    RunComparison(Plan("/bin/true", "/bin/true"), counter, &report, {});
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), kExitUsage);
@@ -214,7 +214,7 @@ TEST_F(ComparisonTest, PerfRepeatsAlternateBetweenTheBuilds) {
   plan.repeat = 4;
   RecordingCounter perf("perf");
   CompareReport report;
-  RunComparison(plan, perf, &report, [](const std::string&) {});
+  RunComparison(plan, perf, &report, {});
   EXPECT_EQ(perf.builds, (std::vector<std::string>{"a", "b", "b", "a", "a", "b", "b", "a"}));
   ASSERT_EQ(report.workloads.size(), 1u);
   EXPECT_EQ(report.workloads[0].baseline.counts.size(), 4u);
@@ -222,7 +222,7 @@ TEST_F(ComparisonTest, PerfRepeatsAlternateBetweenTheBuilds) {
 
   // A Valgrind count does not move with the load: each build's repeats in a row.
   RecordingCounter vgcount("vgcount");
-  RunComparison(plan, vgcount, &report, [](const std::string&) {});
+  RunComparison(plan, vgcount, &report, {});
   EXPECT_EQ(vgcount.builds, (std::vector<std::string>{"a", "a", "a", "a", "b", "b", "b", "b"}));
 }
 
@@ -294,7 +294,7 @@ TEST_F(ComparisonTest, AFailedRepeatEndsItsBuildsRounds) {
     if (build == "b") std::ofstream(b + "/prog") << "#!/bin/sh\nexit 1\n";
   };
   CompareReport report;
-  RunComparison(plan, perf, &report, [](const std::string&) {});
+  RunComparison(plan, perf, &report, {});
   EXPECT_EQ(perf.builds, (std::vector<std::string>{"a", "b", "b", "a", "a", "a"}));
   const WorkloadResult& r = report.workloads.at(0);
   EXPECT_EQ(r.baseline.counts.size(), 4u);
