@@ -69,6 +69,7 @@ struct CompareArgs {
   StoreArgs store;
   std::string record;  // --record REF
   std::optional<std::string> record_subject;
+  bool aa = false;  // --aa: the baseline build on both sides, from scratch
 };
 
 std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
@@ -79,6 +80,35 @@ std::vector<Workload> AdHocWorkload(const CompareArgs& args) {
   w.allow_leftover = args.allow_leftover;
   w.clock = args.clock.For(args.launch.as_is);
   return {w};
+}
+
+// --aa: refuses what an A/A check cannot take, and gives the comparison it
+// runs: the baseline build on both sides, every count made now (no store,
+// so nothing is taken from an earlier run) and counted again (stability
+// always), so that each workload has at least two counts a side.
+CompareArgs SameBuildArgs(const CompareArgs& given) {
+  if (given.baseline.empty()) {
+    throw UsageError("--aa counts one build on both sides: give it as --baseline EXE");
+  }
+  for (const auto& [option, value] :
+       {std::pair{"--candidate", given.candidate}, {"--baseline-results", given.baseline_results},
+        {"--save-baseline", given.save_baseline}, {"--record", given.record},
+        {"--store", given.store.path}}) {
+    if (!value.empty()) {
+      throw UsageError(fmt::format(
+          "--aa counts --baseline on both sides, from scratch and without the store: it takes no "
+          "{}",
+          option));
+    }
+  }
+  if (given.stability == StabilityMode::kNever) {
+    throw UsageError("--aa counts every workload again: it takes no --stability never");
+  }
+  CompareArgs args = given;
+  args.candidate = args.baseline;
+  args.store.none = true;
+  args.stability = StabilityMode::kAlways;
+  return args;
 }
 
 // Refuses combinations of options that cannot make a comparison.
@@ -296,7 +326,8 @@ std::unique_ptr<ResultStore> Count(const CompareArgs& args, ComparisonPlan* plan
   return store;
 }
 
-int RunCompare(const CompareArgs& args) {
+int RunCompare(const CompareArgs& given) {
+  const CompareArgs args = given.aa ? SameBuildArgs(given) : given;
   CheckCompareArgs(args);
   args.reports.Text();  // refuses two reports on standard output, before any work
   ComparisonPlan plan;
@@ -314,6 +345,16 @@ int RunCompare(const CompareArgs& args) {
   const std::optional<std::string> committed_at =
       args.record.empty() ? std::nullopt : CommitDate(args.source_root, args.record);
   std::unique_ptr<ResultStore> store = Count(args, &plan, &report);
+  if (args.aa) {
+    // The check's answer goes under the verdict; a pass whose counts do not
+    // all agree is no pass of a determinism check.
+    bool all_repeat = true;
+    report.notes.push_back(SameBuildCheckNote(report.workloads, &all_repeat));
+    if (!all_repeat && report.exit_code == kExitPass) {
+      report.verdict = Verdict::kInconclusive;
+      report.exit_code = kExitInconclusive;
+    }
+  }
 
   // Nothing is published once an interruption began: its counts are partial.
   auto publishing = BeginPublishing();
@@ -474,6 +515,10 @@ void AddCompareCommand(CLI::App& app, CommandRunner* run) {
                   "One ad hoc workload's arguments, after --; {exe} is the build (default: "
                   "the build is argv[0])")
       ->type_name("ARGS");
+  cmd->add_flag("--aa", args->aa,
+                "A/A check, the first thing to run on a new suite: --baseline on both sides, "
+                "every count made now and made again (no store; --stability always); says "
+                "whether each workload does the same work every run (exit 4 where one does not)");
   AddWorkloadName(cmd, &args->name, &args->name_given,
                   "The ad hoc workload's name in the reports, the store and its history "
                   "[default: command]");

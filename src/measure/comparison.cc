@@ -1,6 +1,7 @@
 #include "measure/comparison.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "explain/explain.h"
 #include "identity/fingerprint.h"
 #include "measure/count_cache.h"
+#include "measure/count_json.h"
 #include "measure/measure.h"
 #include "measure/profile_pack.h"
 #include "measure/simulated_runs.h"
@@ -26,6 +28,8 @@
 #include "measure/thread_runtime.h"
 #include "measure/timed_runs.h"
 #include "model/backend.h"
+#include "model/simulated_events.h"
+#include "report/format.h"
 #include "stats/timed_context.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -533,7 +537,41 @@ std::string SameBuildFromStoreNote(const std::vector<WorkloadResult>& workloads)
   }
   return "the baseline and the candidate are one build, and the candidate's counts came from "
          "the store (the baseline's, or an earlier run's): this run does not show whether the "
-         "workloads repeat; to check that, run again with --no-store --stability always";
+         "workloads repeat; to check that, run compare --aa";
+}
+
+std::string SameBuildCheckNote(const std::vector<WorkloadResult>& workloads, bool* all_repeat) {
+  *all_repeat = true;
+  std::vector<std::string> differ;
+  size_t valid = 0, fewest = SIZE_MAX, most = 0;
+  for (const WorkloadResult& w : workloads) {
+    if (w.verdict == Verdict::kInvalid) continue;
+    std::vector<uint64_t> counts = w.baseline.counts;
+    counts.insert(counts.end(), w.candidate.counts.begin(), w.candidate.counts.end());
+    if (counts.empty()) continue;
+    ++valid;
+    fewest = std::min(fewest, counts.size());
+    most = std::max(most, counts.size());
+    const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+    if (*lo == *hi) continue;
+    *all_repeat = false;
+    differ.push_back(fmt::format("{} ({} counts differ by up to {} {}, {:.1f} ppm)", w.name,
+                                 counts.size(), FormatCount(*hi - *lo), MetricWords(w.metric),
+                                 SpreadPpm(*lo, *hi)));
+  }
+  if (valid == 0) return "A/A check: no workload was counted validly, so none was checked";
+  if (*all_repeat) {
+    return fmt::format(
+        "A/A check: one build on both sides, every count from scratch: {} did the same work in "
+        "every count ({}{} counts each): {} deterministic on this machine",
+        valid == 1 ? std::string("the workload") : fmt::format("each of the {} workloads", valid),
+        fewest == most ? "" : "at least ", fewest, valid == 1 ? "it is" : "they are");
+  }
+  return fmt::format(
+      "A/A check: one build on both sides, every count from scratch: {} did not do the same work "
+      "every run; a gate decides {} on an interval over several counts a side, and `workgate "
+      "count --repeat 5` names what the runs met that nothing pinned",
+      fmt::join(differ, "; "), differ.size() == 1 ? "it" : "them");
 }
 
 void RunComparison(const ComparisonPlan& plan, Counter& counter, CompareReport* report,

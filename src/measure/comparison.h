@@ -120,8 +120,16 @@ StabilityMode ComparisonStability(StabilityMode requested, bool saving_baseline)
 /// both sides of every workload: an A/A check) and the candidate's counts
 /// all came from the result store (the baseline's, or an earlier run's),
 /// the note that says the run does not show whether the workloads repeat,
-/// and how to check it (--no-store --stability always); "" otherwise.
+/// and how to check it (compare --aa); "" otherwise.
 std::string SameBuildFromStoreNote(const std::vector<WorkloadResult>& workloads);
+
+/// What an A/A check (compare --aa: one build on both sides, every count
+/// from scratch, with the stability check) found: whether each valid
+/// workload's counts, both sides' together, are one number. The note says
+/// how many counts agreed, or names each workload whose counts differ with
+/// its spread; `*all_repeat` is false where one differs. Invalid workloads
+/// are left to their own reasons.
+std::string SameBuildCheckNote(const std::vector<WorkloadResult>& workloads, bool* all_repeat);
 
 /// Fills the report's workloads (decided, explained where plan.explain
 /// says) and suite verdict. `counter` counts.

@@ -120,7 +120,7 @@ TEST_F(StoreCliTest, AnIdenticalCandidateIsTakenFromItsBaselinesCount) {
   const std::string note =
       "the baseline and the candidate are one build, and the candidate's counts came from the "
       "store (the baseline's, or an earlier run's): this run does not show whether the "
-      "workloads repeat; to check that, run again with --no-store --stability always";
+      "workloads repeat; to check that, run compare --aa";
   EXPECT_NE(std::find(j["store"]["notes"].begin(), j["store"]["notes"].end(), note),
             j["store"]["notes"].end())
       << j["store"].dump();
@@ -129,6 +129,59 @@ TEST_F(StoreCliTest, AnIdenticalCandidateIsTakenFromItsBaselinesCount) {
   LaunchResult ab = Compare(kKnownWorkA, kKnownWorkB, {"--json", "ab.json"});
   ASSERT_EQ(ab.exit_code, 1) << ab.out << ab.err;
   EXPECT_EQ(ab.out.find("this run does not show whether"), std::string::npos) << ab.out;
+}
+
+// compare --aa is the A/A check done properly: the one build on both sides,
+// every count made now (a store that holds its counts is not read) and made
+// again, and the answer under the verdict: deterministic, or which workload
+// is not, with exit 4.
+TEST_F(StoreCliTest, TheAaCheckCountsFromScratchAndSaysWhetherEachWorkloadRepeats) {
+  ASSERT_EQ(Compare(kKnownWorkA, kKnownWorkA).exit_code, 0);
+  const int before = Runs();
+  LaunchResult aa = Workgate({"compare", "--aa", "--backend", kExactBackend, "--baseline",
+                              kKnownWorkA, "--suite", suite_, "--workload", "work", "--timed",
+                              "0", "--json", "aa.json"});
+  ASSERT_EQ(aa.exit_code, 0) << aa.out << aa.err;
+  EXPECT_EQ(Runs() - before, 4) << "two counts a side, none from the store";
+  const nlohmann::json j = ReadJson("aa.json");
+  EXPECT_TRUE(j["workloads"][0]["candidate"]["from_store"].is_null()) << j.dump();
+  const std::string repeats =
+      "A/A check: one build on both sides, every count from scratch: the workload did the same "
+      "work in every count (4 counts each): it is deterministic on this machine";
+  EXPECT_EQ(j["notes"], nlohmann::json::array({repeats})) << j.dump();
+  EXPECT_NE(aa.out.find(repeats), std::string::npos) << aa.out;
+
+  // A program that does more work each run: named, with its spread, exit 4.
+  // Its state is in the runs' shared TMPDIR: each run's /tmp is its own.
+  std::ofstream(Path("runs/state")) << "1\n";
+  const std::string state = "$TMPDIR/state";
+  LaunchResult grows = Workgate(
+      {"compare", "--aa", "--backend", kExactBackend, "--baseline", "/bin/sh", "--timed", "0",
+       "--max-repeat", "3", "--json", "grows.json", "--name", "grows", "--", "{exe}", "-c",
+       "read n < " + state + "; echo $((n * 2)) > " + state +
+           "; i=0; while [ $i -lt $n ]; do i=$((i+1)); done"});
+  EXPECT_EQ(grows.exit_code, 4) << grows.out << grows.err;
+  const nlohmann::json g = ReadJson("grows.json");
+  EXPECT_EQ(g["verdict"], "inconclusive") << g.dump();
+  ASSERT_EQ(g["notes"].size(), 1u) << g.dump();
+  EXPECT_EQ(g["notes"][0].get<std::string>().rfind(
+                "A/A check: one build on both sides, every count from scratch: grows (", 0),
+            0u)
+      << g.dump();
+  EXPECT_NE(g["notes"][0].get<std::string>().find(" counts differ by up to "), std::string::npos)
+      << g.dump();
+
+  // What an A/A check cannot take.
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--candidate", kKnownWorkB}, {"--store", store_},
+        {"--stability", "never"}, {"--record", "HEAD"}}) {
+    std::vector<std::string> args = {"compare", "--aa", "--backend", kExactBackend, "--baseline",
+                                     kKnownWorkA, "--suite", suite_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    LaunchResult refused = Workgate(args);
+    EXPECT_EQ(refused.exit_code, 2) << extra[0] << ": " << refused.err;
+    EXPECT_NE(refused.err.find("--aa"), std::string::npos) << refused.err;
+  }
 }
 
 TEST_F(StoreCliTest, AChangedPartMissesTheCache) {

@@ -3,8 +3,9 @@
 # a small C program in a git repository whose head commit adds work to a
 # function, built by a Makefile. Fails when the README's commands stop
 # working, when the gate no longer says "work added" (exit 1) with the
-# workload named in the comment, or when the gate takes more than five
-# commands. Run by ctest as DocsQuickStart (tests/CMakeLists.txt).
+# workload named in the comment, when the A/A check (`compare --aa`) of the
+# deterministic program does not pass and say so, or when the gate takes
+# more than five commands. Run by ctest as DocsQuickStart (tests/CMakeLists.txt).
 #
 # Usage: quickstart_test.sh BUILD_DIR SOURCE_DIR
 #
@@ -138,7 +139,17 @@ for block in "${blocks[@]:1}"; do
   else
     expect='command'
   fi
-  if grep -q 'workgate compare' "$file"; then
+  if grep -q 'workgate compare --aa' "$file"; then
+    # The A/A check of a deterministic program: exit 0, and the report says so.
+    if [[ $code -ne 0 ]]; then
+      fail "block $block exited $code, not 0 (the A/A check of a deterministic program):"
+      sed 's/^/  | /' "$work/out" >&2
+    elif ! grep -q 'deterministic on this machine' "$project/report.md"; then
+      fail "block $block: report.md does not say the workloads are deterministic"
+    else
+      ok "block $block ($n commands): the A/A check says deterministic"
+    fi
+  elif grep -q 'workgate compare' "$file"; then
     gates=$((gates + 1))
     if [[ $code -ne 1 ]]; then
       fail "block $block exited $code, not 1 (work added):"
