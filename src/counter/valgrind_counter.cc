@@ -294,12 +294,14 @@ namespace {
 // same on every run and for both sides: `<cwd>/tmp`, in the workload's
 // private directory, whose path is fixed per workload. A launch that keeps
 // the caller's directory (--as-is, no cwd) or sets TMPDIR itself keeps its
-// own. Returns the directory to remove after the run ("" for none).
+// own. Returns the directory to remove after the run ("" for none), as this
+// machine has it (LaunchSpec::cwd_source).
 std::string UsePrivateTmpdir(LaunchSpec* spec) {
   if (spec->cwd.empty() || spec->env.count("TMPDIR")) return "";
   const std::string tmp = spec->cwd + "/tmp";
   spec->env["TMPDIR"] = tmp;
-  if (mkdir(tmp.c_str(), 0700) == 0) return tmp;
+  const std::string host = HostPath(*spec, tmp);
+  if (mkdir(host.c_str(), 0700) == 0) return host;
   struct stat st;
   if (errno == EEXIST && lstat(tmp.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "";
   throw EnvironmentError(
@@ -670,7 +672,7 @@ bool ValgrindCounter::ReadTree(const std::vector<fs::path>& outputs,
 std::vector<std::string> ValgrindCounter::DiskPlaces(const std::string& dir,
                                                      const LaunchSpec& run_spec) {
   const auto tmpdir = run_spec.env.find("TMPDIR");
-  return {dir, tmpdir != run_spec.env.end() ? tmpdir->second : "/tmp"};
+  return {dir, tmpdir != run_spec.env.end() ? HostPath(run_spec, tmpdir->second) : "/tmp"};
 }
 
 void ValgrindCounter::FailIfDiskFull(const std::string& dir, const LaunchSpec& run_spec,
@@ -684,13 +686,14 @@ void ValgrindCounter::FailIfDiskFull(const std::string& dir, const LaunchSpec& r
   const std::vector<std::string> places = DiskPlaces(dir, run_spec);
   const char* advice[] = {"free space there, or point TMPDIR elsewhere", "free space there"};
   struct stat own;
-  const bool has_own = !run_spec.cwd.empty() && lstat(run_spec.cwd.c_str(), &own) == 0;
+  const std::string cwd = HostPath(run_spec, run_spec.cwd);
+  const bool has_own = !cwd.empty() && lstat(cwd.c_str(), &own) == 0;
   for (size_t i = 0; i < places.size(); ++i) {
     std::string full = FullFileSystem(places[i]);
     if (full.empty()) continue;
     if (has_own && i < before.size()) {
-      const std::string by_workload = FilledByWorkload(before[i], SpaceOn(places[i]), run_spec.cwd,
-                                                       own.st_dev, UsageOf(run_spec.cwd));
+      const std::string by_workload =
+          FilledByWorkload(before[i], SpaceOn(places[i]), cwd, own.st_dev, UsageOf(cwd));
       if (!by_workload.empty()) {
         *what += "; " + by_workload;
         return;

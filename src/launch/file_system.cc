@@ -113,13 +113,13 @@ int ContainFileSystem(const BoundPath* paths, int n_paths, FileSystemView* view)
     clones.fd[i] = -1;
     struct stat st;
     if (paths[i].mode == BoundPath::kHidden) continue;  // nothing of it is kept
-    if (paths[i].path[0] != '/' || stat(paths[i].path, &st) != 0 ||
+    const char* from = paths[i].source != nullptr ? paths[i].source : paths[i].path;
+    if (paths[i].path[0] != '/' || from[0] != '/' || stat(from, &st) != 0 ||
         !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
       continue;
     }
     clones.directory[i] = S_ISDIR(st.st_mode);
-    clones.fd[i] =
-        open_tree(AT_FDCWD, paths[i].path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    clones.fd[i] = open_tree(AT_FDCWD, from, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (clones.fd[i] < 0) return errno;
   }
   bool mounted[kFreshDirectoryCount] = {};
@@ -182,13 +182,16 @@ int ContainFileSystem(const BoundPath* paths, int n_paths, FileSystemView* view)
     }
   }
   // The working directory was taken before the mounts covered it: taken
-  // again by its name, it is the one on top. One a fresh tmpfs hid (the
-  // launcher's own, in /tmp) is left for /: kept, it would reach what the
-  // tmpfs covers.
+  // again by its name, it is the one on top; one bound at another path is
+  // taken there. One a fresh tmpfs hid (the launcher's own, in /tmp) is
+  // left for /: kept, it would reach what the tmpfs covers.
   char cwd[4096];
-  if (getcwd(cwd, sizeof cwd) != nullptr && chdir(cwd) != 0 &&
-      (errno != ENOENT || chdir("/") != 0)) {
-    return errno;
+  if (getcwd(cwd, sizeof cwd) != nullptr) {
+    const char* again = cwd;
+    for (int i = 0; i < n_paths; ++i) {
+      if (paths[i].source != nullptr && strcmp(paths[i].source, cwd) == 0) again = paths[i].path;
+    }
+    if (chdir(again) != 0 && (errno != ENOENT || chdir("/") != 0)) return errno;
   }
   view->read_only = root_private;
   view->fresh = fresh;

@@ -38,6 +38,10 @@ struct BoundPath {
   };
   const char* path;  // absolute; one that does not exist is left out
   Mode mode;
+  /// Where the bound directory is on this machine, when not at `path`
+  /// (LaunchSpec::cwd_source): that directory is bound at `path`, which the
+  /// run's fresh directories then hold. nullptr: `path` itself.
+  const char* source = nullptr;
 };
 
 /// The most paths ContainFileSystem binds.

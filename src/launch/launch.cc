@@ -194,7 +194,13 @@ void RecordOutcome(const LaunchMessage* final_msg, int native_status, LaunchResu
 // to a file there) and no other path bound, read-only; what the spec keeps
 // from it, read-only; then its working directory, its TMPDIR and what the
 // spec adds, writable.
-std::vector<std::pair<std::string, BoundPath::Mode>> BoundPaths(const LaunchSpec& spec) {
+struct PathToBind {
+  std::string path;
+  BoundPath::Mode mode;
+  std::string source;  // where it is on this machine, when not at `path`
+};
+
+std::vector<PathToBind> BoundPaths(const LaunchSpec& spec) {
   std::vector<std::pair<std::string, BoundPath::Mode>> own;
   for (const std::string& dir : spec.hidden_dirs) own.emplace_back(dir, BoundPath::kHidden);
   for (const std::string& dir : spec.readonly_dirs) own.emplace_back(dir, BoundPath::kReadOnly);
@@ -222,7 +228,12 @@ std::vector<std::pair<std::string, BoundPath::Mode>> BoundPaths(const LaunchSpec
     if (named_only_here(path)) paths.emplace_back(path, BoundPath::kReadOnly);
   }
   paths.insert(paths.end(), own.begin(), own.end());
-  return paths;
+  std::vector<PathToBind> out;
+  for (const auto& [path, mode] : paths) {
+    const std::string host = HostPath(spec, path);
+    out.push_back({path, mode, host != path ? host : ""});
+  }
+  return out;
 }
 
 std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::string>& env) {
@@ -291,7 +302,8 @@ bool TreeRun::Spawn(const ChildPlan& plan, char** envp) {
     try {
       child_ = std::make_unique<bp::child>(
           bp::exe = spec_.argv[0], bp::args = args,
-          bp::start_dir = spec_.cwd.empty() ? std::string(".") : spec_.cwd, bp::std_in < bp::null,
+          bp::start_dir = spec_.cwd.empty() ? std::string(".") : HostPath(spec_, spec_.cwd),
+          bp::std_in < bp::null,
           bp::std_out > out_.pipe(), bp::std_err > err_.pipe(), ios_,
           bp::on_exit = [this](int, const std::error_code&) { OnSupervisorExit(); }, hook);
     } catch (...) {
@@ -416,6 +428,12 @@ LaunchResult Launch(const LaunchSpec& spec) {
     result.start_error = "empty command";
     return result;
   }
+  if (!spec.cwd_source.empty() && !spec.new_pid_namespace) {
+    // Nothing would bind it: the run would work in another directory.
+    result.start_error = fmt::format("{} can be bound at {} only in a namespace of the run's own",
+                                     spec.cwd_source, spec.cwd);
+    return result;
+  }
   BecomeSubreaper();
   // SOCK_SEQPACKET, not DGRAM: the supervisor sees EOF when workgate's end
   // closes (workgate died), which a datagram socket pair never reports.
@@ -426,7 +444,7 @@ LaunchResult Launch(const LaunchSpec& spec) {
   }
   ChildPlan plan = PlanChild(spec, sv[1]);
   // What the workload may reach in its namespace, and how.
-  const std::vector<std::pair<std::string, BoundPath::Mode>> paths = BoundPaths(spec);
+  const std::vector<PathToBind> paths = BoundPaths(spec);
   if (spec.new_pid_namespace && paths.size() > static_cast<size_t>(kMaxBoundPaths)) {
     close(sv[0]);
     close(sv[1]);
@@ -435,7 +453,9 @@ LaunchResult Launch(const LaunchSpec& spec) {
     return result;
   }
   std::vector<BoundPath> bound;
-  for (const auto& [path, mode] : paths) bound.push_back(BoundPath{path.c_str(), mode});
+  for (const PathToBind& p : paths) {
+    bound.push_back(BoundPath{p.path.c_str(), p.mode, p.source.empty() ? nullptr : p.source.c_str()});
+  }
   plan.bound = bound.data();
   plan.n_bound = static_cast<int>(bound.size());
   std::vector<std::string> env_strings = EnvironmentStrings(spec.env);
@@ -508,6 +528,22 @@ const NamespaceSupport& Namespaces() {
 }  // namespace
 
 bool PidNamespaceAvailable() { return Namespaces().pid; }
+
+std::string HostPath(const LaunchSpec& spec, const std::string& path) {
+  if (spec.cwd_source.empty() || !PathIsWithin(path.c_str(), spec.cwd.c_str())) return path;
+  return spec.cwd_source + path.substr(spec.cwd.size());
+}
+
+bool BindableInRuns(const std::string& path) {
+  if (!PidNamespaceAvailable() || path.empty() || path[0] != '/') return false;
+  for (int r = 0; r < kFreshDirectoryCount; ++r) {
+    const char* dir = kFreshDirectories[r];
+    if (path != dir && PathIsWithin(path.c_str(), dir)) {
+      return (Namespaces().fresh & (1u << r)) != 0;
+    }
+  }
+  return false;
+}
 
 bool ReadOnlyFileSystemAvailable() { return Namespaces().read_only; }
 

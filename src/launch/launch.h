@@ -35,6 +35,12 @@ struct LaunchSpec {
   std::string exec_path;          // the path given to execve; empty: argv[0]
   std::map<std::string, std::string> env;  // the complete environment
   std::string cwd;                // empty: workgate's own
+  /// Where `cwd` is on this machine, when not at `cwd` itself: the run sees
+  /// this directory bound at `cwd`, and so does every path under it (a
+  /// workload's private directory, made at a path of its own so that two
+  /// workgates of one workload need not take turns: WorkDir). Only with
+  /// `new_pid_namespace`, for a `cwd` that BindableInRuns. Empty: `cwd`.
+  std::string cwd_source;
   double timeout_seconds = 0;     // 0: no limit
   bool no_aslr = true;            // personality(ADDR_NO_RANDOMIZE)
   /// Run as pid 2 of a fresh PID namespace, with a mount namespace of its
@@ -116,6 +122,16 @@ LaunchResult Launch(const LaunchSpec& spec);
 /// namespace with a fresh /proc (as root, or in a user namespace). Checked
 /// once by forking a child that tries.
 bool PidNamespaceAvailable();
+
+/// `path` as this machine has it: one under spec.cwd lies under
+/// spec.cwd_source where that is set; any other is `path` itself.
+std::string HostPath(const LaunchSpec& spec, const std::string& path);
+
+/// Whether every launch with a PID namespace gives its run the directory
+/// that holds `path` fresh (a tmpfs of its own: /tmp, /var/tmp or /dev/shm,
+/// where the machine lets it), so that a directory of this machine can be
+/// bound at `path` whatever this machine has there (LaunchSpec::cwd_source).
+bool BindableInRuns(const std::string& path);
 
 /// The fixed environment workgate runs workloads in: PATH, HOME, LC_ALL, TZ,
 /// and the hash seeds of runtimes that read one from the environment

@@ -204,7 +204,9 @@ ManifestScope SideCounter::Scope(const WorkDir& dir, const std::string& exe,
 void SideCounter::CountUncached(const SideRequest& request, CachedSide* out) const {
   const SideRun side = RunOf(request.w, request.dir, request.exe);
   out->counted = CountWorkload(counter_, side, request.count);
-  const RunIdentity run{out->counted.argv, out->counted.env, options_.as_is ? "" : side.dir.path()};
+  const bool own_dir = !options_.as_is;
+  const RunIdentity run{out->counted.argv, out->counted.env, own_dir ? side.dir.path() : "",
+                        own_dir && side.dir.bound() ? side.dir.host_path() : ""};
   FingerprintSide(common_, side, run, &out->fingerprint, &out->fingerprint_error);
 }
 
@@ -302,7 +304,7 @@ CachedSide SideCounter::Count(const SideRequest& request) {
 
   // Kept only when the files are still those the key was made of.
   Fingerprint after;
-  const RunIdentity ran{side.counted.argv, side.counted.env, run.cwd};
+  const RunIdentity ran{side.counted.argv, side.counted.env, run.cwd, run.host_cwd};
   if (!FingerprintSide(common_, side_run, ran, &after, &side.fingerprint_error)) {
     side.fingerprint = after;
     return side;

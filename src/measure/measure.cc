@@ -92,6 +92,7 @@ bool PlanCountedRun(const SideRun& side, RunIdentity* run, std::string* err) {
   run->argv = spec.argv;
   run->env = spec.env;
   run->cwd = side.options.as_is ? "" : side.dir.path();
+  if (!side.options.as_is && side.dir.bound()) run->host_cwd = side.dir.host_path();
   return true;
 }
 

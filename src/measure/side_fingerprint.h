@@ -19,6 +19,9 @@ struct RunIdentity {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   std::string cwd;
+  /// Where `cwd` is on this machine, when the run has it bound there
+  /// (LaunchSpec::cwd_source); "" for `cwd` itself.
+  std::string host_cwd;
 };
 
 class Counter;

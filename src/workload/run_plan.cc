@@ -73,9 +73,24 @@ std::string WorkDirKey(const Workload& w, const std::string& suite_dir) {
   return suite_dir + '\n' + w.Canonical();
 }
 
-WorkDir::WorkDir(const Workload& w, const std::string& suite_dir) {
+WorkDir::WorkDir(const Workload& w, const std::string& suite_dir, Place place) {
   const std::string base = BaseDirectory();
-  path_ = fmt::format("{}/w{:016x}", base, Fnv1a64(WorkDirKey(w, suite_dir)));
+  const std::string name = fmt::format("w{:016x}", Fnv1a64(WorkDirKey(w, suite_dir)));
+  // Bound, it is at one path in every run, whatever TMPDIR says: in /tmp,
+  // which every run has fresh, where nothing else of the run is bound.
+  const std::string in_runs = fmt::format("/tmp/workgate-{}/{}", getuid(), name);
+  if (place == Place::kAuto && BindableInRuns(in_runs)) {
+    path_ = in_runs;
+    std::string made = fmt::format("{}/{}.XXXXXX", base, name);
+    if (mkdtemp(made.data()) == nullptr) {
+      throw EnvironmentError(fmt::format("cannot create {}: {}", made, strerror(errno)));
+    }
+    host_path_ = made;
+    RegisterCleanupPath(host_path_);
+    return;
+  }
+  path_ = fmt::format("{}/{}", base, name);
+  host_path_ = path_;
   const std::string& key = w.name;
   const std::string lock = lock_path();
   // The holder removes the lock file when it is done, so a waiter may end up
@@ -105,9 +120,10 @@ WorkDir::WorkDir(const Workload& w, const std::string& suite_dir) {
 }
 
 WorkDir::~WorkDir() {
-  RemoveTree(path_);
+  RemoveTree(host_path_);
+  UnregisterCleanupPath(host_path_);
+  if (bound()) return;
   unlink(lock_path().c_str());  // while still holding it: see the constructor
-  UnregisterCleanupPath(path_);
   UnregisterCleanupPath(lock_path());
   if (lock_fd_ >= 0) close(lock_fd_);
 }
@@ -118,8 +134,8 @@ bool WorkDir::PointExeAt(const std::string& target, std::string* err) const {
     *err = fmt::format("{} does not exist", target);
     return false;
   }
-  if (!EmptyDirectory(path_, err)) return false;
-  const std::string link = exe_link();
+  if (!EmptyDirectory(host_path_, err)) return false;
+  const std::string link = host_exe_link();
   if (symlink(real.c_str(), link.c_str()) != 0) {
     *err = fmt::format("cannot link {} to {}", link, real);
     return false;
@@ -146,12 +162,14 @@ bool PlanRun(const SideRun& side, RunKind kind, LaunchSpec* out, std::string* er
   } else {
     spec.env = MinimalEnvironment(side.dir.path());
     spec.cwd = side.dir.path();
+    if (side.dir.bound()) spec.cwd_source = side.dir.host_path();
     spec.no_aslr = true;
     spec.new_pid_namespace = PidNamespaceAvailable();
     // The other workloads' directories (of this workgate, or another on the
     // machine) are read-only to this one: a candidate cannot plant files in
-    // a baseline's directory while it runs (--jobs).
-    spec.readonly_dirs.push_back(BaseDirectory());
+    // a baseline's directory while it runs (--jobs). A bound one's run has
+    // the base directory fresh, and sees none of them.
+    if (!side.dir.bound()) spec.readonly_dirs.push_back(BaseDirectory());
   }
   for (const auto& [k, v] : side.w.env) spec.env[k] = v;
   if (kind == RunKind::kPinned) {

@@ -42,28 +42,49 @@ struct LaunchOptions {
 /// and its canonical definition (Workload::Canonical), name included.
 std::string WorkDirKey(const Workload& w, const std::string& suite_dir);
 
-/// A workload's private directory, $TMPDIR/workgate-<uid>/w<16 hex digits of
-/// a hash of the workload's whole definition and its suite's folder> (/tmp
-/// without TMPDIR): the same path on every run and for both sides, so
-/// programs that look at their path, argv[0] or working directory see the
-/// same text, and a stored count's working directory is the one a later
-/// count of the same workload has. Holds an exclusive lock on it (the file
-/// beside it, ".lock") while it exists, so two workgate runs of the same
-/// workload take turns; runs of different workloads (another name, command,
-/// environment, or the same suite in another checkout) never wait for each
-/// other. Both are removed when it goes. Its `exe` entry is a symlink to the
-/// build under test.
+/// A workload's private directory, as its runs see it at
+/// $TMPDIR/workgate-<uid>/w<16 hex digits of a hash of the workload's whole
+/// definition and its suite's folder> (/tmp without TMPDIR): the same path
+/// on every run and for both sides, so programs that look at their path,
+/// argv[0] or working directory see the same text, and a stored count's
+/// working directory is the one a later count of the same workload has.
+///
+/// Where every run gets /tmp fresh, in a mount namespace of its own
+/// (BindableInRuns, where the machine allows namespaces), the directory is
+/// made at a path of this workgate's own in that base directory
+/// (w<hash>.<random>), and each run has it bound at the workload's path in
+/// /tmp, /tmp/workgate-<uid>/w<hash>, whatever TMPDIR says
+/// (LaunchSpec::cwd_source): two workgates of one
+/// workload, such as two gates of different builds in one checkout, never
+/// wait for each other, and their runs see the same text. Elsewhere it is
+/// made at the workload's path itself, and an exclusive lock on the file
+/// beside it (".lock") is held while it exists, so two workgates of one
+/// workload take turns there. Runs of different workloads (another name,
+/// command, environment, or the same suite in another checkout) never wait
+/// for each other. Everything is removed when it goes. Its `exe` entry is a
+/// symlink to the build under test.
 class WorkDir {
  public:
+  enum class Place {
+    kAuto,    // at a path of its own where the runs bind it, else shared
+    kShared,  // at the workload's path, taking turns (the lock)
+  };
   /// Throws Error(kExitEnvironment) when the directory cannot be made safely.
-  WorkDir(const Workload& w, const std::string& suite_dir);
+  WorkDir(const Workload& w, const std::string& suite_dir, Place place = Place::kAuto);
   ~WorkDir();
   WorkDir(const WorkDir&) = delete;
   WorkDir& operator=(const WorkDir&) = delete;
 
+  /// The directory as the workload's runs see it.
   const std::string& path() const { return path_; }
+  /// Where it is on this machine: path(), or where the runs have it bound
+  /// at path().
+  const std::string& host_path() const { return host_path_; }
+  bool bound() const { return host_path_ != path_; }
   std::string exe_link() const { return path_ + "/exe"; }
-  std::string lock_path() const { return path_ + ".lock"; }
+  std::string host_exe_link() const { return host_path_ + "/exe"; }
+  /// The lock of the shared place; "" for a bound directory.
+  std::string lock_path() const { return bound() ? "" : path_ + ".lock"; }
   /// Empties the directory, then points `exe` at `target` (a binary or a
   /// build directory): every run, of either side, starts in the same fresh
   /// directory, so nothing an earlier run left there (a cache file in its
@@ -73,6 +94,7 @@ class WorkDir {
 
  private:
   std::string path_;
+  std::string host_path_;
   int lock_fd_ = -1;
 };
 

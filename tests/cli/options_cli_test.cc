@@ -14,8 +14,10 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "cli/cli_fixture.h"
+#include "launch/launch.h"
 #include "report/report_reader.h"
 #include "report/timed_json.h"
 #include "stats/timed_context.h"
@@ -400,6 +402,54 @@ TEST_F(CountingCliTest, AtATerminalEachFinishedWorkloadStaysAndTheStatusSaysWhat
   EXPECT_EQ(count.find("\r\x1b[Kcounted with ", last),
             last + std::string("2/2 workloads done").size())
       << count;
+}
+
+// Two gates of different builds of one workload, started together in one
+// directory, run side by side, each in its own private directory at the
+// workload's one path: the first run of each waits until the other's has
+// started, so gates that took turns would not meet, and the runs see the
+// same path. (Where the runs cannot bind a directory, the gates take turns:
+// WorkDirLockTest.)
+TEST_F(CountingCliTest, TwoGatesOfOneWorkloadRunSideBySideAtOnePath) {
+  if (!BindableInRuns("/tmp/workgate-" + std::to_string(getuid()) + "/w")) {
+    GTEST_SKIP() << "the runs here do not get /tmp fresh (no PID namespace, or a shared /tmp)";
+  }
+  const std::string meet = Path("meet");
+  std::filesystem::create_directory(meet);
+  std::filesystem::copy_file("/bin/sh", Path("sh-copy"));
+  std::filesystem::permissions(Path("sh-copy"), std::filesystem::perms::owner_all);
+  // Each run takes the next number in TMPDIR (its pid and its entropy are
+  // the same in every run); the first waits, at most a minute, for the
+  // second, and fails without it.
+  const std::string script =
+      "n=1; until mkdir $TMPDIR/$n 2>/dev/null; do n=$((n+1)); done; i=0; "
+      "while [ ! -d $TMPDIR/2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; "
+      "[ -d $TMPDIR/2 ]";
+  auto gate = [&](const std::string& candidate, const std::string& json, LaunchResult* out) {
+    *out = Run({"compare", "--backend", kExactBackend, "--baseline", "/bin/sh", "--candidate",
+                candidate, "--timed", "0", "--no-store", "--stability", "never", "--explain",
+                "never", "--events", "never", "--env", "TMPDIR=" + meet, "--json", json,
+                "--name", "meet", "--", "{exe}", "-c", script});
+  };
+  LaunchResult one, two;
+  std::thread first([&] { gate(Path("sh-copy"), "one.json", &one); });
+  std::thread second([&] { gate("/bin/sh", "two.json", &two); });
+  first.join();
+  second.join();
+  for (const auto& [name, r] : {std::pair{"one", &one}, {"two", &two}}) {
+    EXPECT_EQ(r->err.find("waiting for another workgate"), std::string::npos) << name << r->err;
+    EXPECT_NE(r->exit_code, 3) << name << ": " << r->out << r->err;
+    const nlohmann::json j = ReadJson(std::string(name) + ".json");
+    ASSERT_EQ(j["workloads"].size(), 1u) << j.dump();
+    // Both sides, of both gates, ran at the workload's one path.
+    const std::regex one_path("/tmp/workgate-" + std::to_string(getuid()) + "/w[0-9a-f]{16}/exe");
+    for (const char* side : {"baseline", "candidate"}) {
+      const std::string argv0 = j["workloads"][0][side]["fingerprint"]["argv"][0];
+      EXPECT_TRUE(std::regex_match(argv0, one_path)) << name << " " << side << ": " << argv0;
+    }
+  }
+  EXPECT_EQ(ReadJson("one.json")["workloads"][0]["baseline"]["fingerprint"]["argv"][0],
+            ReadJson("two.json")["workloads"][0]["baseline"]["fingerprint"]["argv"][0]);
 }
 
 TEST_F(CountingCliTest, ColorIsAutoAlwaysOrNever) {

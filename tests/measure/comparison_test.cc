@@ -28,7 +28,8 @@ namespace {
 // The build the workload's exe link points at, by its file name.
 std::string LinkedBuild(const LaunchSpec& spec) {
   std::error_code ec;
-  return std::filesystem::read_symlink(spec.cwd + "/exe", ec).filename().string();
+  // Where this machine has the run's directory (it may be bound elsewhere).
+  return std::filesystem::read_symlink(HostPath(spec, spec.cwd) + "/exe", ec).filename().string();
 }
 
 // Every run of the workload (run for real) reads `value` instructions;

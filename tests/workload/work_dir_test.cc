@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "launch/launch.h"
 #include "util/error.h"
 #include "workload/run_plan.h"
 
@@ -37,7 +38,8 @@ Workload Named(const std::string& name, std::vector<std::string> args = {}) {
   return w;
 }
 
-// A forked process that makes WorkDir(w, suite_dir), writes its lock file's path on a
+// A forked process that makes WorkDir(w, suite_dir) at the workload's shared
+// path (where a machine cannot bind it into the runs), writes its lock file's path on a
 // pipe once it holds it, and keeps it until told to go or killed. Its stderr
 // goes to `stderr_path` where one is given.
 class Holder {
@@ -54,7 +56,7 @@ class Holder {
         if (fd < 0 || dup2(fd, 2) != 2) _exit(5);
       }
       try {
-        WorkDir dir(w, suite_dir);
+        WorkDir dir(w, suite_dir, WorkDir::Place::kShared);
         const std::string line = dir.lock_path() + "\n";
         if (write(from_child_[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
           _exit(3);
@@ -253,6 +255,43 @@ TEST_F(WorkDirLockTest, UnrelatedWorkloadsNeverWaitForEachOther) {
   EXPECT_EQ(sort.Release(), 0);
   EXPECT_EQ(hash.Release(), 0);
   EXPECT_EQ(elsewhere.Release(), 0);
+}
+
+// Where the runs bind it, each workgate's directory of one workload is its
+// own on this machine and the same path to the runs: none waits, no lock.
+TEST(WorkDirPlaceTest, TwoWorkgatesOfOneWorkloadEachHaveOneOfTheirOwnAtOnePath) {
+  const Workload w = Named(Key());
+  WorkDir first(w, "");
+  if (!first.bound()) {
+    ASSERT_FALSE(BindableInRuns(first.path()));
+    GTEST_SKIP() << "the runs here do not get " << first.path()
+                 << "'s directory fresh (no PID namespace, or a shared /tmp): the directory is "
+                    "shared, and the lock tests cover it";
+  }
+  WorkDir second(w, "");
+  ASSERT_TRUE(second.bound());
+  EXPECT_EQ(first.path(), second.path());
+  EXPECT_NE(first.host_path(), second.host_path());
+  EXPECT_EQ(fs::path(first.host_path()).filename().string().rfind(
+                fs::path(first.path()).filename().string() + ".", 0),
+            0u)
+      << first.host_path();
+  EXPECT_TRUE(fs::is_directory(first.host_path()));
+  EXPECT_TRUE(fs::is_directory(second.host_path()));
+  EXPECT_FALSE(fs::exists(first.path())) << "nothing is made at the shared path";
+  EXPECT_FALSE(fs::exists(first.path() + ".lock"));
+  EXPECT_EQ(first.lock_path(), "");
+  std::string err;
+  ASSERT_TRUE(first.PointExeAt("/bin/true", &err)) << err;
+  EXPECT_EQ(fs::read_symlink(first.host_exe_link()), fs::canonical("/bin/true"));
+  // Gone, it takes what the runs left in it.
+  std::string gone_host;
+  {
+    WorkDir gone(Named(Key() + "-gone"), "");
+    gone_host = gone.host_path();
+    std::ofstream(gone_host + "/left") << "x";
+  }
+  EXPECT_FALSE(fs::exists(gone_host));
 }
 
 // The key is the whole definition: both sides of one comparison, and every
