@@ -81,9 +81,11 @@ void TakeSignals(sigset_t set) {
 void HandleInterruptions() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction now {};
+    if (sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;
+    sigaddset(&set, sig);
+  }
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread(TakeSignals, set).detach();
 }

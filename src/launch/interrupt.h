@@ -12,7 +12,10 @@ namespace workgate {
 
 /// Blocks SIGINT, SIGTERM and SIGHUP in every thread and takes them on a
 /// thread of its own. Call first thing in main(), before any other thread
-/// exists (threads inherit the blocked set).
+/// exists (threads inherit the blocked set). One that workgate was started
+/// with ignored stays ignored all along, as its starter asked: SIGHUP under
+/// `nohup`, SIGINT in a non-interactive shell's background job. (Blocked, an
+/// ignored signal would be kept pending and taken.)
 void HandleInterruptions();
 
 /// Returns at once unless an interruption has begun; then never returns: the

@@ -250,6 +250,19 @@ TEST_F(HostileTest, AHangupIsAnInterruptionToo) {
   ExpectNothingLeft();
 }
 
+// Started under nohup, workgate keeps the hangup ignored, as nohup asked,
+// and still ends on SIGTERM.
+TEST_F(HostileTest, AHangupIgnoredByItsStarterStaysIgnored) {
+  WorkgateProcess wg({"count", "--as-is", "--", HostileWorkload(), "sleep", "60"}, Env(),
+                     dir_.path(), {"/usr/bin/nohup"});
+  AwaitWorkload(wg);
+  wg.Signal(SIGHUP);
+  EXPECT_FALSE(wg.Wait(2).has_value()) << "the hangup ended workgate: " << wg.err();
+  wg.Signal(SIGTERM);
+  EXPECT_EQ(wg.Wait(30), 143) << wg.err();
+  ExpectNothingLeft();
+}
+
 TEST_F(HostileTest, ASecondSignalEndsWorkgateAtOnce) {
   auto wg = Start({"count", "--as-is", "--", HostileWorkload(), "sleep", "60"});
   AwaitWorkload(*wg);
