@@ -5,6 +5,7 @@
 
 #include "counter/perf_counter.h"
 #include "counter/valgrind_counter.h"
+#include "counter/vgcount_install.h"
 #include "machine/known_loop.h"
 #include "machine/perf_reason.h"
 #include "machine/system_info.h"
@@ -66,7 +67,8 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
                             const SystemInfo& info) {
   BackendChoice choice;
   const bool have_valgrind = !FindValgrind().path.empty();
-  const bool have_vgcount = have_valgrind && !FindVgcountLib().empty();
+  const VgcountStatus vgcount = CheckVgcount();
+  const bool have_vgcount = vgcount.unusable.empty();
   switch (request) {
     case BackendRequest::kPerf: {
       PerfCheck check = CheckPerf(events, info);
@@ -84,8 +86,9 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
       return choice;
     case BackendRequest::kVgcount:
       if (have_vgcount) return {BackendString(Backend::kVgcount), "requested"};
-      choice.reason = have_valgrind ? "vgcount was requested but the tool is not built"
-                                    : "vgcount was requested, but " + FindValgrind().missing;
+      choice.reason = !have_valgrind  ? "vgcount was requested, but " + FindValgrind().missing
+                      : vgcount.built ? "vgcount was requested, but " + vgcount.unusable
+                                      : "vgcount was requested but the tool is not built";
       return choice;
     case BackendRequest::kAuto:
       break;
@@ -104,9 +107,8 @@ BackendChoice ChooseBackend(BackendRequest request, const std::string& events,
   }
   if (have_valgrind) {
     return {BackendString(Backend::kCallgrind),
-            why_not_perf +
-                "; callgrind counts exactly instead (vgcount, the faster "
-                "tool, is not built)"};
+            why_not_perf + "; callgrind counts exactly instead (vgcount, the faster tool, " +
+                (vgcount.built ? "cannot run: " + vgcount.unusable : "is not built") + ")"};
   }
   choice.reason =
       why_not_perf + "; and no backend can count without Valgrind: " + FindValgrind().missing;

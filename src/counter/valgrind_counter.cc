@@ -20,6 +20,7 @@
 
 #include "counter/valgrind_messages.h"
 #include "counter/vgcount_channel.h"
+#include "counter/vgcount_install.h"
 #include "explain/callgrind_profile.h"
 #include "model/simulated_events.h"
 #include "machine/system_info.h"
@@ -250,13 +251,9 @@ std::string FindVgcountLib() {
 ValgrindCounter::ValgrindCounter(Tool tool) : tool_(tool) {
   if (FindValgrind().path.empty()) throw EnvironmentError(FindValgrind().missing);
   if (tool_ == Tool::kVgcount) {
-    vgcount_lib_ = FindVgcountLib();
-    if (vgcount_lib_.empty()) {
-      throw EnvironmentError(
-          "the vgcount Valgrind tool is not built (it needs Valgrind's tool-building files "
-          "from the valgrind package): no valgrind-lib holding it at " +
-          CompanionPlaces("valgrind-lib"));
-    }
+    const VgcountStatus vgcount = CheckVgcount();
+    if (!vgcount.unusable.empty()) throw EnvironmentError(vgcount.unusable);
+    vgcount_lib_ = vgcount.lib;
   }
 }
 

@@ -124,7 +124,8 @@ class ValgrindCounter : public Counter {
  public:
   enum class Tool { kCallgrind, kVgcount };
   /// Throws Error(kExitEnvironment) when Valgrind (or the vgcount tool) is
-  /// missing.
+  /// missing, or the tool was built against another Valgrind
+  /// (counter/vgcount_install.h).
   explicit ValgrindCounter(Tool tool);
   Backend backend() const override;
   std::string event() const override { return "Ir"; }

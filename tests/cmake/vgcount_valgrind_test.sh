@@ -62,6 +62,10 @@ expect_said "an untested Valgrind that vgcount compiles against is named as unte
   "vgcount: Valgrind 9.1.0 ($newer/lib/pkgconfig/valgrind.pc) is none of the Valgrinds vgcount is tested against ("
 expect_said "and vgcount is built against it, to run under its launcher" \
   "against Valgrind 9.1.0 ($newer/lib/pkgconfig/valgrind.pc), to run under $newer/bin/valgrind"
+record=$work/build/valgrind-lib/vgcount.valgrind
+expect_in "$record" "the build records that Valgrind's version beside the tool" \
+  "version: valgrind-9.1.0"
+expect_in "$record" "and its launcher" "launcher: $newer/bin/valgrind"
 
 older=$work/valgrind-3.1.0
 fake_valgrind "$older" 3.1.0

@@ -42,6 +42,8 @@ struct Machine {
   int perf_errno = ENOENT;
   bool valgrind = true;  // a valgrind that answers --version
   bool vgcount = true;   // a built vgcount tool beside the program
+  // The Valgrind version the tool's record names ("": no record).
+  std::string vgcount_valgrind{};
 };
 
 // What the program printed: ChooseBackend's choice, and MakeCounter's answer.
@@ -76,6 +78,10 @@ class FactoryTest : public ::testing::Test {
     fs::remove_all(lib);
     fs::create_directory(lib);
     if (m.vgcount) std::ofstream(lib + "/vgcount-amd64-linux");
+    if (!m.vgcount_valgrind.empty()) {
+      std::ofstream(lib + "/vgcount.valgrind")
+          << "version: " << m.vgcount_valgrind << "\nlauncher: /opt/vg/bin/valgrind\n";
+    }
     LaunchSpec spec;
     spec.argv = {program(), request, events, system};
     spec.env = {{"PATH", empty_path()}};
@@ -142,6 +148,34 @@ TEST_F(FactoryTest, AutoTakesCallgrindWhereVgcountIsNotBuilt) {
   EXPECT_NE(c.reason.find("(vgcount, the faster tool, is not built)"), std::string::npos)
       << c.reason;
   EXPECT_EQ(c.made, "made callgrind");
+}
+
+// vgcount built against another Valgrind than the one workgate runs is not
+// run: auto counts with callgrind and says why, a request for it is refused.
+TEST_F(FactoryTest, VgcountRunsOnlyUnderTheValgrindItWasBuiltAgainst) {
+  const std::string mismatch = "vgcount in " + dir_.path() +
+                               "/valgrind-lib was built against valgrind-3.22.0 "
+                               "(/opt/vg/bin/valgrind), but the Valgrind that workgate runs is "
+                               "valgrind-3.99.0 (" +
+                               RealPath(valgrind()) +
+                               "): set WORKGATE_VALGRIND=/opt/vg/bin/valgrind, or rebuild "
+                               "vgcount against valgrind-3.99.0";
+  Choice c = Choose({.perf = false, .vgcount_valgrind = "valgrind-3.22.0"}, "auto", kHardwareEvent,
+                    "kvm-without-pmu");
+  EXPECT_EQ(c.backend, "callgrind");
+  EXPECT_NE(c.reason.find("(vgcount, the faster tool, cannot run: " + mismatch + ")"),
+            std::string::npos)
+      << c.reason;
+  c = Choose({.vgcount_valgrind = "valgrind-3.22.0"}, "vgcount", kHardwareEvent, "");
+  EXPECT_EQ(c.backend, "");
+  EXPECT_EQ(c.reason, "vgcount was requested, but " + mismatch);
+  EXPECT_EQ(c.made, "error " + std::to_string(kExitEnvironment) +
+                        ": no usable counting backend: " + c.reason);
+  // Under its own Valgrind's version it counts.
+  c = Choose({.perf = false, .vgcount_valgrind = "valgrind-3.99.0"}, "auto", kHardwareEvent,
+             "kvm-without-pmu");
+  EXPECT_EQ(c.backend, "vgcount");
+  EXPECT_EQ(c.made, "made vgcount");
 }
 
 TEST_F(FactoryTest, AutoWithNothingThatCountsIsAnEnvironmentErrorWithEveryReason) {
