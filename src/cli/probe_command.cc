@@ -94,9 +94,12 @@ void DescribeBackends(const ProbeReport& report, std::string* out) {
   fmt::format_to(to, "valgrind    {}\n",
                  valgrind.path.empty() ? valgrind.missing
                                        : fmt::format("{} at {}", valgrind.version, valgrind.path));
-  fmt::format_to(
-      to, "vgcount     {}\n",
-      report.vgcount_built ? "built (workgate's own Valgrind counting tool)" : "not built");
+  const VgcountStatus& vgcount = report.vgcount;
+  fmt::format_to(to, "vgcount     {}\n",
+                 vgcount.unusable.empty() ? "built (workgate's own Valgrind counting tool)"
+                 : vgcount.built ? fmt::format("built, but cannot run: {}; {}", vgcount.unusable,
+                                               report.vgcount_fallback)
+                                 : "not built; " + report.vgcount_fallback);
   fmt::format_to(to, "pid ns      {}\n",
                  report.pid_namespace ? "workloads run as pid 2 of a fresh PID namespace"
                                       : "not available (needs root or user namespaces)");

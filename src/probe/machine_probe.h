@@ -9,6 +9,7 @@
 
 #include "counter/factory.h"
 #include "counter/valgrind_counter.h"
+#include "counter/vgcount_install.h"
 #include "machine/system_info.h"
 #include "probe/resolution.h"
 #include "util/exit_codes.h"
@@ -21,7 +22,10 @@ struct ProbeReport {
   std::string events;  // the perf events checked
   PerfCheck perf;
   ValgrindInstall valgrind;  // path empty: not found, and `missing` says why
-  bool vgcount_built = false;
+  VgcountStatus vgcount;     // `unusable` empty: vgcount counts here
+  /// Where vgcount cannot count: what counting with Valgrind falls back to,
+  /// and what that costs (VgcountFallback); empty where it counts.
+  std::string vgcount_fallback;
   bool pid_namespace = false;
   /// One per backend that can run here (perf, callgrind, vgcount, in that
   /// order), or one failed entry when the known loop is missing.
@@ -29,6 +33,11 @@ struct ProbeReport {
   BackendChoice auto_choice;  // backend empty: none can count
   int exit_code = kExitPass;  // kExitEnvironment when no backend can count
 };
+
+/// What counting with Valgrind falls back to where `vgcount` cannot count,
+/// and what that costs: callgrind where `valgrind` was found, else nothing.
+/// Empty where vgcount counts.
+std::string VgcountFallback(const VgcountStatus& vgcount, const ValgrindInstall& valgrind);
 
 /// Probes this machine for `events`, measuring each backend's resolution on
 /// the known loop at `known_loop` (empty: not found, which is reported as a

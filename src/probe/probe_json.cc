@@ -27,6 +27,12 @@ json ProbeToJson(const ProbeReport& report, const json& timed_selftest) {
   json resolutions = json::array();
   for (const Resolution& r : report.resolutions) resolutions.push_back(ResolutionToJson(r));
   const std::string& backend = report.auto_choice.backend;
+  const std::string& unusable = report.vgcount.unusable;
+  const std::string& fallback = report.vgcount_fallback;
+  const json vgcount = {{"built", report.vgcount.built},
+                        {"usable", unusable.empty()},
+                        {"reason", unusable.empty() ? json() : json(unusable)},
+                        {"fallback", fallback.empty() ? json() : json(fallback)}};
   return {{"schema_version", kProbeSchemaVersion},
           {"label", report.label},
           {"system", ToJson(report.system)},
@@ -39,7 +45,7 @@ json ProbeToJson(const ProbeReport& report, const json& timed_selftest) {
            {{"found", !report.valgrind.path.empty()},
             {"path", report.valgrind.path},
             {"version", report.valgrind.version}}},
-          {"vgcount", {{"built", report.vgcount_built}}},
+          {"vgcount", vgcount},
           {"pid_namespace", report.pid_namespace},
           {"resolution", resolutions},
           {"auto",

@@ -5,7 +5,10 @@
 // {"schema_version", "exit_code", "label" (probe --label; by default the hostname),
 //  "system": {...} (machine/system_info.h ToJson),
 //  "perf": {"event", "ok", "reason" (null when ok), "errno"},
-//  "valgrind": {"found", "path", "version"}, "vgcount": {"built"},
+//  "valgrind": {"found", "path", "version"},
+//  "vgcount": {"built", "usable", "reason" (why it cannot count; null when usable),
+//              "fallback" (what counting with Valgrind falls back to, and what that
+//              costs; null when usable)},
 //  "pid_namespace",
 //  "resolution": [{"backend", "ok": false, "error"} |
 //                 {"backend", "ok": true, "sizes": [small, large], "repeats",

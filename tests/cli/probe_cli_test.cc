@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -53,6 +54,41 @@ TEST_F(ProbeCliTest, ThisMachinesRowAndTheRunnersTable) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("| runner |", 0), 0u) << r.out;
   EXPECT_NE(r.err.find("runner-1"), std::string::npos) << r.err;
+}
+
+// Where vgcount cannot count, the probe's vgcount line says why, what
+// counting with Valgrind falls back to, and what that costs; so does its JSON.
+TEST_F(ProbeCliTest, VgcountThatCannotCountNamesWhatTakesItsPlaceAndTheCost) {
+  const std::string lib = Path("valgrind-lib");
+  std::filesystem::create_directory(lib);
+  auto env = MinimalEnvironment(dir_.path());
+  env["WORKGATE_VGCOUNT_LIB"] = lib;
+  const std::string fallback =
+      "counting with Valgrind falls back to callgrind, which counts the same instructions 4.3x "
+      "to 4.6x slower";
+  LaunchResult r = Run({"probe", "--json", "probe.json"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nvgcount     not built; " + fallback), std::string::npos) << r.out;
+  nlohmann::json vgcount = ReadJson("probe.json")["vgcount"];
+  EXPECT_EQ(vgcount["usable"], false);
+  EXPECT_EQ(vgcount["fallback"].get<std::string>().rfind(fallback, 0), 0u) << vgcount;
+
+  // Built against another Valgrind than the one found.
+  std::ofstream(lib + "/vgcount-amd64-linux");
+  std::ofstream(lib + "/vgcount.valgrind") << "version: valgrind-2.0.0\nlauncher: /v/valgrind\n";
+  r = Run({"probe"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nvgcount     built, but cannot run: vgcount in " + lib +
+                       " was built against valgrind-2.0.0 (/v/valgrind), but the Valgrind that "
+                       "workgate runs is "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("set WORKGATE_VALGRIND=/v/valgrind, or rebuild vgcount against "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("; " + fallback), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backend     auto chooses "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("resolution  vgcount"), std::string::npos) << r.out;
 }
 
 TEST_F(ProbeCliTest, MergeRefusesWhatIsNoProbeNamingIt) {

@@ -17,7 +17,7 @@ ProbeReport NoPmuMachine() {
   p.perf.reason = "this hypervisor exposes no PMU";
   p.perf.open_errno = 2;
   p.valgrind = {"/usr/bin/valgrind", "valgrind-3.19.0", ""};
-  p.vgcount_built = true;
+  p.vgcount = {true, "/usr/lib/workgate/valgrind-lib", ""};
   p.pid_namespace = true;
   p.resolutions = {
       ResolutionFromCounts("callgrind", {200'020, 200'020, 200'020}, {400'020, 400'020, 400'020}),
@@ -44,7 +44,8 @@ TEST(ProbeJsonTest, HasEveryPartAndASchemaVersion) {
                              {"errno", 2}}));
   EXPECT_EQ(j["valgrind"],
             json({{"found", true}, {"path", "/usr/bin/valgrind"}, {"version", "valgrind-3.19.0"}}));
-  EXPECT_EQ(j["vgcount"], json({{"built", true}}));
+  EXPECT_EQ(j["vgcount"],
+            json({{"built", true}, {"usable", true}, {"reason", nullptr}, {"fallback", nullptr}}));
   EXPECT_EQ(j["pid_namespace"], true);
   EXPECT_EQ(j["auto"]["backend"], "vgcount");
   EXPECT_EQ(j["auto"]["reason"], "perf cannot count instructions:u: no PMU");
@@ -78,6 +79,39 @@ TEST(ProbeJsonTest, NoBackendIsNullAndExitFive) {
   EXPECT_TRUE(j["auto"]["backend"].is_null());
   EXPECT_EQ(j["exit_code"], 5);
   EXPECT_TRUE(j["perf"]["reason"].is_null());  // counted: no reason
+}
+
+// Where vgcount cannot count, the probe says why, what counting with
+// Valgrind falls back to, and what that costs.
+TEST(ProbeJsonTest, VgcountThatCannotCountSaysWhatTakesItsPlaceAndTheCost) {
+  ProbeReport p = NoPmuMachine();
+  p.vgcount = {false, "", "the vgcount Valgrind tool is not built"};
+  p.vgcount_fallback = VgcountFallback(p.vgcount, p.valgrind);
+  json j = ProbeToJson(p)["vgcount"];
+  EXPECT_EQ(j["built"], false);
+  EXPECT_EQ(j["usable"], false);
+  EXPECT_EQ(j["reason"], "the vgcount Valgrind tool is not built");
+  ASSERT_TRUE(j["fallback"].is_string());
+  const std::string fallback = j["fallback"];
+  EXPECT_EQ(fallback.rfind("counting with Valgrind falls back to callgrind, ", 0), 0u) << fallback;
+  // What it costs: time, and a count the candidate can reach.
+  EXPECT_NE(fallback.find("4.3x to 4.6x slower"), std::string::npos) << fallback;
+  EXPECT_NE(fallback.find("in the candidate's reach"), std::string::npos) << fallback;
+  EXPECT_NE(fallback.find("client requests"), std::string::npos) << fallback;
+
+  // Built against another Valgrind: built, not usable, the same fallback.
+  p.vgcount = {true, "/opt/wg/lib/workgate/valgrind-lib", "built against valgrind-3.22.0"};
+  j = ProbeToJson(p)["vgcount"];
+  EXPECT_EQ(j["built"], true);
+  EXPECT_EQ(j["usable"], false);
+  EXPECT_EQ(j["fallback"], fallback);
+
+  // Without Valgrind nothing takes vgcount's place.
+  p.valgrind = {"", "", "valgrind is not on PATH"};
+  EXPECT_EQ(VgcountFallback(p.vgcount, p.valgrind),
+            "without Valgrind, callgrind cannot count either: only perf can");
+  // Where vgcount counts there is no fallback to speak of.
+  EXPECT_EQ(VgcountFallback({true, "/usr/lib/workgate/valgrind-lib", ""}, p.valgrind), "");
 }
 
 }  // namespace

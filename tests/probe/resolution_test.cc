@@ -118,7 +118,7 @@ TEST(MachineProbeTest, EveryBackendThatCanRunIsMeasured) {
   std::vector<std::string> expected;
   if (p.perf.ok) expected.push_back("perf");
   expected.push_back("callgrind");
-  if (p.vgcount_built) expected.push_back("vgcount");
+  if (p.vgcount.unusable.empty()) expected.push_back("vgcount");
   std::vector<std::string> measured;
   for (const Resolution& r : p.resolutions) {
     measured.push_back(r.backend);
