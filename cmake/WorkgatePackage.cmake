@@ -18,7 +18,8 @@
 #   the installed valgrind-lib/ links to; another version is another core, so
 #   apt must not pair them. Upgrading valgrind means rebuilding this package,
 #   as it means rebuilding the build tree. Without vgcount, valgrind is only
-#   recommended: perf alone can count.
+#   recommended: perf alone can count. vgcount built against a Valgrind
+#   installed from source has no package to name.
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME workgate)
@@ -41,7 +42,23 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 
-if(TARGET vgcount_tool)
+# Whether the Valgrind vgcount is built against is Debian's package (its
+# valgrind.pc is the package's) or one installed from source, which no
+# package provides: Debian's valgrind, installed or not, is another one.
+set(WORKGATE_VGCOUNT_FROM_SOURCE OFF)
+if(TARGET vgcount_tool AND NOT VGCOUNT_VALGRIND_ROOT)
+  execute_process(COMMAND dpkg-query -S ${WORKGATE_VGCOUNT_VALGRIND_PC}
+    RESULT_VARIABLE valgrind_pc_owner OUTPUT_QUIET ERROR_QUIET)
+  if(NOT valgrind_pc_owner EQUAL 0)
+    set(WORKGATE_VGCOUNT_FROM_SOURCE ON)
+  endif()
+endif()
+if(WORKGATE_VGCOUNT_FROM_SOURCE)
+  message(STATUS "package: vgcount is built against the Valgrind of "
+                 "${WORKGATE_VGCOUNT_VALGRIND_PC}, which belongs to no installed Debian "
+                 "package; the .deb names no valgrind, and its vgcount runs only where that "
+                 "Valgrind is installed")
+elseif(TARGET vgcount_tool)
   execute_process(COMMAND dpkg-query -W -f=\${Version} valgrind
     OUTPUT_VARIABLE WORKGATE_VALGRIND_DEB_VERSION RESULT_VARIABLE valgrind_query
     ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
