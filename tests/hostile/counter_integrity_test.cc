@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -96,8 +97,22 @@ class HostileCounterTest : public ::testing::Test {
 // log); it writes a forged count there and is killed, so no count of its own
 // follows. The dup2 itself makes the run invalid, and the forged message,
 // without its process's token, is named as forged too.
+// Whether the Valgrind found lets a program duplicate Valgrind's reserved
+// descriptors: from 3.26.0 on, whose system call wrappers check more of the
+// descriptors they are given, dup2(2) of one (and fstat, and others, but not
+// sendmsg) fails with EBADF.
+bool ValgrindLetsDup2ReachItsDescriptors() {
+  unsigned major = 0, minor = 0;
+  return std::sscanf(FindValgrind().version.c_str(), "valgrind-%u.%u", &major, &minor) == 2 &&
+         (major < 3 || (major == 3 && minor < 26));
+}
+
 TEST_F(HostileCounterTest, ACountForgedThroughDup2IsInvalid) {
-  ExpectInvalid("forge-dup2", {"called dup2", "could be forged", "that its vgcount did not send"});
+  // The dup2 alone makes the run invalid; where it succeeds, the message
+  // forged through the copy is also refused, lacking the process's token.
+  std::vector<std::string> said = {"called dup2", "could be forged"};
+  if (ValgrindLetsDup2ReachItsDescriptors()) said.push_back("that its vgcount did not send");
+  ExpectInvalid("forge-dup2", said);
 }
 
 TEST_F(HostileCounterTest, IoUringIsInvalid) {

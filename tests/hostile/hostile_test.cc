@@ -789,8 +789,8 @@ TEST_F(HostileTest, AChildAdoptedBeforeItFirstRanIsStillItsParents) {
 }
 
 // A program that sends its own count on vgcount's channel (sendmsg on every
-// socket it holds, the reserved one included): the count is invalid (3),
-// and the message says which call could have forged it.
+// descriptor it may hold, the reserved one included): the count is invalid
+// (3), and the message says which call could have forged it.
 TEST_F(HostileTest, ACountForgedOnTheChannelIsInvalid) {
 #ifndef WORKGATE_VGCOUNT_BUILT
   WORKGATE_REQUIRE_TOOL(false, "CMake did not build vgcount");
