@@ -235,11 +235,21 @@ void SettleStability(const StabilityPlan& plan, Counter& counter, const Workload
           std::max(target, std::min(plan.max_repeat, static_cast<int>(s.result->counts.size())));
     }
     while (true) {
-      for (CountableSide& s : sides) {
-        const int have = static_cast<int>(s.result->counts.size());
-        if (s.countable() && have > 0 && have < target) {
-          plan.progress(fmt::format("{}  {}  unstable: counting {} times", w.name, s.name, target));
-          CountMore(plan, counter, w, dir, target - have, "", &s);
+      // One count a side in turn (AB AB ...), not one side's counts in a
+      // row: a change of the machine's load while they run, which moves a
+      // threaded program's schedule and so its work, then weighs on both
+      // builds alike instead of on the one counted later.
+      for (bool counted = true; counted;) {
+        counted = false;
+        for (CountableSide& s : sides) {
+          const int have = static_cast<int>(s.result->counts.size());
+          if (!s.countable() || !s.result->error.empty() || have == 0 || have >= target) {
+            continue;  // a count that failed ends its side's counts
+          }
+          plan.progress(fmt::format("{}  {}  unstable: count {} of {}", w.name, s.name, have + 1,
+                                    target));
+          CountMore(plan, counter, w, dir, 1, "", &s);
+          counted = true;
         }
       }
       MeasureSpread(*r, &st.spread, &st.spread_ppm);

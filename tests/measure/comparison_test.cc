@@ -8,6 +8,8 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -196,12 +198,16 @@ class RecordingCounter : public Counter {
     builds.push_back(LinkedBuild(spec));
     run.launch = Launch(spec);
     MarkFailedLaunch(&run, spec.timeout_seconds);
-    run.events = {EventCount{event(), 1000, 1, 1}};
+    // Varying: each run of a build counts one more than its last.
+    const uint64_t value = varying ? 1000 + runs_of[builds.back()]++ : 1000;
+    run.events = {EventCount{event(), value, 1, 1}};
     if (after_run) after_run(builds.back());
     return run;
   }
   std::vector<std::string> builds;
   std::function<void(const std::string& build)> after_run;  // called after each run
+  bool varying = false;
+  std::map<std::string, uint64_t> runs_of;
 
  private:
   std::string backend_;
@@ -225,6 +231,25 @@ TEST_F(ComparisonTest, PerfRepeatsAlternateBetweenTheBuilds) {
   RecordingCounter vgcount("vgcount");
   RunComparison(plan, vgcount, &report, {});
   EXPECT_EQ(vgcount.builds, (std::vector<std::string>{"a", "a", "a", "a", "b", "b", "b", "b"}));
+}
+
+TEST_F(ComparisonTest, AnUnstableWorkloadsRepeatsAlternateBetweenTheBuilds) {
+  // Counts that vary from run to run: the counts an interval needs come one
+  // a side in turn, so that a load that changes meanwhile weighs on both.
+  const std::string a = BuildDirWith(dir_.path() + "/a", "prog", "#!/bin/sh\nexit 0\n");
+  const std::string b = BuildDirWith(dir_.path() + "/b", "prog", "#!/bin/sh\nexit 0\n");
+  ComparisonPlan plan = Plan(a, b);
+  plan.stability = StabilityMode::kAlways;
+  RecordingCounter vgcount("vgcount");
+  vgcount.varying = true;
+  CompareReport report;
+  RunComparison(plan, vgcount, &report, {});
+  ASSERT_EQ(report.workloads.size(), 1u);
+  EXPECT_TRUE(report.workloads[0].stability.unstable);
+  ASSERT_GE(vgcount.builds.size(), 6u);
+  for (size_t i = 0; i < vgcount.builds.size(); ++i) {
+    EXPECT_EQ(vgcount.builds[i], i % 2 == 0 ? "a" : "b") << "run " << i;
+  }
 }
 
 TEST_F(ComparisonTest, SettleNeedsRunsSaysExactlyWhenTheCheckCounts) {
