@@ -529,9 +529,10 @@ const NamespaceSupport& Namespaces() {
 
 bool PidNamespaceAvailable() { return Namespaces().pid; }
 
-std::string HostPath(const LaunchSpec& spec, const std::string& path) {
-  if (spec.cwd_source.empty() || !PathIsWithin(path.c_str(), spec.cwd.c_str())) return path;
-  return spec.cwd_source + path.substr(spec.cwd.size());
+std::string HostPath(const std::string& path, const std::string& cwd,
+                     const std::string& cwd_source) {
+  if (cwd_source.empty() || !PathIsWithin(path.c_str(), cwd.c_str())) return path;
+  return cwd_source + path.substr(cwd.size());
 }
 
 bool BindableInRuns(const std::string& path) {

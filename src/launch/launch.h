@@ -123,9 +123,17 @@ LaunchResult Launch(const LaunchSpec& spec);
 /// once by forking a child that tries.
 bool PidNamespaceAvailable();
 
-/// `path` as this machine has it: one under spec.cwd lies under
-/// spec.cwd_source where that is set; any other is `path` itself.
-std::string HostPath(const LaunchSpec& spec, const std::string& path);
+/// `path` as this machine has it, where a run has the directory `cwd` bound
+/// from `cwd_source`: one under `cwd` lies under `cwd_source`; any other,
+/// and every one where `cwd_source` is empty, is `path` itself.
+std::string HostPath(const std::string& path, const std::string& cwd,
+                     const std::string& cwd_source);
+
+/// `path` as this machine has it, for the run of `spec` (its cwd and
+/// cwd_source).
+inline std::string HostPath(const LaunchSpec& spec, const std::string& path) {
+  return HostPath(path, spec.cwd, spec.cwd_source);
+}
 
 /// Whether every launch with a PID namespace gives its run the directory
 /// that holds `path` fresh (a tmpfs of its own: /tmp, /var/tmp or /dev/shm,

@@ -204,9 +204,8 @@ ManifestScope SideCounter::Scope(const WorkDir& dir, const std::string& exe,
 void SideCounter::CountUncached(const SideRequest& request, CachedSide* out) const {
   const SideRun side = RunOf(request.w, request.dir, request.exe);
   out->counted = CountWorkload(counter_, side, request.count);
-  const bool own_dir = !options_.as_is;
-  const RunIdentity run{out->counted.argv, out->counted.env, own_dir ? side.dir.path() : "",
-                        own_dir && side.dir.bound() ? side.dir.host_path() : ""};
+  RunIdentity run{out->counted.argv, out->counted.env, "", ""};
+  SetRunDirectory(side, &run);
   FingerprintSide(common_, side, run, &out->fingerprint, &out->fingerprint_error);
 }
 

@@ -91,9 +91,14 @@ bool PlanCountedRun(const SideRun& side, RunIdentity* run, std::string* err) {
   }
   run->argv = spec.argv;
   run->env = spec.env;
-  run->cwd = side.options.as_is ? "" : side.dir.path();
-  if (!side.options.as_is && side.dir.bound()) run->host_cwd = side.dir.host_path();
+  SetRunDirectory(side, run);
   return true;
+}
+
+void SetRunDirectory(const SideRun& side, RunIdentity* run) {
+  const bool own = !side.options.as_is;
+  run->cwd = own ? side.dir.path() : "";
+  run->host_cwd = own && side.dir.bound() ? side.dir.host_path() : "";
 }
 
 namespace {

@@ -94,6 +94,11 @@ std::string ExecutedFile(const LaunchOptions& options, const std::string& exe);
 /// and directory. False with `*err` as CountWorkload's side would be invalid.
 bool PlanCountedRun(const SideRun& side, RunIdentity* run, std::string* err);
 
+/// The directory of `side`'s runs in `*run`: its private directory as the
+/// runs see it and, where they have it bound, as this machine has it; none
+/// with --as-is.
+void SetRunDirectory(const SideRun& side, RunIdentity* run);
+
 /// Makes `c` invalid when the primary event of one of its runs was
 /// multiplexed: the kernel counted it for only part of the run, and a delta
 /// built on a partial figure would be wrong by an unknown amount (workgate

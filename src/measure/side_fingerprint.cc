@@ -7,7 +7,7 @@
 
 #include "counter/counter.h"
 #include "identity/fingerprint.h"
-#include "launch/file_system.h"
+#include "launch/launch.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/sha256.h"
@@ -31,13 +31,9 @@ bool MeasuredProgram(const std::string& exe, const RunIdentity& run, std::string
     const auto path = run.env.find("PATH");
     std::string found =
         SearchPath(run.argv[0], path != run.env.end() ? path->second : "/usr/bin:/bin");
-    const std::string& cwd = run.host_cwd.empty() ? run.cwd : run.host_cwd;
-    if (!found.empty() && found[0] != '/' && !cwd.empty()) found = cwd + "/" + found;
+    if (!found.empty() && found[0] != '/' && !run.cwd.empty()) found = run.cwd + "/" + found;
     // A path in the run's directory, where this machine has it.
-    if (!run.host_cwd.empty() && PathIsWithin(found.c_str(), run.cwd.c_str())) {
-      found = run.host_cwd + found.substr(run.cwd.size());
-    }
-    *program = found.empty() ? "" : RealPath(found);
+    *program = found.empty() ? "" : RealPath(HostPath(found, run.cwd, run.host_cwd));
   }
   if (!program->empty()) return true;
   *err = fmt::format("cannot find the program that ran ({})",
