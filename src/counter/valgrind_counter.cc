@@ -300,7 +300,7 @@ std::string UsePrivateTmpdir(LaunchSpec* spec) {
   const std::string host = HostPath(*spec, tmp);
   if (mkdir(host.c_str(), 0700) == 0) return host;
   struct stat st;
-  if (errno == EEXIST && lstat(tmp.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "";
+  if (errno == EEXIST && lstat(host.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "";
   throw EnvironmentError(
       fmt::format("cannot create Valgrind's temporary directory {}: {}", tmp, strerror(errno)));
 }

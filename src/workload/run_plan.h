@@ -44,7 +44,8 @@ std::string WorkDirKey(const Workload& w, const std::string& suite_dir);
 
 /// A workload's private directory, as its runs see it at
 /// $TMPDIR/workgate-<uid>/w<16 hex digits of a hash of the workload's whole
-/// definition and its suite's folder> (/tmp without TMPDIR): the same path
+/// definition and its suite's folder> (/tmp without TMPDIR; where it is
+/// bound, below, /tmp whatever TMPDIR says): the same path
 /// on every run and for both sides, so programs that look at their path,
 /// argv[0] or working directory see the same text, and a stored count's
 /// working directory is the one a later count of the same workload has.
