@@ -18,10 +18,12 @@
 #include <string_view>
 #include <vector>
 
+#include "counter/debug_view.h"
 #include "counter/valgrind_messages.h"
 #include "counter/vgcount_channel.h"
 #include "counter/vgcount_install.h"
 #include "explain/callgrind_profile.h"
+#include "identity/shared_libraries.h"
 #include "model/simulated_events.h"
 #include "machine/system_info.h"
 #include "util/cleanup.h"
@@ -352,9 +354,33 @@ struct RunFiles {
 constexpr const char* kLogPrefix = "valgrind.log.";
 // vgcount's per-function profile of each process, in callgrind's format.
 constexpr const char* kVgcountProfilePrefix = "vgcount.profile.";
-// Where Valgrind looks for an object's detached debug information (by build
-// ID, and by .gnu_debuglink), as Debian's -dbg and -dbgsym packages install it.
-constexpr const char* kDetachedDebugInfoDir = "/usr/lib/debug";
+// The decompressed copies of the detached debug files a run that reads them
+// takes in their place (counter/debug_view.h): those of the program, of the
+// objects the loader would map for it, and of those earlier runs opened.
+std::vector<FileInPlace> DebugFilesInPlace(const LaunchSpec& spec) {
+  DebugFileCopies* copies = SharedDebugFileCopies();
+  if (copies == nullptr || !spec.new_pid_namespace) return {};
+  std::string program = spec.exec_path.empty() ? spec.argv[0] : spec.exec_path;
+  if (program.find('/') == std::string::npos) {
+    const auto path = spec.env.find("PATH");
+    program = SearchPath(program, path != spec.env.end() ? path->second : "");
+  } else if (program[0] != '/') {
+    program = spec.cwd + "/" + program;
+  }
+  std::vector<std::string> objects;
+  if (!program.empty()) {
+    program = HostPath(spec, program);
+    objects.push_back(program);
+    std::vector<LoadedObject> loaded;
+    std::string ignored;
+    if (ResolveSharedLibraries(program, LoaderInputsOf(spec.env), &loaded, &ignored)) {
+      for (const LoadedObject& object : loaded) {
+        if (!object.path.empty()) objects.push_back(object.path);
+      }
+    }
+  }
+  return copies->For(objects);
+}
 
 // Callgrind's simulation for CountOptions::simulate: its cache and branch
 // predictor models on one fixed cache geometry (size, associativity, line
@@ -570,6 +596,11 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // Valgrind loads the tool from there inside the workload's namespace,
     // whose fresh /tmp would hide a workgate installed under it.
     run_spec.readonly_dirs.push_back(vgcount_lib_);
+  }
+  // A run that reads the detached debug files (for the lines of a profile)
+  // reads them decompressed, once for all runs (counter/debug_view.h).
+  if (tool_ == Tool::kCallgrind || !options.keep_profiles_dir.empty()) {
+    run_spec.files_in_place = DebugFilesInPlace(spec);
   }
   if (options.region) run_spec.argv.push_back("--collect-atstart=no");
   run_spec.argv.push_back(spec.exec_path.empty() ? spec.argv[0] : spec.exec_path);
@@ -801,6 +832,18 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     }
     std::sort(run.inputs.begin(), run.inputs.end(), InputRecordBefore);
     run.inputs.erase(std::unique(run.inputs.begin(), run.inputs.end()), run.inputs.end());
+    // What the run mapped that the files did not say (a dlopen()ed module):
+    // later runs that read debug files get those copies too.
+    if (DebugFileCopies* copies = SharedDebugFileCopies();
+        copies != nullptr && !options.keep_profiles_dir.empty()) {
+      std::vector<std::string> opened;
+      for (const InputRecord& record : run.inputs) {
+        if (record.kind == InputRecord::Kind::kOpen && S_ISREG(record.mode)) {
+          opened.push_back(record.path);
+        }
+      }
+      copies->Remember(opened);
+    }
   }
   // vgcount's simulated events, over every process and part: a process
   // that counted without them leaves the figures unknown, never smaller.

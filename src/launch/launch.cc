@@ -233,6 +233,9 @@ std::vector<PathToBind> BoundPaths(const LaunchSpec& spec) {
     const std::string host = HostPath(spec, path);
     out.push_back({path, mode, host != path ? host : ""});
   }
+  for (const FileInPlace& file : spec.files_in_place) {
+    out.push_back({file.path, BoundPath::kReadOnly, file.source});
+  }
   return out;
 }
 

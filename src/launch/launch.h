@@ -30,6 +30,13 @@ class ChildSetup {
   virtual bool WorkloadKeepsFds() const { return false; }
 };
 
+/// A file a contained run sees at `path` in place of what is there: the
+/// file `source` of this machine (LaunchSpec::files_in_place).
+struct FileInPlace {
+  std::string path;
+  std::string source;
+};
+
 struct LaunchSpec {
   std::vector<std::string> argv;  // argv[0] as the program sees it
   std::string exec_path;          // the path given to execve; empty: argv[0]
@@ -63,6 +70,11 @@ struct LaunchSpec {
   /// what it has no use for, such as the detached debug information of
   /// /usr/lib/debug for a count that keeps no profile.
   std::vector<std::string> hidden_dirs;
+  /// Files a contained run sees in place of others, read-only: the
+  /// decompressed copies of detached debug files (counter/debug_view.h).
+  /// Where the run's file system stays the machine's (a chroot, an old
+  /// kernel), it reads the files themselves.
+  std::vector<FileInPlace> files_in_place;
   /// Sets RLIMIT_NOFILE's soft and hard limits both to kPinnedFdLimit (or
   /// the hard limit, when lower): what vgcount's channel needs to stay in
   /// Valgrind's reserved descriptors across exec (counter/vgcount_channel.h).

@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "store/result_store.h"
+#include "util/paths.h"
 
 namespace workgate {
 namespace {
@@ -23,13 +24,6 @@ std::string FormatUtc(time_t t, const char* format) {
   char text[32];
   strftime(text, sizeof text, format, &utc);
   return text;
-}
-
-// An absolute path in `name`, or "" (unset, empty and relative all count as
-// unset, as the XDG base directory specification says of relative paths).
-std::string AbsoluteVariable(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && value[0] == '/' ? value : "";
 }
 
 bool Exists(const std::string& path) {
@@ -121,14 +115,8 @@ bool MarkedAsStore(const std::string& path) {
 }
 
 std::string DefaultStorePath(std::string* why) {
-  if (std::string xdg = AbsoluteVariable("XDG_CACHE_HOME"); !xdg.empty()) {
-    return xdg + "/workgate/results.sqlite3";
-  }
-  if (std::string home = AbsoluteVariable("HOME"); !home.empty()) {
-    return home + "/.cache/workgate/results.sqlite3";
-  }
-  *why = "neither XDG_CACHE_HOME nor HOME is set to an absolute path";
-  return "";
+  const std::string dir = CacheDirectory(why);
+  return dir.empty() ? "" : dir + "/results.sqlite3";
 }
 
 std::string UtcNow() { return FormatUtc(time(nullptr), "%Y-%m-%dT%H:%M:%SZ"); }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -81,6 +82,24 @@ bool PlainFileName(const std::string& name) {
     if (!ok) return false;
   }
   return true;
+}
+
+namespace {
+
+// An absolute path in `name`, or "" (unset, empty and relative all count as
+// unset, as the XDG base directory specification says of relative paths).
+std::string AbsoluteVariable(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] == '/' ? value : "";
+}
+
+}  // namespace
+
+std::string CacheDirectory(std::string* why) {
+  if (std::string xdg = AbsoluteVariable("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/workgate";
+  if (std::string home = AbsoluteVariable("HOME"); !home.empty()) return home + "/.cache/workgate";
+  *why = "neither XDG_CACHE_HOME nor HOME is set to an absolute path";
+  return "";
 }
 
 std::string RealPath(const std::string& path) {

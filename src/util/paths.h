@@ -31,6 +31,12 @@ std::string SearchPath(const std::string& name, const std::string& path_list);
 /// of. What a file named by a stored profile must be.
 bool PlainFileName(const std::string& name);
 
+/// workgate's cache directory: $XDG_CACHE_HOME/workgate, else
+/// $HOME/.cache/workgate (a relative or empty variable counts as unset, as
+/// the XDG base directory specification says). "" with `*why` when neither
+/// is set. Not made here.
+std::string CacheDirectory(std::string* why);
+
 /// An absolute, symlink-free form of `path`; empty when it does not exist.
 std::string RealPath(const std::string& path);
 

@@ -1,0 +1,318 @@
+#include "counter/debug_view.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string_view>
+
+#include "util/paths.h"
+
+namespace workgate {
+
+namespace {
+
+// libelf's version handshake, once per process.
+bool ElfLibraryReady() {
+  static const bool ready = elf_version(EV_CURRENT) != EV_NONE;
+  return ready;
+}
+
+struct ElfCloser {
+  void operator()(Elf* elf) const { elf_end(elf); }
+};
+using ElfHandle = std::unique_ptr<Elf, ElfCloser>;
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string Hex(const unsigned char* bytes, size_t n) {
+  std::string out;
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) out += fmt::format("{:02x}", bytes[i]);
+  return out;
+}
+
+// The build ID in the notes of `elf`'s SHT_NOTE sections, as the program
+// headers of a detached debug file may not point at them.
+std::string BuildIdOf(Elf* elf) {
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    size_t offset = 0;
+    GElf_Nhdr note;
+    size_t name_at = 0;
+    size_t desc_at = 0;
+    while ((offset = gelf_getnote(data, offset, &note, &name_at, &desc_at)) > 0) {
+      const auto* bytes = static_cast<const unsigned char*>(data->d_buf);
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && note.n_descsz > 0 &&
+          memcmp(bytes + name_at, "GNU", 4) == 0) {
+        return Hex(bytes + desc_at, note.n_descsz);
+      }
+    }
+  }
+  return "";
+}
+
+bool SectionIsCompressed(Elf* elf, size_t shstrndx, Elf_Scn* scn, bool* gnu_style) {
+  GElf_Shdr shdr;
+  if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS) return false;
+  const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+  *gnu_style = name != nullptr && std::string_view(name).starts_with(".zdebug");
+  return (shdr.sh_flags & SHF_COMPRESSED) != 0 || *gnu_style;
+}
+
+// Copies the file `from` to the descriptor `to`, byte for byte.
+bool CopyBytes(const std::string& from, int to, std::string* why) {
+  Fd in(open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.get() < 0) {
+    *why = fmt::format("cannot open {}: {}", from, strerror(errno));
+    return false;
+  }
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(in.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *why = fmt::format("cannot read {}: {}", from, strerror(errno));
+      return false;
+    }
+    if (n == 0) return true;
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = write(to, buffer + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        *why = fmt::format("cannot write the copy: {}", strerror(errno));
+        return false;
+      }
+      done += w;
+    }
+  }
+}
+
+// Decompresses every compressed section of the ELF file open for reading
+// and writing at `fd`, in place; libelf lays the file out anew. Sets
+// `*decompressed` to how many sections were.
+bool DecompressSections(int fd, int* decompressed, std::string* why) {
+  ElfHandle elf(elf_begin(fd, ELF_C_RDWR, nullptr));
+  size_t shstrndx = 0;
+  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF ||
+      elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
+    *why = fmt::format("not an ELF file libelf can read: {}", elf_errmsg(-1));
+    return false;
+  }
+  *decompressed = 0;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf.get(), scn)) != nullptr) {
+    bool gnu_style = false;
+    if (!SectionIsCompressed(elf.get(), shstrndx, scn, &gnu_style)) continue;
+    if ((gnu_style ? elf_compress_gnu(scn, 0, 0) : elf_compress(scn, 0, 0)) < 0) {
+      *why = fmt::format("cannot decompress a section: {}", elf_errmsg(-1));
+      return false;
+    }
+    ++*decompressed;
+  }
+  if (*decompressed > 0 && elf_update(elf.get(), ELF_C_WRITE) < 0) {
+    *why = fmt::format("cannot write the decompressed file: {}", elf_errmsg(-1));
+    return false;
+  }
+  return true;
+}
+
+// Removes the copies of build ID `id` in `dir` other than `keep`: those of
+// an earlier version of its debug file, and temporary files of a workgate
+// that stopped halfway (older than a minute).
+void RemoveOtherCopies(const std::string& dir, const std::string& id, const std::string& keep) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  const time_t now = time(nullptr);
+  while (const dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (name.starts_with(id + ".") && name != keep) {
+      unlink(path.c_str());
+    } else if (name.starts_with(".tmp.") && lstat(path.c_str(), &st) == 0 &&
+               now - st.st_mtime > 60) {
+      unlink(path.c_str());
+    }
+  }
+  closedir(d);
+}
+
+// What names a file as it is now: its size and modification time.
+std::string Stamp(const struct stat& st) {
+  return fmt::format("{}.{}.{}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+}  // namespace
+
+std::string ElfBuildId(const std::string& path) {
+  if (!ElfLibraryReady()) return "";
+  // Non-blocking: the path may have become a FIFO since it was looked at.
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat st;
+  if (fd.get() < 0 || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  ElfHandle elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
+  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) return "";
+  return BuildIdOf(elf.get());
+}
+
+std::string DetachedDebugFile(const std::string& object, const std::string& debug_root) {
+  const std::string id = ElfBuildId(object);
+  if (id.size() < 3) return "";
+  const std::string path = debug_root + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? path : "";
+}
+
+DebugFileCopies::DebugFileCopies(std::string dir, std::string debug_root)
+    : dir_(std::move(dir)), debug_root_(std::move(debug_root)) {}
+
+std::string DebugFileCopies::DebugFileOf(const std::string& object) {
+  struct stat st;
+  // Only regular files: a path a run opened may name a FIFO or a device.
+  if (stat(object.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  const std::string key = object + "\n" + Stamp(st);
+  if (const auto found = debug_files_.find(key); found != debug_files_.end()) return found->second;
+  return debug_files_[key] = DetachedDebugFile(object, debug_root_);
+}
+
+std::vector<FileInPlace> DebugFileCopies::For(const std::vector<std::string>& objects) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> debug_files;
+  for (const std::string& object : objects) debug_files.push_back(DebugFileOf(object));
+  debug_files.insert(debug_files.end(), remembered_.begin(), remembered_.end());
+  std::vector<FileInPlace> out;
+  for (const std::string& debug_file : debug_files) {
+    if (debug_file.empty() || out.size() == kMaxFilesInPlace) continue;
+    bool seen = false;
+    for (const FileInPlace& f : out) seen = seen || f.path == debug_file;
+    if (seen) continue;
+    std::string ignored;
+    if (std::string copy = CopyLocked(debug_file, &ignored); !copy.empty()) {
+      out.push_back({debug_file, copy});
+    }
+  }
+  return out;
+}
+
+void DebugFileCopies::Remember(const std::vector<std::string>& paths) {
+  std::lock_guard lock(mu_);
+  for (const std::string& path : paths) {
+    if (remembered_.size() == kMaxFilesInPlace) return;
+    const std::string debug_file = DebugFileOf(path);
+    if (debug_file.empty()) continue;
+    if (std::find(remembered_.begin(), remembered_.end(), debug_file) == remembered_.end()) {
+      remembered_.push_back(debug_file);
+    }
+  }
+}
+
+std::string DebugFileCopies::CopyOf(const std::string& debug_file, std::string* why) {
+  std::string ignored;
+  std::lock_guard lock(mu_);
+  return CopyLocked(debug_file, why != nullptr ? why : &ignored);
+}
+
+std::string DebugFileCopies::CopyLocked(const std::string& debug_file, std::string* why) {
+  struct stat st;
+  if (stat(debug_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *why = fmt::format("{} is not a file", debug_file);
+    return "";
+  }
+  const std::string stamp = Stamp(st);
+  const std::string key = debug_file + "\n" + stamp;
+  if (const auto found = known_.find(key); found != known_.end()) return found->second;
+  std::string& known = known_[key];
+  const std::string id = ElfBuildId(debug_file);
+  if (id.empty()) {
+    *why = fmt::format("{} has no build ID", debug_file);
+    return "";
+  }
+  const std::string name = id + "." + stamp + ".debug";
+  const std::string copy = dir_ + "/" + name;
+  struct stat copied;
+  if (stat(copy.c_str(), &copied) == 0 && S_ISREG(copied.st_mode) && copied.st_size > 0) {
+    return known = copy;
+  }
+  // Only a file with compressed sections is worth a copy.
+  {
+    if (!ElfLibraryReady()) return "";
+    Fd fd(open(debug_file.c_str(), O_RDONLY | O_CLOEXEC));
+    ElfHandle elf(fd.get() >= 0 ? elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr) : nullptr);
+    size_t shstrndx = 0;
+    if (elf == nullptr || elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
+      *why = fmt::format("{} is not an ELF file libelf can read", debug_file);
+      return "";
+    }
+    bool any = false;
+    Elf_Scn* scn = nullptr;
+    while (!any && (scn = elf_nextscn(elf.get(), scn)) != nullptr) {
+      bool gnu_style = false;
+      any = SectionIsCompressed(elf.get(), shstrndx, scn, &gnu_style);
+    }
+    if (!any) {
+      *why = fmt::format("{} has no compressed section", debug_file);
+      return "";
+    }
+  }
+  std::error_code ec;
+  if (std::filesystem::create_directories(dir_, ec); ec) {
+    *why = fmt::format("cannot make {}: {}", dir_, ec.message());
+    return "";
+  }
+  std::string temp = dir_ + "/.tmp." + name + ".XXXXXX";
+  Fd fd(mkostemp(temp.data(), O_CLOEXEC));
+  if (fd.get() < 0) {
+    *why = fmt::format("cannot make a file in {}: {}", dir_, strerror(errno));
+    return "";
+  }
+  int decompressed = 0;
+  const bool made = CopyBytes(debug_file, fd.get(), why) &&
+                    DecompressSections(fd.get(), &decompressed, why) &&
+                    fchmod(fd.get(), 0644) == 0 && rename(temp.c_str(), copy.c_str()) == 0;
+  if (!made) {
+    if (why->empty()) *why = fmt::format("cannot keep {}: {}", copy, strerror(errno));
+    unlink(temp.c_str());
+    return "";
+  }
+  RemoveOtherCopies(dir_, id, name);
+  return known = copy;
+}
+
+DebugFileCopies* SharedDebugFileCopies() {
+  static const std::unique_ptr<DebugFileCopies> shared = []() -> std::unique_ptr<DebugFileCopies> {
+    std::string why;
+    const std::string cache = CacheDirectory(&why);
+    if (cache.empty()) return nullptr;
+    return std::make_unique<DebugFileCopies>(cache + "/debug");
+  }();
+  return shared.get();
+}
+
+}  // namespace workgate
