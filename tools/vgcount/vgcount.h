@@ -177,6 +177,11 @@ extern ULong vgc_unrolled_blocks, vgc_unrolled_copies;
 /// (every cost then on line 0), to measure what they cost
 /// (ci/bench-vgcount's BENCH_VARIANTS). The figures it leaves are exact.
 extern Bool vgc_option_lines;
+/// --vgcount-lines-by-address: an instruction whose line Valgrind's debug
+/// information does not give, in an object it knows, is written by its
+/// address in that object, for workgate to name after the run from a debug
+/// file Valgrind was not shown (vgcount_lines.c says how).
+extern Bool vgc_option_lines_by_address;
 
 /// Simulated events (vgcount_sim.c), in callgrind's order and by its names:
 /// Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim.

@@ -105,13 +105,61 @@ const HChar* vgc_lines_file_name(UInt file) { return vgc_names_get(files, file);
 UInt vgc_lines_file_count(void) { return files != NULL ? vgc_names_count(files) : 0; }
 UInt vgc_lines_unknown_file(void) { return InternFile("???"); }
 
+Bool vgc_option_lines_by_address = False;
+
+// Lines by address (--vgcount-lines-by-address). workgate shows Valgrind a
+// detached debug file without its DWARF (its symbols only), so that a run
+// does not parse the line tables of every compilation unit of glibc, and
+// names the lines of the addresses that got cost after the run, from the
+// file itself (src/counter/profile_lines.h). An instruction Valgrind has no
+// line for, in an object it knows, is then written as a "file" that names
+// the object and how to fall back, and a "line" that is the instruction's
+// address in the object (its runtime address less the object's bias):
+//
+//   "\x01L<object>"  a line of a block: with no line, the function's own
+//                    file and line 0 (callgrind's rule);
+//   "\x01U<object>"  a call site's, a simulated site's or a skipped PLT
+//                    call's: with no line, "???" and line 0;
+//   "\x01" "F<hex address>\x01<object>"  a function's own file: the file of
+//                    its first block's first instruction, else "???".
+//
+// The \x01 keeps these apart from any file name debug information holds.
+// Addresses at 4 GiB or more in their object keep callgrind's no-line rule.
+static Bool AddressInObject(Addr addr, const HChar** object, UInt* offset) {
+  if (!vgc_option_lines_by_address) return False;
+  DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), addr);
+  if (di == NULL) return False;
+  const Addr svma = addr - (Addr)VG_(DebugInfo_get_text_bias)(di);
+  if (svma >= 0xffffffffUL) return False;
+  *object = VG_(DebugInfo_get_filename)(di);
+  *offset = (UInt)svma;
+  return True;
+}
+
+static UInt InternMarker(const HChar* head, const HChar* object) {
+  const SizeT size = VG_(strlen)(head) + VG_(strlen)(object) + 1;
+  HChar* name = VG_(malloc)("vgcount.file.marker", size);
+  VG_(snprintf)(name, size, "%s%s", head, object);
+  const UInt file = InternFile(name);
+  VG_(free)(name);
+  return file;
+}
+
 // The file and line callgrind gives the instruction at `addr`: the debug
-// information's directory and file joined with '/', or `no_file` and line 0.
+// information's directory and file joined with '/', or `no_file` and line 0
+// (or, by address, a marker above).
 static void SourceOf(Addr addr, UInt* file, UInt* line, UInt no_file) {
   const HChar* name = NULL;
   const HChar* dir = NULL;
   UInt number = 0;
   if (!VG_(get_filename_linenum)(VG_(current_DiEpoch)(), addr, &name, &dir, &number)) {
+    const HChar* object = NULL;
+    UInt offset = 0;
+    if (AddressInObject(addr, &object, &offset)) {
+      *file = InternMarker(no_file == NO_FILE ? "\x01L" : "\x01U", object);
+      *line = offset;
+      return;
+    }
     *file = no_file;
     *line = 0;
     return;
@@ -163,6 +211,12 @@ void vgc_lines_source_of(Addr addr, UInt* file, UInt* line) {
 UInt vgc_lines_file_of(Addr addr) {
   UInt file = 0, line = 0;
   SourceOf(addr, &file, &line, vgc_lines_unknown_file());
+  if (line != 0 && VG_(strncmp)(vgc_lines_file_name(file), "\x01U", 2) == 0) {
+    // By address: the file of this very instruction, named after the run.
+    HChar head[32];
+    VG_(snprintf)(head, sizeof(head), "\x01" "F%x\x01", line);
+    return InternMarker(head, vgc_lines_file_name(file) + 2);
+  }
   return file;
 }
 

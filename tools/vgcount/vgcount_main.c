@@ -45,6 +45,7 @@ static Bool ProcessCommandLineOption(const HChar* arg) {
   } else if VG_INT_CLO (arg, "--vgcount-channel-fd", clo_channel_fd) {
   } else if VG_BOOL_CLO (arg, "--vgcount-unroll", clo_unroll) {
   } else if VG_BOOL_CLO (arg, "--vgcount-lines", vgc_option_lines) {
+  } else if VG_BOOL_CLO (arg, "--vgcount-lines-by-address", vgc_option_lines_by_address) {
   } else if VG_BOOL_CLO (arg, "--vgcount-calls", clo_calls) {
   } else if VG_BOOL_CLO (arg, "--vgcount-inputs", clo_inputs) {
   } else if VG_BOOL_CLO (arg, "--vgcount-sim", clo_sim) {
@@ -72,6 +73,9 @@ static void PrintUsage(void) {
    "                              from the file system: files opened, mapped\n"
    "                              or executed, directories listed, paths\n"
    "                              looked up, with their state [no]\n"
+   "    --vgcount-lines-by-address=no|yes  in the profile, give an instruction\n"
+   "                              without a source line in an object by its\n"
+   "                              address there, for workgate to name [no]\n"
    "    --vgcount-sim=no|yes      also simulate branch predictors and caches on\n"
    "                              vgcount's fixed model (README.md) and report\n"
    "                              Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi\n"
