@@ -114,10 +114,21 @@ bool CopyBytes(const std::string& from, int to, std::string* why) {
   }
 }
 
-// Decompresses every compressed section of the ELF file open for reading
-// and writing at `fd`, in place; libelf lays the file out anew. Sets
-// `*decompressed` to how many sections were.
-bool DecompressSections(int fd, int* decompressed, std::string* why) {
+bool IsDwarfSection(Elf* elf, size_t shstrndx, Elf_Scn* scn) {
+  GElf_Shdr shdr;
+  if (gelf_getshdr(scn, &shdr) == nullptr) return false;
+  const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+  if (name == nullptr) return false;
+  const std::string_view n(name);
+  return n.starts_with(".debug_") || n.starts_with(".zdebug_");
+}
+
+// Rewrites, in place, each section of the ELF file open for reading and
+// writing at `fd` that `change` changes (it returns 1 for a changed section,
+// 0 for one left alone, -1 on failure, with elf_errmsg's reason); libelf
+// then lays the file out anew. Sets `*changed` to how many were.
+template <typename Change>
+bool RewriteSections(int fd, const char* what, Change change, int* changed, std::string* why) {
   ElfHandle elf(elf_begin(fd, ELF_C_RDWR, nullptr));
   size_t shstrndx = 0;
   if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF ||
@@ -125,28 +136,54 @@ bool DecompressSections(int fd, int* decompressed, std::string* why) {
     *why = fmt::format("not an ELF file libelf can read: {}", elf_errmsg(-1));
     return false;
   }
-  *decompressed = 0;
+  *changed = 0;
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf.get(), scn)) != nullptr) {
-    bool gnu_style = false;
-    if (!SectionIsCompressed(elf.get(), shstrndx, scn, &gnu_style)) continue;
-    if ((gnu_style ? elf_compress_gnu(scn, 0, 0) : elf_compress(scn, 0, 0)) < 0) {
-      *why = fmt::format("cannot decompress a section: {}", elf_errmsg(-1));
+    const int result = change(elf.get(), shstrndx, scn);
+    if (result < 0) {
+      *why = fmt::format("cannot {} a section: {}", what, elf_errmsg(-1));
       return false;
     }
-    ++*decompressed;
+    *changed += result;
   }
-  if (*decompressed > 0 && elf_update(elf.get(), ELF_C_WRITE) < 0) {
-    *why = fmt::format("cannot write the decompressed file: {}", elf_errmsg(-1));
+  if (*changed > 0 && elf_update(elf.get(), ELF_C_WRITE) < 0) {
+    *why = fmt::format("cannot write the file after the sections' {}: {}", what, elf_errmsg(-1));
     return false;
   }
   return true;
 }
 
-// Removes the copies of build ID `id` in `dir` other than `keep`: those of
-// an earlier version of its debug file, and temporary files of a workgate
-// that stopped halfway (older than a minute).
-void RemoveOtherCopies(const std::string& dir, const std::string& id, const std::string& keep) {
+// Leaves the file without its DWARF: each .debug_* section is renamed to the
+// empty name and left with no contents (SHT_NOBITS), so that Valgrind finds
+// none of them, and the indices of the others (the symbol table's link to
+// its strings) stay.
+bool RemoveDwarf(int fd, int* removed, std::string* why) {
+  auto remove = [](Elf* elf, size_t shstrndx, Elf_Scn* scn) {
+    if (!IsDwarfSection(elf, shstrndx, scn)) return 0;
+    GElf_Shdr shdr;
+    gelf_getshdr(scn, &shdr);
+    shdr.sh_name = 0;  // the string table's first byte, the empty name
+    shdr.sh_type = SHT_NOBITS;
+    shdr.sh_flags &= ~static_cast<uint64_t>(SHF_COMPRESSED);
+    return gelf_update_shdr(scn, &shdr) != 0 ? 1 : -1;
+  };
+  return RewriteSections(fd, "strip", remove, removed, why);
+}
+
+// Decompresses every compressed section of the file.
+bool DecompressSections(int fd, int* decompressed, std::string* why) {
+  auto decompress = [](Elf* elf, size_t shstrndx, Elf_Scn* scn) {
+    bool gnu_style = false;
+    if (!SectionIsCompressed(elf, shstrndx, scn, &gnu_style)) return 0;
+    return (gnu_style ? elf_compress_gnu(scn, 0, 0) : elf_compress(scn, 0, 0)) >= 0 ? 1 : -1;
+  };
+  return RewriteSections(fd, "decompress", decompress, decompressed, why);
+}
+
+// Removes the copies of build ID `id` in `dir` but those of stamp `stamp`:
+// those of an earlier version of its debug file, and temporary files of a
+// workgate that stopped halfway (older than a minute).
+void RemoveOtherCopies(const std::string& dir, const std::string& id, const std::string& stamp) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return;
   const time_t now = time(nullptr);
@@ -154,7 +191,7 @@ void RemoveOtherCopies(const std::string& dir, const std::string& id, const std:
     const std::string name = entry->d_name;
     const std::string path = dir + "/" + name;
     struct stat st;
-    if (name.starts_with(id + ".") && name != keep) {
+    if (name.starts_with(id + ".") && !name.starts_with(id + "." + stamp + ".")) {
       unlink(path.c_str());
     } else if (name.starts_with(".tmp.") && lstat(path.c_str(), &st) == 0 &&
                now - st.st_mtime > 60) {
@@ -194,6 +231,11 @@ DebugFileCopies::DebugFileCopies(std::string dir, std::string debug_root)
     : dir_(std::move(dir)), debug_root_(std::move(debug_root)) {}
 
 std::string DebugFileCopies::DebugFileOf(const std::string& object) {
+  std::lock_guard lock(mu_);
+  return DebugFileOfLocked(object);
+}
+
+std::string DebugFileCopies::DebugFileOfLocked(const std::string& object) {
   struct stat st;
   // Only regular files: a path a run opened may name a FIFO or a device.
   if (stat(object.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
@@ -202,10 +244,10 @@ std::string DebugFileCopies::DebugFileOf(const std::string& object) {
   return debug_files_[key] = DetachedDebugFile(object, debug_root_);
 }
 
-std::vector<FileInPlace> DebugFileCopies::For(const std::vector<std::string>& objects) {
+std::vector<FileInPlace> DebugFileCopies::For(const std::vector<std::string>& objects, Kind kind) {
   std::lock_guard lock(mu_);
   std::vector<std::string> debug_files;
-  for (const std::string& object : objects) debug_files.push_back(DebugFileOf(object));
+  for (const std::string& object : objects) debug_files.push_back(DebugFileOfLocked(object));
   debug_files.insert(debug_files.end(), remembered_.begin(), remembered_.end());
   std::vector<FileInPlace> out;
   for (const std::string& debug_file : debug_files) {
@@ -214,7 +256,7 @@ std::vector<FileInPlace> DebugFileCopies::For(const std::vector<std::string>& ob
     for (const FileInPlace& f : out) seen = seen || f.path == debug_file;
     if (seen) continue;
     std::string ignored;
-    if (std::string copy = CopyLocked(debug_file, &ignored); !copy.empty()) {
+    if (std::string copy = CopyLocked(debug_file, kind, &ignored); !copy.empty()) {
       out.push_back({debug_file, copy});
     }
   }
@@ -225,7 +267,7 @@ void DebugFileCopies::Remember(const std::vector<std::string>& paths) {
   std::lock_guard lock(mu_);
   for (const std::string& path : paths) {
     if (remembered_.size() == kMaxFilesInPlace) return;
-    const std::string debug_file = DebugFileOf(path);
+    const std::string debug_file = DebugFileOfLocked(path);
     if (debug_file.empty()) continue;
     if (std::find(remembered_.begin(), remembered_.end(), debug_file) == remembered_.end()) {
       remembered_.push_back(debug_file);
@@ -233,20 +275,22 @@ void DebugFileCopies::Remember(const std::vector<std::string>& paths) {
   }
 }
 
-std::string DebugFileCopies::CopyOf(const std::string& debug_file, std::string* why) {
+std::string DebugFileCopies::CopyOf(const std::string& debug_file, std::string* why, Kind kind) {
   std::string ignored;
   std::lock_guard lock(mu_);
-  return CopyLocked(debug_file, why != nullptr ? why : &ignored);
+  return CopyLocked(debug_file, kind, why != nullptr ? why : &ignored);
 }
 
-std::string DebugFileCopies::CopyLocked(const std::string& debug_file, std::string* why) {
+std::string DebugFileCopies::CopyLocked(const std::string& debug_file, Kind kind,
+                                        std::string* why) {
+  const bool symbols = kind == Kind::kSymbols;
   struct stat st;
   if (stat(debug_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     *why = fmt::format("{} is not a file", debug_file);
     return "";
   }
   const std::string stamp = Stamp(st);
-  const std::string key = debug_file + "\n" + stamp;
+  const std::string key = debug_file + "\n" + stamp + (symbols ? "\ns" : "\nd");
   if (const auto found = known_.find(key); found != known_.end()) return found->second;
   std::string& known = known_[key];
   const std::string id = ElfBuildId(debug_file);
@@ -254,13 +298,14 @@ std::string DebugFileCopies::CopyLocked(const std::string& debug_file, std::stri
     *why = fmt::format("{} has no build ID", debug_file);
     return "";
   }
-  const std::string name = id + "." + stamp + ".debug";
+  const std::string name = id + "." + stamp + (symbols ? ".symbols" : ".debug");
   const std::string copy = dir_ + "/" + name;
   struct stat copied;
   if (stat(copy.c_str(), &copied) == 0 && S_ISREG(copied.st_mode) && copied.st_size > 0) {
     return known = copy;
   }
-  // Only a file with compressed sections is worth a copy.
+  // Only a file with compressed sections is worth a decompressed copy, only
+  // one with DWARF a copy without.
   {
     if (!ElfLibraryReady()) return "";
     Fd fd(open(debug_file.c_str(), O_RDONLY | O_CLOEXEC));
@@ -274,10 +319,11 @@ std::string DebugFileCopies::CopyLocked(const std::string& debug_file, std::stri
     Elf_Scn* scn = nullptr;
     while (!any && (scn = elf_nextscn(elf.get(), scn)) != nullptr) {
       bool gnu_style = false;
-      any = SectionIsCompressed(elf.get(), shstrndx, scn, &gnu_style);
+      any = symbols ? IsDwarfSection(elf.get(), shstrndx, scn)
+                    : SectionIsCompressed(elf.get(), shstrndx, scn, &gnu_style);
     }
     if (!any) {
-      *why = fmt::format("{} has no compressed section", debug_file);
+      *why = fmt::format("{} has no {}", debug_file, symbols ? "DWARF" : "compressed section");
       return "";
     }
   }
@@ -292,16 +338,17 @@ std::string DebugFileCopies::CopyLocked(const std::string& debug_file, std::stri
     *why = fmt::format("cannot make a file in {}: {}", dir_, strerror(errno));
     return "";
   }
-  int decompressed = 0;
+  int changed = 0;
   const bool made = CopyBytes(debug_file, fd.get(), why) &&
-                    DecompressSections(fd.get(), &decompressed, why) &&
+                    (symbols ? RemoveDwarf(fd.get(), &changed, why)
+                             : DecompressSections(fd.get(), &changed, why)) &&
                     fchmod(fd.get(), 0644) == 0 && rename(temp.c_str(), copy.c_str()) == 0;
   if (!made) {
     if (why->empty()) *why = fmt::format("cannot keep {}: {}", copy, strerror(errno));
     unlink(temp.c_str());
     return "";
   }
-  RemoveOtherCopies(dir_, id, name);
+  RemoveOtherCopies(dir_, id, stamp);
   return known = copy;
 }
 
@@ -310,7 +357,10 @@ DebugFileCopies* SharedDebugFileCopies() {
     std::string why;
     const std::string cache = CacheDirectory(&why);
     if (cache.empty()) return nullptr;
-    return std::make_unique<DebugFileCopies>(cache + "/debug");
+    // Beside the result store's directory, not in it: removing the copies
+    // never touches the store, and nothing here changes the store's
+    // directory (ci/test checks that the tests leave it alone).
+    return std::make_unique<DebugFileCopies>(cache + "-debug");
   }();
   return shared.get();
 }

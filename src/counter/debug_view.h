@@ -9,11 +9,17 @@
 // a profile needs the symbols and the lines, so it cannot go without the file
 // (a count that keeps none has /usr/lib/debug hidden instead:
 // LaunchSpec::hidden_dirs). What it can go without is decompressing the same
-// bytes again in every run: DebugFileCopies keeps a decompressed copy of each
-// debug file in workgate's cache, and a contained run sees that copy at the
-// debug file's own path (LaunchSpec::files_in_place). The copy holds the same
-// sections with the same contents, only stored uncompressed, so Valgrind
-// reads the same symbols and lines from it: the profile is the same.
+// bytes again in every run: DebugFileCopies keeps copies of each debug file in
+// workgate's cache, and a contained run sees a copy at the debug file's own
+// path (LaunchSpec::files_in_place). Two kinds:
+//   decompressed  the same sections with the same contents, stored
+//                 uncompressed: Valgrind reads the same symbols and lines
+//                 from it (a callgrind run's);
+//   symbols       the same without its DWARF (the sections renamed away and
+//                 left empty): Valgrind reads the symbols only, and vgcount
+//                 keeps the lines of that object by address, which workgate
+//                 names after the run from the decompressed copy
+//                 (counter/profile_lines.h), once per object for all runs.
 
 #include <map>
 #include <mutex>
@@ -37,14 +43,17 @@ std::string ElfBuildId(const std::string& path);
 std::string DetachedDebugFile(const std::string& object,
                               const std::string& debug_root = kDetachedDebugInfoDir);
 
-/// Decompressed copies of detached debug files, kept in a directory of their
-/// own (workgate's cache: SharedDebugFileCopies). A copy is named by the
-/// debug file's build ID, size and modification time, so that an upgraded
-/// package's file gets a copy of its own and the old copy is removed when the
-/// new one is made. Made in a temporary file and renamed into place, so that
-/// workgates running at once never see half a copy. Thread-safe.
+/// Copies of detached debug files, kept in a directory of their own
+/// (workgate's cache: SharedDebugFileCopies). A copy is named by the debug
+/// file's build ID, size and modification time, and its kind, so that an
+/// upgraded package's file gets copies of its own and the old ones are
+/// removed when a new one is made. Made in a temporary file and renamed into
+/// place, so that workgates running at once never see half a copy.
+/// Thread-safe.
 class DebugFileCopies {
  public:
+  enum class Kind { kDecompressed, kSymbols };
+
   explicit DebugFileCopies(std::string dir, std::string debug_root = kDetachedDebugInfoDir);
 
   /// For each of `objects` (ELF files; others are passed over), and each
@@ -52,7 +61,8 @@ class DebugFileCopies {
   /// sections: that file and its decompressed copy, made now where there is
   /// none. A debug file whose copy cannot be made is left out, and the run
   /// reads it as it is. At most kMaxFilesInPlace.
-  std::vector<FileInPlace> For(const std::vector<std::string>& objects);
+  std::vector<FileInPlace> For(const std::vector<std::string>& objects,
+                               Kind kind = Kind::kDecompressed);
 
   /// Keeps the debug files of those of `paths` that are ELF objects with
   /// one (the files a run opened: what the loader mapped, a dlopen()ed
@@ -63,18 +73,22 @@ class DebugFileCopies {
   static constexpr size_t kMaxFilesInPlace = 64;
 
   /// The copy of the debug file `debug_file`, made now where missing; "" when
-  /// it has no compressed section or the copy cannot be made (`*why` says
-  /// why, when given).
-  std::string CopyOf(const std::string& debug_file, std::string* why = nullptr);
+  /// it needs none (a decompressed copy of a file with nothing compressed, a
+  /// symbols copy of one without DWARF) or the copy cannot be made (`*why`
+  /// says why, when given).
+  std::string CopyOf(const std::string& debug_file, std::string* why = nullptr,
+                     Kind kind = Kind::kDecompressed);
+
+  /// The detached debug file of the ELF object `object`, "" when it has none
+  /// (DetachedDebugFile, asked once per object as it is now).
+  std::string DebugFileOf(const std::string& object);
 
  private:
   std::string dir_;
   std::string debug_root_;
   std::mutex mu_;
-  // The detached debug file of `object` ("": none), asked once per object
-  // path, size and modification time. Called with mu_ held.
-  std::string DebugFileOf(const std::string& object);
-  std::string CopyLocked(const std::string& debug_file, std::string* why);
+  std::string DebugFileOfLocked(const std::string& object);
+  std::string CopyLocked(const std::string& debug_file, Kind kind, std::string* why);
 
   // By the debug file's path, size and modification time: its copy, or ""
   // when it needs none or none can be made (asked once per process).
@@ -84,7 +98,8 @@ class DebugFileCopies {
   std::vector<std::string> remembered_;  // debug files, in the order met
 };
 
-/// The copies in CacheDirectory()/debug, one set for the whole process;
+/// The copies in CacheDirectory() + "-debug" ($XDG_CACHE_HOME/workgate-debug,
+/// else ~/.cache/workgate-debug), one set for the whole process;
 /// nullptr when there is no cache directory (neither XDG_CACHE_HOME nor HOME
 /// is set).
 DebugFileCopies* SharedDebugFileCopies();

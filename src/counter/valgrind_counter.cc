@@ -14,11 +14,15 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 #include "counter/debug_view.h"
+#include "counter/profile_lines.h"
+#include "counter/source_lines.h"
 #include "counter/valgrind_messages.h"
 #include "counter/vgcount_channel.h"
 #include "counter/vgcount_install.h"
@@ -357,7 +361,7 @@ constexpr const char* kVgcountProfilePrefix = "vgcount.profile.";
 // The decompressed copies of the detached debug files a run that reads them
 // takes in their place (counter/debug_view.h): those of the program, of the
 // objects the loader would map for it, and of those earlier runs opened.
-std::vector<FileInPlace> DebugFilesInPlace(const LaunchSpec& spec) {
+std::vector<FileInPlace> DebugFilesInPlace(const LaunchSpec& spec, DebugFileCopies::Kind kind) {
   DebugFileCopies* copies = SharedDebugFileCopies();
   if (copies == nullptr || !spec.new_pid_namespace) return {};
   std::string program = spec.exec_path.empty() ? spec.argv[0] : spec.exec_path;
@@ -379,7 +383,70 @@ std::vector<FileInPlace> DebugFilesInPlace(const LaunchSpec& spec) {
       }
     }
   }
-  return copies->For(objects);
+  return copies->For(objects, kind);
+}
+
+// The line tables of an object whose DWARF lies in a detached debug file
+// (/usr/lib/debug: the system's, never a build's), read once per process
+// from the decompressed copy where there is one (counter/source_lines.h);
+// nullptr for any other object, whose lines Valgrind read in the run.
+const ObjectLines* DetachedLines(const std::string& object) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<ObjectLines>> cache;
+  struct stat st;
+  if (stat(object.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
+  const std::string key = fmt::format("{}\n{}:{}:{}:{}", object, st.st_dev, st.st_ino, st.st_size,
+                                      st.st_mtim.tv_nsec + st.st_mtim.tv_sec * 1000000000LL);
+  std::lock_guard lock(mu);
+  if (const auto found = cache.find(key); found != cache.end()) return found->second.get();
+  std::unique_ptr<ObjectLines>& lines = cache[key];
+  DebugFileCopies* copies = SharedDebugFileCopies();
+  const std::string debug = copies != nullptr ? copies->DebugFileOf(object) : DetachedDebugFile(object);
+  if (debug.empty()) return nullptr;
+  std::string decompressed = copies != nullptr ? copies->CopyOf(debug) : "";
+  auto opened = std::make_unique<ObjectLines>();
+  std::string why;
+  if (!opened->OpenDetached(object, decompressed.empty() ? debug : decompressed, &why)) {
+    return nullptr;
+  }
+  lines = std::move(opened);
+  return lines.get();
+}
+
+// Names the lines vgcount kept by address in each of `profiles`, in place
+// (counter/profile_lines.h): the objects' paths are the run's, found on this
+// machine through `run_spec`'s bound directory.
+bool NameAddressLines(const std::vector<fs::path>& profiles, const LaunchSpec& run_spec,
+                      std::string* err) {
+  for (const fs::path& profile : profiles) {
+    {
+      std::ifstream scan(profile);
+      if (!HasAddressLines(scan)) continue;
+    }
+    std::map<std::string, const ObjectLines*> objects;
+    auto lookup = [&](const std::string& object, uint64_t address, std::string* file,
+                      uint32_t* line) {
+      auto [it, added] = objects.try_emplace(object, nullptr);
+      if (added) it->second = DetachedLines(HostPath(run_spec, object));
+      return it->second != nullptr && it->second->Lookup(address, file, line);
+    };
+    const fs::path named = profile.string() + ".named";
+    std::ifstream in(profile);
+    std::ofstream out(named);
+    if (!in || !out || !NameProfileLines(in, lookup, out, err) || !out.flush()) {
+      if (err->empty()) *err = "cannot be read or rewritten";
+      *err = fmt::format("vgcount's profile {}: {}", profile.filename().string(), *err);
+      return false;
+    }
+    out.close();
+    std::error_code ec;
+    fs::rename(named, profile, ec);
+    if (ec) {
+      *err = fmt::format("vgcount's profile {}: {}", profile.filename().string(), ec.message());
+      return false;
+    }
+  }
+  return true;
 }
 
 // Callgrind's simulation for CountOptions::simulate: its cache and branch
@@ -599,8 +666,15 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
   }
   // A run that reads the detached debug files (for the lines of a profile)
   // reads them decompressed, once for all runs (counter/debug_view.h).
-  if (tool_ == Tool::kCallgrind || !options.keep_profiles_dir.empty()) {
-    run_spec.files_in_place = DebugFilesInPlace(spec);
+  if (tool_ == Tool::kCallgrind) {
+    run_spec.files_in_place = DebugFilesInPlace(spec, DebugFileCopies::Kind::kDecompressed);
+  } else if (!options.keep_profiles_dir.empty()) {
+    // vgcount reads the system's debug files for their symbols only, and
+    // leaves the lines it then lacks by address, which are named after the
+    // run (NameAddressLines): each object's line tables are read once per
+    // workgate, not in every run.
+    run_spec.files_in_place = DebugFilesInPlace(spec, DebugFileCopies::Kind::kSymbols);
+    run_spec.argv.push_back("--vgcount-lines-by-address=yes");
   }
   if (options.region) run_spec.argv.push_back("--collect-atstart=no");
   run_spec.argv.push_back(spec.exec_path.empty() ? spec.argv[0] : spec.exec_path);
@@ -865,6 +939,7 @@ CountedRun ValgrindCounter::Run(const LaunchSpec& spec, const CountOptions& opti
     // count, which must add up to that count.
     const bool vgcount = tool_ == Tool::kVgcount;
     if (vgcount && !ProfilesMatchCounts(files.profiles, tree, &err)) return fail(err);
+    if (vgcount && !NameAddressLines(files.profiles, run_spec, &err)) return fail(err);
     if (!KeepProfiles(vgcount ? files.profiles : files.outputs, options.keep_profiles_dir, &err)) {
       return fail(err);
     }

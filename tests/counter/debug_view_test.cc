@@ -124,6 +124,38 @@ TEST_F(DebugFileCopiesTest, ACopyHoldsTheSameSectionsUncompressed) {
   EXPECT_EQ(ElfBuildId(copy), ElfBuildId(libc_));
 }
 
+TEST_F(DebugFileCopiesTest, ASymbolsCopyKeepsEverythingButTheDwarf) {
+  DebugFileCopies copies(cache_.path() + "/debug");
+  std::string why;
+  const std::string copy = copies.CopyOf(debug_file_, &why, DebugFileCopies::Kind::kSymbols);
+  ASSERT_FALSE(copy.empty()) << why;
+  EXPECT_LT(fs::file_size(copy), fs::file_size(debug_file_) / 2);
+  const std::vector<Section> original = Sections(debug_file_);
+  const std::vector<Section> copied = Sections(copy);
+  ASSERT_EQ(copied.size(), original.size());
+  size_t dwarf = 0;
+  for (size_t i = 0; i < original.size(); ++i) {
+    SCOPED_TRACE(original[i].name);
+    if (original[i].name.starts_with(".debug_")) {
+      ++dwarf;
+      EXPECT_EQ(copied[i].name, "");
+      EXPECT_TRUE(copied[i].bytes.empty());
+    } else {
+      EXPECT_EQ(copied[i].name, original[i].name);
+      EXPECT_TRUE(copied[i].bytes == original[i].bytes);
+    }
+  }
+  EXPECT_GT(dwarf, 0u);
+  EXPECT_EQ(ElfBuildId(copy), ElfBuildId(libc_));
+  // Both kinds live side by side, and neither removes the other.
+  const std::string decompressed = copies.CopyOf(debug_file_, &why);
+  ASSERT_FALSE(decompressed.empty()) << why;
+  EXPECT_NE(decompressed, copy);
+  EXPECT_TRUE(fs::exists(copy));
+  EXPECT_EQ(copies.CopyOf("/bin/true", &why, DebugFileCopies::Kind::kSymbols), "");
+  EXPECT_NE(why.find("has no DWARF"), std::string::npos) << why;
+}
+
 TEST_F(DebugFileCopiesTest, ACopyIsMadeOncePerVersionOfItsFile) {
   // A debug root of this test's own, so that its file can change.
   const std::string root = cache_.path() + "/root";

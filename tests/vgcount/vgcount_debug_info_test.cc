@@ -115,13 +115,13 @@ std::string WithoutPid(const std::string& profile) {
   return out;
 }
 
-TEST_F(VgcountDebugInfoTest, AProfiledRunReadsTheDebugFilesDecompressed) {
+TEST_F(VgcountDebugInfoTest, AProfiledRunReadsTheDebugFilesSymbolsOnly) {
   const std::string debug_file = LibcDebugFile();
   if (debug_file.empty()) GTEST_SKIP() << "libc6-dbg (which ci/setup installs) is not installed";
   DebugFileCopies* copies = SharedDebugFileCopies();
   ASSERT_NE(copies, nullptr);
   std::string why;
-  const std::string copy = copies->CopyOf(debug_file, &why);
+  const std::string copy = copies->CopyOf(debug_file, &why, DebugFileCopies::Kind::kSymbols);
   ASSERT_FALSE(copy.empty()) << why;
   ASSERT_NE(fs::file_size(copy), fs::file_size(debug_file));
   const std::string size = "stat -c %s " + debug_file;
