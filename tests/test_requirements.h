@@ -118,3 +118,18 @@ inline std::vector<std::string> ValgrindBackends() {
       }                                                                              \
     }                                                                                \
   } while (0)
+
+// Whether AddressSanitizer is on (the sanitized build): GCC says so with
+// __SANITIZE_ADDRESS__, clang (before 16) only through __has_feature. Such a
+// build's programs cannot run under Valgrind, nor measure memory as a plain
+// build does.
+#if defined(__SANITIZE_ADDRESS__)
+#define WORKGATE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WORKGATE_TEST_ASAN 1
+#endif
+#endif
+#ifndef WORKGATE_TEST_ASAN
+#define WORKGATE_TEST_ASAN 0
+#endif

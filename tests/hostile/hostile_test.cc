@@ -25,18 +25,6 @@
 #include "test_requirements.h"
 #include "util/paths.h"
 
-// AddressSanitizer is on: GCC says so with __SANITIZE_ADDRESS__, clang
-// (before 16) only through __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define WORKGATE_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WORKGATE_TEST_ASAN 1
-#endif
-#endif
-#ifndef WORKGATE_TEST_ASAN
-#define WORKGATE_TEST_ASAN 0
-#endif
 
 namespace workgate {
 namespace {
