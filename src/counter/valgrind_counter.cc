@@ -358,7 +358,7 @@ struct RunFiles {
 constexpr const char* kLogPrefix = "valgrind.log.";
 // vgcount's per-function profile of each process, in callgrind's format.
 constexpr const char* kVgcountProfilePrefix = "vgcount.profile.";
-// The decompressed copies of the detached debug files a run that reads them
+// The copies (of `kind`) of the detached debug files a run that reads them
 // takes in their place (counter/debug_view.h): those of the program, of the
 // objects the loader would map for it, and of those earlier runs opened.
 std::vector<FileInPlace> DebugFilesInPlace(const LaunchSpec& spec, DebugFileCopies::Kind kind) {
@@ -664,8 +664,9 @@ LaunchSpec ValgrindCounter::UnderValgrind(const LaunchSpec& spec, const std::str
     // whose fresh /tmp would hide a workgate installed under it.
     run_spec.readonly_dirs.push_back(vgcount_lib_);
   }
-  // A run that reads the detached debug files (for the lines of a profile)
-  // reads them decompressed, once for all runs (counter/debug_view.h).
+  // A run that reads the detached debug files (for a profile's names and
+  // lines) reads copies of them (counter/debug_view.h): callgrind's
+  // decompressed, so that no run inflates them again.
   if (tool_ == Tool::kCallgrind) {
     run_spec.files_in_place = DebugFilesInPlace(spec, DebugFileCopies::Kind::kDecompressed);
   } else if (!options.keep_profiles_dir.empty()) {
