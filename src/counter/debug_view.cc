@@ -16,6 +16,8 @@
 #include <memory>
 #include <string_view>
 
+#include "identity/elf_file.h"
+#include "identity/elf_symbols.h"
 #include "util/paths.h"
 
 namespace workgate {
@@ -209,6 +211,14 @@ std::string Stamp(const struct stat& st) {
 }  // namespace
 
 std::string ElfBuildId(const std::string& path) {
+  FileSource file;
+  ElfSymbolInfo info;
+  std::string why;
+  if (!file.Open(path, &why) || !ReadElfSymbolInfo(file, &info, &why)) return "";
+  return info.build_id;
+}
+
+std::string DebugFileBuildId(const std::string& path) {
   if (!ElfLibraryReady()) return "";
   // Non-blocking: the path may have become a FIFO since it was looked at.
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
@@ -220,11 +230,9 @@ std::string ElfBuildId(const std::string& path) {
 }
 
 std::string DetachedDebugFile(const std::string& object, const std::string& debug_root) {
-  const std::string id = ElfBuildId(object);
-  if (id.size() < 3) return "";
-  const std::string path = debug_root + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+  const std::string path = BuildIdDebugPath(debug_root, ElfBuildId(object));
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? path : "";
+  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? path : "";
 }
 
 DebugFileCopies::DebugFileCopies(std::string dir, std::string debug_root)
@@ -293,7 +301,7 @@ std::string DebugFileCopies::CopyLocked(const std::string& debug_file, Kind kind
   const std::string key = debug_file + "\n" + stamp + (symbols ? "\ns" : "\nd");
   if (const auto found = known_.find(key); found != known_.end()) return found->second;
   std::string& known = known_[key];
-  const std::string id = ElfBuildId(debug_file);
+  const std::string id = DebugFileBuildId(debug_file);
   if (id.empty()) {
     *why = fmt::format("{} has no build ID", debug_file);
     return "";

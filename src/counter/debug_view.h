@@ -33,12 +33,19 @@ namespace workgate {
 /// Where Valgrind looks for detached debug files by build ID.
 inline constexpr const char* kDetachedDebugInfoDir = "/usr/lib/debug";
 
-/// The GNU build ID of the ELF file `path`, in lower-case hex; "" when it is
-/// not an ELF file or has none.
+/// The GNU build ID of the ELF object `path` (a program or library, which may
+/// be a build's and hostile), as its PT_NOTE segments give it, read with
+/// identity/elf_symbols.h's bounded reader; "" when it is not an ELF file or
+/// has none.
 std::string ElfBuildId(const std::string& path);
 
+/// The GNU build ID of the detached debug file `path` (or a copy of one), in
+/// lower-case hex, from its SHT_NOTE sections: a debug file's program headers
+/// are the object's and do not point at its notes. "" when it has none.
+std::string DebugFileBuildId(const std::string& path);
+
 /// The detached debug file Valgrind takes for the ELF object `object`: the
-/// one its build ID names, `debug_root`/.build-id/NN/REST.debug. "" when the
+/// one its build ID names (BuildIdDebugPath under `debug_root`). "" when the
 /// object has no build ID or there is no such regular file.
 std::string DetachedDebugFile(const std::string& object,
                               const std::string& debug_root = kDetachedDebugInfoDir);

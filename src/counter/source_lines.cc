@@ -120,7 +120,7 @@ std::string ValgrindDebugFile(const std::string& object, Elf* elf) {
   const std::string build_id = ElfBuildId(object);
   if (!build_id.empty()) {
     const std::string by_id = DetachedDebugFile(object);
-    if (!by_id.empty() && ElfBuildId(by_id) == build_id) return by_id;
+    if (!by_id.empty() && DebugFileBuildId(by_id) == build_id) return by_id;
   }
   const std::string_view link = SectionBytes(elf, ".gnu_debuglink");
   const size_t name_end = link.find('\0');
@@ -151,7 +151,7 @@ std::string ValgrindDebugFile(const std::string& object, Elf* elf) {
   // always carries its CRC.
   for (const std::string& path : candidates) {
     if (crc == 0 && !build_id.empty()) {
-      if (ElfBuildId(path) == build_id) return path;
+      if (DebugFileBuildId(path) == build_id) return path;
     } else if (IsRegularElf(path) && FileCrcIs(path, crc)) {
       return path;
     }

@@ -98,8 +98,9 @@ TEST_F(DebugFileCopiesTest, TheDebugFileIsNamedByTheObjectsBuildId) {
   EXPECT_EQ(debug_file_,
             std::string(kDetachedDebugInfoDir) + "/.build-id/" + id.substr(0, 2) + "/" +
                 id.substr(2) + ".debug");
-  EXPECT_EQ(ElfBuildId(debug_file_), id);
+  EXPECT_EQ(DebugFileBuildId(debug_file_), id);
   EXPECT_EQ(ElfBuildId("/proc/self/status"), "");
+  EXPECT_EQ(DebugFileBuildId("/proc/self/status"), "");
   EXPECT_EQ(DetachedDebugFile("/nonexistent/libc.so.6"), "");
 }
 
@@ -121,7 +122,7 @@ TEST_F(DebugFileCopiesTest, ACopyHoldsTheSameSectionsUncompressed) {
     compressed += (original[i].flags & SHF_COMPRESSED) != 0;
   }
   EXPECT_GT(compressed, 0u) << "Debian compresses the DWARF of its debug files";
-  EXPECT_EQ(ElfBuildId(copy), ElfBuildId(libc_));
+  EXPECT_EQ(DebugFileBuildId(copy), ElfBuildId(libc_));
 }
 
 TEST_F(DebugFileCopiesTest, ASymbolsCopyKeepsEverythingButTheDwarf) {
@@ -146,7 +147,7 @@ TEST_F(DebugFileCopiesTest, ASymbolsCopyKeepsEverythingButTheDwarf) {
     }
   }
   EXPECT_GT(dwarf, 0u);
-  EXPECT_EQ(ElfBuildId(copy), ElfBuildId(libc_));
+  EXPECT_EQ(DebugFileBuildId(copy), ElfBuildId(libc_));
   // Both kinds live side by side, and neither removes the other.
   const std::string decompressed = copies.CopyOf(debug_file_, &why);
   ASSERT_FALSE(decompressed.empty()) << why;
