@@ -1,6 +1,6 @@
 #include "util/compression.h"
 
-#include <openssl/evp.h>
+#include <nettle/base64.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -92,16 +92,8 @@ bool GzipDecompress(std::string_view gz, size_t max_bytes, std::string* out, std
 }
 
 std::string Base64Encode(std::string_view data) {
-  std::string out;
-  for (size_t at = 0; at < data.size(); at += 3 * kChunk) {
-    const size_t piece = std::min(3 * kChunk, data.size() - at);
-    const size_t before = out.size();
-    out.resize(before + 4 * ((piece + 2) / 3) + 1);  // and EVP_EncodeBlock's NUL
-    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data() + before),
-                                  reinterpret_cast<const unsigned char*>(data.data() + at),
-                                  static_cast<int>(piece));
-    out.resize(before + static_cast<size_t>(n));
-  }
+  std::string out(BASE64_ENCODE_RAW_LENGTH(data.size()), '\0');
+  base64_encode_raw(out.data(), data.size(), reinterpret_cast<const uint8_t*>(data.data()));
   return out;
 }
 
@@ -119,23 +111,20 @@ bool Base64Decode(std::string_view text, std::string* out, std::string* err) {
       return false;
     }
   }
-  // Whole groups of four decode to three bytes each: pieces of 4 * kChunk
-  // letters keep EVP_DecodeBlock's int lengths small.
-  for (size_t at = 0; at < text.size(); at += 4 * kChunk) {
-    const size_t piece = std::min(4 * kChunk, text.size() - at);
-    const size_t before = out->size();
-    out->resize(before + piece / 4 * 3);
-    const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out->data() + before),
-                                  reinterpret_cast<const unsigned char*>(text.data() + at),
-                                  static_cast<int>(piece));
-    if (n < 0) {
-      out->clear();
-      *err = "not base64";
-      return false;
-    }
+  // The letters are checked above: what nettle's decoder would skip (white
+  // space) or stop at is refused before it.
+  base64_decode_ctx ctx;
+  base64_decode_init(&ctx);
+  out->resize(BASE64_DECODE_LENGTH(text.size()));
+  size_t n = out->size();
+  if (!base64_decode_update(&ctx, &n, reinterpret_cast<uint8_t*>(out->data()), text.size(),
+                            text.data()) ||
+      !base64_decode_final(&ctx)) {
+    out->clear();
+    *err = "not base64";
+    return false;
   }
-  // EVP_DecodeBlock writes the padding's places as zero bytes.
-  out->resize(out->size() - padding);
+  out->resize(n);
   return true;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Bytes packed for a JSON file: gzip (RFC 1952, zlib) and base64 (RFC 4648,
-// OpenSSL). A stored baseline keeps each workload's profiles this way
+// nettle). A stored baseline keeps each workload's profiles this way
 // (decision/baseline_file.h), so that `--baseline-results` can explain a
 // delta without the baseline build.
 //

@@ -1,6 +1,7 @@
 #include "util/sha256.h"
 
-#include <openssl/evp.h>
+#include <nettle/sha1.h>
+#include <nettle/sha2.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,58 +15,52 @@
 namespace workgate {
 namespace {
 
-struct MdCtxDeleter {
-  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
-};
-using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxDeleter>;
-
-std::string ToHex(const unsigned char* bytes, unsigned int n) {
+std::string ToHex(const uint8_t* bytes, size_t n) {
   static const char kDigits[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(2 * n);
-  for (unsigned int i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     hex.push_back(kDigits[bytes[i] >> 4]);
     hex.push_back(kDigits[bytes[i] & 0xf]);
   }
   return hex;
 }
 
-// A failure inside EVP means the library itself is broken (SHA-256 is always
-// built in); there is nothing a caller could do about it, so abort loudly.
-void Check(int ok, const char* what) {
-  if (ok != 1) {
-    std::fprintf(stderr, "workgate: OpenSSL %s failed\n", what);
-    std::abort();
+// nettle's digests need no initialisation of the library and no lookup of
+// an implementation (OpenSSL 3 reads its configuration and fetches one from
+// a provider, about 1 ms of every workgate's start): a context is a struct.
+class Sha256 {
+ public:
+  Sha256() { sha256_init(&ctx_); }
+  void Update(const void* data, size_t n) {
+    sha256_update(&ctx_, n, static_cast<const uint8_t*>(data));
   }
-}
+  std::string Hex() {
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    sha256_digest(&ctx_, sizeof digest, digest);
+    return ToHex(digest, sizeof digest);
+  }
 
-MdCtx NewDigest(const EVP_MD* md) {
-  MdCtx ctx(EVP_MD_CTX_new());
-  if (!ctx) Check(0, "EVP_MD_CTX_new");
-  Check(EVP_DigestInit_ex(ctx.get(), md, nullptr), "EVP_DigestInit_ex");
-  return ctx;
-}
-
-MdCtx NewSha256() { return NewDigest(EVP_sha256()); }
-
-std::string Finish(EVP_MD_CTX* ctx) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  Check(EVP_DigestFinal_ex(ctx, digest, &len), "EVP_DigestFinal_ex");
-  return ToHex(digest, len);
-}
-
-std::string DigestHex(const EVP_MD* md, std::string_view data) {
-  MdCtx ctx = NewDigest(md);
-  Check(EVP_DigestUpdate(ctx.get(), data.data(), data.size()), "EVP_DigestUpdate");
-  return Finish(ctx.get());
-}
+ private:
+  sha256_ctx ctx_;
+};
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view data) { return DigestHex(EVP_sha256(), data); }
+std::string Sha256Hex(std::string_view data) {
+  Sha256 sha;
+  sha.Update(data.data(), data.size());
+  return sha.Hex();
+}
 
-std::string Sha1Hex(std::string_view data) { return DigestHex(EVP_sha1(), data); }
+std::string Sha1Hex(std::string_view data) {
+  sha1_ctx ctx;
+  sha1_init(&ctx);
+  sha1_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
+  uint8_t digest[SHA1_DIGEST_SIZE];
+  sha1_digest(&ctx, sizeof digest, digest);
+  return ToHex(digest, sizeof digest);
+}
 
 namespace {
 
@@ -75,23 +70,21 @@ std::optional<std::string> HashFile(const std::string& path, std::string* err) {
     *err = path + ": " + std::strerror(errno);
     return std::nullopt;
   }
-  MdCtx ctx = NewSha256();
+  Sha256 sha;
   char buf[1 << 16];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) {
-    Check(EVP_DigestUpdate(ctx.get(), buf, n), "EVP_DigestUpdate");
-  }
+  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) sha.Update(buf, n);
   if (std::ferror(file.get())) {
     *err = path + ": read error: " + std::strerror(errno);
     return std::nullopt;
   }
-  return Finish(ctx.get());
+  return sha.Hex();
 }
 
 }  // namespace
 
 std::optional<std::string> Sha256OfDescriptor(int fd, std::string* err) {
-  MdCtx ctx = NewSha256();
+  Sha256 sha;
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = read(fd, buf, sizeof buf);
@@ -101,9 +94,9 @@ std::optional<std::string> Sha256OfDescriptor(int fd, std::string* err) {
       return std::nullopt;
     }
     if (n == 0) break;
-    Check(EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(n)), "EVP_DigestUpdate");
+    sha.Update(buf, static_cast<size_t>(n));
   }
-  return Finish(ctx.get());
+  return sha.Hex();
 }
 
 namespace {

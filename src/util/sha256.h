@@ -1,7 +1,7 @@
 #pragma once
 // SHA-256 digests for fingerprints: of binaries, their shared libraries, the
 // loader cache, and suite definitions; and SHA-1, only to check git's object
-// names in a repository that uses it. Backed by OpenSSL's EVP interface.
+// names in a repository that uses it. Backed by nettle.
 
 #include <optional>
 #include <string>
