@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -30,6 +29,7 @@
 #include "identity/shared_libraries.h"
 #include "model/simulated_events.h"
 #include "machine/system_info.h"
+#include "machine/valgrind_version.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/input_file.h"
@@ -268,20 +268,9 @@ Backend ValgrindCounter::backend() const {
 }
 
 std::string ValgrindCounter::tool_file() const {
-  std::string dir = vgcount_lib_;
-  if (dir.empty()) {
-    const char* lib = getenv("VALGRIND_LIB");
-    dir = lib != nullptr && *lib == '/'
-              ? lib
-              : fs::path(FindValgrind().path).parent_path().parent_path().string() +
-                    "/libexec/valgrind";
-  }
-  struct utsname host;
-  const std::string machine = uname(&host) == 0 ? host.machine : "";
-  const std::string platform = machine == "x86_64"    ? "amd64"
-                               : machine == "aarch64" ? "arm64"
-                                                      : machine;
-  const std::string file = dir + "/" + name() + "-" + platform + "-linux";
+  const std::string dir =
+      vgcount_lib_.empty() ? ValgrindToolDirectory(FindValgrind().path) : vgcount_lib_;
+  const std::string file = dir + "/" + name() + "-" + ValgrindPlatform() + "-linux";
   std::error_code ec;
   return fs::is_regular_file(file, ec) ? file : "";
 }

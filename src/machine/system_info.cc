@@ -17,6 +17,7 @@
 #include "launch/launch.h"
 #include "machine/cpu_identity.h"
 #include "machine/proc_file.h"
+#include "machine/valgrind_version.h"
 #include "util/paths.h"
 #include "util/text.h"
 
@@ -200,12 +201,24 @@ const ValgrindLookup& LookUpValgrind() {
     ValgrindLookup v;
     v.path = ResolveValgrind(override_path ? override_path : "", path_list ? path_list : "");
     // The version of the very file that will count, not of whatever a later
-    // PATH search would find.
-    v.version =
-        v.path.value ? ReadValgrindVersion(*v.path.value, 5) : Missing<std::string>(v.path.note);
+    // PATH search would find; recalled where the same files printed it
+    // before (a count of a short program spends a sixtieth of its time
+    // asking).
+    std::string why;
+    const std::string cache = CacheDirectory(&why);
+    v.version = v.path.value ? RememberedValgrindVersion(*v.path.value,
+                                                         cache.empty() ? "" : cache + "-probed", 5)
+                             : Missing<std::string>(v.path.note);
     return v;
   }();
   return lookup;
+}
+
+std::string ValgrindPlatform() {
+  utsname host;
+  if (uname(&host) != 0) return "";
+  const std::string machine = host.machine;
+  return machine == "x86_64" ? "amd64" : machine == "aarch64" ? "arm64" : machine;
 }
 
 bool SystemInfo::HasCorePmu() const {

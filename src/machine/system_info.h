@@ -79,8 +79,14 @@ Probed<std::string> ResolveValgrind(const std::string& override_path, const std:
 /// `timeout_seconds`, when it is killed with everything it started.
 Probed<std::string> ReadValgrindVersion(const std::string& exe, double timeout_seconds);
 
+/// Valgrind's name for this machine's platform, as in its tools' file names
+/// (`memcheck-amd64-linux`): "amd64" on x86_64, "arm64" on aarch64, else
+/// uname's machine as it is; "" when uname fails.
+std::string ValgrindPlatform();
+
 /// Reads everything above from this machine. Runs `valgrind --version` (no
-/// shell, 5 s limit) and nothing else.
+/// shell, 5 s limit) and nothing else, and that only where it did not run
+/// before for the same files (machine/valgrind_version.h).
 SystemInfo GatherSystemInfo();
 
 /// Whether a kernel PMU counts the CPU's own events. By name: "cpu" (x86

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <optional>
 
+#include "scoped_env.h"
 #include "store/result_store.h"
 
 namespace workgate {
@@ -70,20 +71,6 @@ TEST(ResultStoreCodecTest, EveryFieldAndTheKeyAreInTheChecksum) {
   EXPECT_NE(EntryChecksum(key, a, digest), EntryChecksum(key, b, digest));
   EXPECT_NE(ProfilesDigest({{"ab", "c"}}), ProfilesDigest({{"a", "bc"}}));
 }
-
-// Sets or unsets environment variables for one scope, and restores them.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    value != nullptr ? setenv(name, value, 1) : unsetenv(name);
-  }
-  ~ScopedEnv() { old_ ? setenv(name_, old_->c_str(), 1) : unsetenv(name_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 std::string DefaultPath(const char* xdg, const char* home, std::string* why) {
   ScopedEnv x("XDG_CACHE_HOME", xdg), h("HOME", home);
