@@ -285,7 +285,7 @@ std::string FinishedWorkloadLine(const WorkloadResult& r) {
 // workloads that compare and accept share. Returns the store it used.
 std::unique_ptr<ResultStore> Count(const CompareArgs& args, ComparisonPlan* plan,
                                    CompareReport* report) {
-  SystemInfo info = GatherSystemInfo();
+  SystemInfo info = GatherSystemInfo(LibpfmPmus::kNotListed);
   BackendChoice choice = args.counter.Choose(info);
   auto counter = MakeCounter(choice, args.counter.events);
   PlanCounting(args, *counter, info, plan);

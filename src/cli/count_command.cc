@@ -446,7 +446,7 @@ void AddCountCommand(CLI::App& app, CommandRunner* run) {
         throw UsageError("--record keeps a suite's results in history: it needs --suite FILE");
       }
       args->store.CheckRecord(args->record);
-      SystemInfo info = GatherSystemInfo();
+      SystemInfo info = GatherSystemInfo(LibpfmPmus::kNotListed);
       BackendChoice choice = args->counter.Choose(info);
       auto counter = MakeCounter(choice, args->counter.events);
       return args->suite.empty() ? CountCommand(*args, *counter, choice, out)

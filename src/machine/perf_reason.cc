@@ -21,29 +21,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// ENOENT, EOPNOTSUPP and ENODEV for a hardware event where no kernel PMU
-// counts CPU events: the event was never the problem, the PMU is missing.
-std::string NoCorePmuReason(const std::string& event, const SystemInfo& info) {
-  const bool hypervisor = info.hypervisor_present.value.value_or(false);
-  if (hypervisor) {
-    std::string name = info.HypervisorName();
-    return "the hypervisor" + (name.empty() ? "" : " (" + name + ")") +
-           " does not expose a PMU to this VM, so hardware events such as " + event +
-           " cannot be counted; count with Valgrind instead, or run on a host or instance "
-           "type that passes a virtual PMU to its guests (QEMU/KVM: -cpu host,pmu=on)";
-  }
-  std::string reason =
-      "this machine's kernel exposes no CPU PMU (no cpu or armv8_pmuv3 entry in "
-      "/sys/bus/event_source/devices), so " +
-      event +
-      " cannot be counted: the kernel lacks the PMU driver or the firmware does not describe "
-      "the PMU";
-  if (!info.hypervisor_present.value) {
-    reason += ", or a hypervisor that cannot be detected here hides it";
-  }
-  return reason + "; count with Valgrind instead";
-}
-
 // Whether a libpfm4 event name asks for user space only ("instructions:u",
 // "cycles:u=1"), which paranoid level 2 still allows for one's own processes.
 bool IsUserOnly(const std::string& event) {
@@ -118,6 +95,29 @@ std::string PermissionReason(int errno_value, const std::string& event, const Sy
 }
 
 }  // namespace
+
+// ENOENT, EOPNOTSUPP and ENODEV for a hardware event where no kernel PMU
+// counts CPU events: the event was never the problem, the PMU is missing.
+std::string NoCorePmuReason(const std::string& event, const SystemInfo& info) {
+  const bool hypervisor = info.hypervisor_present.value.value_or(false);
+  if (hypervisor) {
+    std::string name = info.HypervisorName();
+    return "the hypervisor" + (name.empty() ? "" : " (" + name + ")") +
+           " does not expose a PMU to this VM, so hardware events such as " + event +
+           " cannot be counted; count with Valgrind instead, or run on a host or instance "
+           "type that passes a virtual PMU to its guests (QEMU/KVM: -cpu host,pmu=on)";
+  }
+  std::string reason =
+      "this machine's kernel exposes no CPU PMU (no cpu or armv8_pmuv3 entry in "
+      "/sys/bus/event_source/devices), so " +
+      event +
+      " cannot be counted: the kernel lacks the PMU driver or the firmware does not describe "
+      "the PMU";
+  if (!info.hypervisor_present.value) {
+    reason += ", or a hypervisor that cannot be detected here hides it";
+  }
+  return reason + "; count with Valgrind instead";
+}
 
 bool IsSoftwareEventName(const std::string& event) {
   static const std::set<std::string> kSoftware = {

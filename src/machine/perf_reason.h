@@ -22,6 +22,13 @@ namespace workgate {
 std::string PerfOpenFailureReason(int errno_value, const std::string& event, const SystemInfo& info,
                                   bool is_root);
 
+/// Why no hardware event counts where the kernel lists no CPU PMU: the
+/// hypervisor that hides it where there is one ("the hypervisor (KVM) does
+/// not expose a PMU to this VM, so hardware events such as `event` cannot be
+/// counted; ..."), else the kernel or firmware. PerfOpenFailureReason gives
+/// it for a hardware event that failed that way.
+std::string NoCorePmuReason(const std::string& event, const SystemInfo& info);
+
 /// The reason libpfm4 could not encode `event` (`pfm_error` is a PFM_ERR_*
 /// value from pfm_get_os_event_encoding): pfm_strerror's text, what it means
 /// for an event name, and where to find valid names.

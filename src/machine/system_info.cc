@@ -262,7 +262,7 @@ Probed<std::vector<KernelPmu>> ReadKernelPmus(const std::string& devices_dir) {
 
 std::optional<int> ParseParanoid(const std::string& text) { return ParseInt(text); }
 
-SystemInfo GatherSystemInfo() {
+SystemInfo GatherSystemInfo(LibpfmPmus libpfm) {
   SystemInfo info;
   utsname u;
   if (::uname(&u) == 0) {
@@ -295,7 +295,9 @@ SystemInfo GatherSystemInfo() {
   }
 
   info.kernel_pmus = ReadKernelPmus();
-  info.libpfm_pmus = ReadLibpfmPmus();
+  info.libpfm_pmus = libpfm == LibpfmPmus::kListed
+                         ? ReadLibpfmPmus()
+                         : Missing<std::vector<LibpfmPmu>>("not listed: only `workgate probe` lists them");
   info.valgrind_path = LookUpValgrind().path;
   info.valgrind_version = LookUpValgrind().version;
   return info;

@@ -84,10 +84,16 @@ Probed<std::string> ReadValgrindVersion(const std::string& exe, double timeout_s
 /// uname's machine as it is; "" when uname fails.
 std::string ValgrindPlatform();
 
+/// Whether GatherSystemInfo lists the PMUs libpfm4 detects. Initialising
+/// libpfm4 takes about 2 ms of CPU (it checks every table it has), so only
+/// `workgate probe`, which shows them, lists them; a count leaves
+/// `libpfm_pmus` unread and initialises libpfm4 only to encode an event.
+enum class LibpfmPmus { kListed, kNotListed };
+
 /// Reads everything above from this machine. Runs `valgrind --version` (no
 /// shell, 5 s limit) and nothing else, and that only where it did not run
 /// before for the same files (machine/valgrind_version.h).
-SystemInfo GatherSystemInfo();
+SystemInfo GatherSystemInfo(LibpfmPmus libpfm);
 
 /// Whether a kernel PMU counts the CPU's own events. By name: "cpu" (x86
 /// and most others), "cpu_core"/"cpu_atom" (Intel hybrid), "armv8_*" and

@@ -46,7 +46,7 @@ void CountHardwareSides(const std::string& primary, const std::string& events, c
     std::vector<EventCount> ignored;
     int open_errno = 0;
     if (!counter->CountSelf([](void*) {}, nullptr, &ignored, &open_errno) && open_errno != 0) {
-      static const SystemInfo info = GatherSystemInfo();
+      static const SystemInfo info = GatherSystemInfo(LibpfmPmus::kNotListed);
       r->hardware->note = fmt::format(
           "perf cannot count {} here: {}", counter->failed_event(),
           PerfOpenFailureReason(open_errno, counter->failed_event(), info, geteuid() == 0));

@@ -479,7 +479,7 @@ InitSuite MakeInitSuite(const InitOptions& options, const ProgressFn& progress) 
   }
   const std::string before = options.append ? SuiteToAppendTo(options, requests) : "";
   // Exact counts, and what the program read: vgcount where it is built.
-  const SystemInfo info = GatherSystemInfo();
+  const SystemInfo info = GatherSystemInfo(LibpfmPmus::kNotListed);
   const BackendChoice choice =
       InitBackend(ChooseBackend(BackendRequest::kVgcount, kDefaultPerfEvent, info),
                   ChooseBackend(BackendRequest::kCallgrind, "", info));

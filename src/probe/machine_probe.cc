@@ -48,7 +48,7 @@ std::string VgcountFallback(const VgcountStatus& vgcount, const ValgrindInstall&
 
 ProbeReport ProbeMachine(const std::string& events, const std::string& known_loop) {
   ProbeReport report;
-  report.system = GatherSystemInfo();
+  report.system = GatherSystemInfo(LibpfmPmus::kListed);
   report.events = events;
   report.perf = CheckPerf(events, report.system);
   report.auto_choice = ChooseBackend(BackendRequest::kAuto, events, report.system);

@@ -117,7 +117,7 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
 }
 
 TEST_F(FactoryTest, AutoPrefersPerfWhereItCounts) {
-  const PerfCheck here = CheckPerf(kFactorySoftwareEvent, GatherSystemInfo());
+  const PerfCheck here = CheckPerf(kFactorySoftwareEvent, GatherSystemInfo(LibpfmPmus::kNotListed));
   if (!here.ok) GTEST_SKIP() << "perf_event_open refuses even software events: " << here.reason;
   // Over vgcount and callgrind, both there.
   Choice c = Choose({}, "auto", kFactorySoftwareEvent, "kvm-without-pmu");
@@ -138,6 +138,37 @@ TEST_F(FactoryTest, AutoTakesVgcountWherePerfCannotCount) {
             std::string::npos)
       << c.reason;
   EXPECT_EQ(c.made, "made vgcount");
+}
+
+// In a virtual machine whose kernel lists no CPU PMU, the default event is
+// not tried: the reason is the missing PMU, as trying would say
+// (AutoTakesVgcountWherePerfCannotCount), even where perf_event_open would
+// refuse for another reason first. Any other event, and bare metal, are
+// tried, and their reason is what the refusal says.
+TEST_F(FactoryTest, AutoDoesNotTryTheDefaultEventInAVmWithoutAPmu) {
+  const std::string no_pmu =
+      std::string("perf cannot count ") + kHardwareEvent + ": " +
+      NoCorePmuReason(kHardwareEvent, testing::SyntheticSystem("kvm-without-pmu"));
+  Choice c = Choose({.perf = false, .perf_errno = EACCES}, "auto", kHardwareEvent,
+                    "kvm-without-pmu");
+  EXPECT_EQ(c.backend, "vgcount");
+  EXPECT_TRUE(StartsWith(c.reason, no_pmu + "; ")) << c.reason;
+  EXPECT_EQ(c.made, "made vgcount");
+
+  c = Choose({.perf = false, .perf_errno = EACCES}, "auto", kHardwareEvent, "metal-without-pmu");
+  EXPECT_EQ(c.backend, "vgcount");
+  EXPECT_TRUE(StartsWith(c.reason, WhyNotPerf(EACCES, "metal-without-pmu") + "; ")) << c.reason;
+
+  const std::string cycles = "cycles:u";
+  c = Choose({.perf = false, .perf_errno = EACCES}, "auto", cycles, "kvm-without-pmu");
+  EXPECT_EQ(c.backend, "vgcount");
+  EXPECT_TRUE(StartsWith(c.reason, "perf cannot count " + cycles + ": " +
+                                       PerfOpenFailureReason(
+                                           EACCES, cycles,
+                                           testing::SyntheticSystem("kvm-without-pmu"),
+                                           geteuid() == 0) +
+                                       "; "))
+      << c.reason;
 }
 
 TEST_F(FactoryTest, AutoTakesCallgrindWhereVgcountIsNotBuilt) {

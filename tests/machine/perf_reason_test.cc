@@ -213,7 +213,7 @@ TEST(PerfOpenFailureReason, MatchesWhatThisMachineSays) {
     close(static_cast<int>(fd));
     GTEST_SKIP() << "instructions:u opened: this machine has a PMU";
   }
-  SystemInfo info = GatherSystemInfo();
+  SystemInfo info = GatherSystemInfo(LibpfmPmus::kNotListed);
   std::string reason = PerfOpenFailureReason(err, "instructions:u", info, geteuid() == 0);
   std::cout << "errno " << err << " (" << std::strerror(err) << "): " << reason << "\n";
   if (!info.hypervisor_present.value.value_or(false) || info.HasCorePmu()) {

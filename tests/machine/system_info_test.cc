@@ -43,7 +43,7 @@ bool OnPath(const std::string& name) {
 
 class GatherSystemInfoTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { info_ = new SystemInfo(GatherSystemInfo()); }
+  static void SetUpTestSuite() { info_ = new SystemInfo(GatherSystemInfo(LibpfmPmus::kListed)); }
   static void TearDownTestSuite() { delete info_; }
   static SystemInfo* info_;
 };
@@ -115,7 +115,7 @@ TEST(GatherSystemInfoAloneTest, OpensNoCounter) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     if (testing::FilterSyscall(SYS_perf_event_open, SECCOMP_RET_KILL_PROCESS) != 0) _exit(2);
-    const SystemInfo info = GatherSystemInfo();
+    const SystemInfo info = GatherSystemInfo(LibpfmPmus::kListed);
     _exit(info.kernel_pmus.value.has_value() ? 0 : 3);
   }
   int status = 0;
