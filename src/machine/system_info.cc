@@ -295,9 +295,10 @@ SystemInfo GatherSystemInfo(LibpfmPmus libpfm) {
   }
 
   info.kernel_pmus = ReadKernelPmus();
-  info.libpfm_pmus = libpfm == LibpfmPmus::kListed
-                         ? ReadLibpfmPmus()
-                         : Missing<std::vector<LibpfmPmu>>("not listed: only `workgate probe` lists them");
+  info.libpfm_pmus =
+      libpfm == LibpfmPmus::kListed
+          ? ReadLibpfmPmus()
+          : Missing<std::vector<LibpfmPmu>>("not listed: only `workgate probe` lists them");
   info.valgrind_path = LookUpValgrind().path;
   info.valgrind_version = LookUpValgrind().version;
   return info;

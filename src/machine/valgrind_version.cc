@@ -20,14 +20,17 @@ namespace {
 std::string IdentityLine(const char* what, const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  auto ns = [](const timespec& t) { return static_cast<long long>(t.tv_sec) * 1000000000 + t.tv_nsec; };
-  return fmt::format("{} {} {} {} {} {} {}\n", what, path, static_cast<unsigned long long>(st.st_dev),
+  auto ns = [](const timespec& t) {
+    return static_cast<long long>(t.tv_sec) * 1000000000 + t.tv_nsec;
+  };
+  return fmt::format("{} {} {} {} {} {} {}\n", what, path,
+                     static_cast<unsigned long long>(st.st_dev),
                      static_cast<unsigned long long>(st.st_ino), static_cast<long long>(st.st_size),
                      ns(st.st_mtim), ns(st.st_ctim));
 }
 
-// What ReadValgrindVersion accepts, on one line and short: nothing else is
-// written or recalled.
+// A version as ReadValgrindVersion reads it ("valgrind-3.19.0"), one short
+// word: nothing else is written or recalled.
 bool IsVersion(const std::string& version) {
   if (version.rfind("valgrind-", 0) != 0 || version.size() > 100) return false;
   for (char c : version) {
@@ -59,8 +62,7 @@ std::string ValgrindVersionKey(const std::string& launcher, const std::string& t
                                const std::string& platform) {
   if (tool_dir.empty() || platform.empty()) return "";
   const std::string launcher_line = IdentityLine("launcher", launcher);
-  const std::string tool_line =
-      IdentityLine("tool", tool_dir + "/memcheck-" + platform + "-linux");
+  const std::string tool_line = IdentityLine("tool", tool_dir + "/memcheck-" + platform + "-linux");
   if (launcher_line.empty() || tool_line.empty()) return "";
   return launcher_line + tool_line;
 }
@@ -70,7 +72,8 @@ std::optional<std::string> RecallValgrindVersion(const std::string& dir, const s
   std::string text, err;
   if (!ReadRegularFile(MemoPath(dir, key), 4096, &text, &err)) return std::nullopt;
   const std::string head = kHeader + key + "version ";
-  if (text.size() <= head.size() || text.compare(0, head.size(), head) != 0 || text.back() != '\n') {
+  if (text.size() <= head.size() || text.compare(0, head.size(), head) != 0 ||
+      text.back() != '\n') {
     return std::nullopt;
   }
   std::string version = text.substr(head.size(), text.size() - head.size() - 1);
@@ -95,7 +98,9 @@ void RememberValgrindVersion(const std::string& dir, const std::string& key,
 Probed<std::string> RememberedValgrindVersion(const std::string& launcher, const std::string& dir,
                                               double timeout_seconds) {
   const std::string key =
-      dir.empty() ? "" : ValgrindVersionKey(launcher, ValgrindToolDirectory(launcher), ValgrindPlatform());
+      dir.empty()
+          ? ""
+          : ValgrindVersionKey(launcher, ValgrindToolDirectory(launcher), ValgrindPlatform());
   if (std::optional<std::string> known = RecallValgrindVersion(dir, key)) {
     return Probed<std::string>{std::move(known), ""};
   }

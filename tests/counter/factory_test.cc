@@ -149,8 +149,8 @@ TEST_F(FactoryTest, AutoDoesNotTryTheDefaultEventInAVmWithoutAPmu) {
   const std::string no_pmu =
       std::string("perf cannot count ") + kHardwareEvent + ": " +
       NoCorePmuReason(kHardwareEvent, testing::SyntheticSystem("kvm-without-pmu"));
-  Choice c = Choose({.perf = false, .perf_errno = EACCES}, "auto", kHardwareEvent,
-                    "kvm-without-pmu");
+  Choice c =
+      Choose({.perf = false, .perf_errno = EACCES}, "auto", kHardwareEvent, "kvm-without-pmu");
   EXPECT_EQ(c.backend, "vgcount");
   EXPECT_TRUE(StartsWith(c.reason, no_pmu + "; ")) << c.reason;
   EXPECT_EQ(c.made, "made vgcount");
@@ -162,12 +162,12 @@ TEST_F(FactoryTest, AutoDoesNotTryTheDefaultEventInAVmWithoutAPmu) {
   const std::string cycles = "cycles:u";
   c = Choose({.perf = false, .perf_errno = EACCES}, "auto", cycles, "kvm-without-pmu");
   EXPECT_EQ(c.backend, "vgcount");
-  EXPECT_TRUE(StartsWith(c.reason, "perf cannot count " + cycles + ": " +
-                                       PerfOpenFailureReason(
-                                           EACCES, cycles,
-                                           testing::SyntheticSystem("kvm-without-pmu"),
-                                           geteuid() == 0) +
-                                       "; "))
+  EXPECT_TRUE(StartsWith(
+      c.reason,
+      "perf cannot count " + cycles + ": " +
+          PerfOpenFailureReason(EACCES, cycles, testing::SyntheticSystem("kvm-without-pmu"),
+                                geteuid() == 0) +
+          "; "))
       << c.reason;
 }
 

@@ -53,7 +53,8 @@ class ValgrindVersionTest : public ::testing::Test {
   int MemoFiles() const {
     std::error_code ec;
     int n = 0;
-    for (auto it = fs::directory_iterator(memo(), ec); !ec && it != fs::directory_iterator(); ++it) {
+    for (auto it = fs::directory_iterator(memo(), ec); !ec && it != fs::directory_iterator();
+         ++it) {
       ++n;
     }
     return n;
