@@ -1,15 +1,13 @@
 #include "machine/valgrind_version.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
+#include "util/atomic_file.h"
 #include "util/input_file.h"
 #include "util/sha256.h"
 
@@ -86,13 +84,8 @@ void RememberValgrindVersion(const std::string& dir, const std::string& key,
   if (dir.empty() || key.empty() || !IsVersion(version)) return;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  const std::string path = MemoPath(dir, key);
-  const std::string temp = fmt::format("{}.{}.tmp", path, getpid());
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  const std::string text = kHeader + key + "version " + version + "\n";
-  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (close(fd) != 0 || !written || rename(temp.c_str(), path.c_str()) != 0) unlink(temp.c_str());
+  std::string ignored;
+  WriteFileAtomically(MemoPath(dir, key), kHeader + key + "version " + version + "\n", &ignored);
 }
 
 Probed<std::string> RememberedValgrindVersion(const std::string& launcher, const std::string& dir,

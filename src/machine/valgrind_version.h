@@ -33,8 +33,8 @@ std::string ValgrindToolDirectory(const std::string& launcher);
 std::optional<std::string> RecallValgrindVersion(const std::string& dir, const std::string& key);
 
 /// Writes `version` under `key` in `dir` (made when missing), whole or not
-/// at all: a temporary file renamed into place. Failing to is no error, only
-/// a version read again next time.
+/// at all (WriteFileAtomically). Failing to is no error, only a version read
+/// again next time.
 void RememberValgrindVersion(const std::string& dir, const std::string& key,
                              const std::string& version);
 
