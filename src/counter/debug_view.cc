@@ -218,15 +218,27 @@ std::string ElfBuildId(const std::string& path) {
   return info.build_id;
 }
 
-std::string DebugFileBuildId(const std::string& path) {
-  if (!ElfLibraryReady()) return "";
+ElfForReading::ElfForReading(const std::string& path) {
+  if (!ElfLibraryReady()) return;
   // Non-blocking: the path may have become a FIFO since it was looked at.
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st;
-  if (fd.get() < 0 || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  ElfHandle elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
-  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) return "";
-  return BuildIdOf(elf.get());
+  if (fd_ < 0 || fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+  if (elf_ != nullptr && elf_kind(elf_) != ELF_K_ELF) {
+    elf_end(elf_);
+    elf_ = nullptr;
+  }
+}
+
+ElfForReading::~ElfForReading() {
+  if (elf_ != nullptr) elf_end(elf_);
+  if (fd_ >= 0) close(fd_);
+}
+
+std::string DebugFileBuildId(const std::string& path) {
+  ElfForReading elf(path);
+  return elf.get() != nullptr ? BuildIdOf(elf.get()) : "";
 }
 
 std::string DetachedDebugFile(const std::string& object, const std::string& debug_root) {
@@ -315,11 +327,9 @@ std::string DebugFileCopies::CopyLocked(const std::string& debug_file, Kind kind
   // Only a file with compressed sections is worth a decompressed copy, only
   // one with DWARF a copy without.
   {
-    if (!ElfLibraryReady()) return "";
-    Fd fd(open(debug_file.c_str(), O_RDONLY | O_CLOEXEC));
-    ElfHandle elf(fd.get() >= 0 ? elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr) : nullptr);
+    ElfForReading elf(debug_file);
     size_t shstrndx = 0;
-    if (elf == nullptr || elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
+    if (elf.get() == nullptr || elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
       *why = fmt::format("{} is not an ELF file libelf can read", debug_file);
       return "";
     }

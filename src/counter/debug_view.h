@@ -21,6 +21,8 @@
 //                 names after the run from the decompressed copy
 //                 (counter/profile_lines.h), once per object for all runs.
 
+#include <libelf.h>
+
 #include <map>
 #include <mutex>
 #include <string>
@@ -32,6 +34,26 @@ namespace workgate {
 
 /// Where Valgrind looks for detached debug files by build ID.
 inline constexpr const char* kDetachedDebugInfoDir = "/usr/lib/debug";
+
+/// A file open for reading through libelf (ELF_C_READ_MMAP), for the debug
+/// files and objects this layer reads (and libdw through get()). It is opened
+/// without blocking and read only when it is a regular file, so that a FIFO
+/// put in its place never stalls workgate. get() is null where the path
+/// cannot be opened (then fd() is -1 and errno says why), is no regular file
+/// or is not ELF.
+class ElfForReading {
+ public:
+  explicit ElfForReading(const std::string& path);
+  ~ElfForReading();
+  ElfForReading(const ElfForReading&) = delete;
+  ElfForReading& operator=(const ElfForReading&) = delete;
+  Elf* get() const { return elf_; }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+  Elf* elf_ = nullptr;
+};
 
 /// The GNU build ID of the ELF object `path` (a program or library, which may
 /// be a build's and hostile), as its PT_NOTE segments give it, read with

@@ -25,33 +25,6 @@ namespace {
 constexpr uint64_t kMaxRangeSize = (1u << 12) - 1;
 constexpr uint32_t kMaxLine = (1u << 20) - 1;
 
-// An ELF file opened for reading; libdw, where given the file, reads through
-// the same handle.
-class LinesElf {
- public:
-  explicit LinesElf(const std::string& path) {
-    if (elf_version(EV_CURRENT) == EV_NONE) return;
-    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ >= 0) elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
-    if (elf_ != nullptr && elf_kind(elf_) != ELF_K_ELF) {
-      elf_end(elf_);
-      elf_ = nullptr;
-    }
-  }
-  ~LinesElf() {
-    if (elf_ != nullptr) elf_end(elf_);
-    if (fd_ >= 0) close(fd_);
-  }
-  LinesElf(const LinesElf&) = delete;
-  LinesElf& operator=(const LinesElf&) = delete;
-  Elf* get() const { return elf_; }
-  int fd() const { return fd_; }
-
- private:
-  int fd_ = -1;
-  Elf* elf_ = nullptr;
-};
-
 Elf_Scn* NamedSection(Elf* elf, std::string_view name, GElf_Shdr* shdr) {
   size_t shstrndx = 0;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0) return nullptr;
@@ -106,7 +79,7 @@ bool FileCrcIs(const std::string& path, uint32_t want) {
 }
 
 bool IsRegularElf(const std::string& path) {
-  LinesElf elf(path);
+  ElfForReading elf(path);
   return elf.get() != nullptr;
 }
 
@@ -691,7 +664,7 @@ bool ObjectLines::Open(const std::string& object, std::string* why) {
 bool ObjectLines::OpenDetached(const std::string& object, const std::string& detached,
                                std::string* why) {
   *this = ObjectLines();
-  LinesElf main(object);
+  ElfForReading main(object);
   if (main.get() == nullptr) {
     *why = object + ": not a readable ELF file" +
            (main.fd() < 0 ? std::string(" (") + strerror(errno) + ")" : "");
@@ -736,7 +709,7 @@ bool ObjectLines::OpenDetached(const std::string& object, const std::string& det
       return true;
     }
   }
-  LinesElf debug(dwarf_path);
+  ElfForReading debug(dwarf_path);
   Elf* const elf = dwarf_path == object ? main.get() : debug.get();
   if (elf == nullptr) {
     *why = dwarf_path + ": not a readable ELF file";

@@ -12,10 +12,13 @@
 #include <gtest/gtest.h>
 #include <link.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <map>
 #include <string>
@@ -143,6 +146,30 @@ TEST(ObjectLinesTest, AFileThatIsNoElfObjectIsAnError) {
   EXPECT_NE(why.find("source_lines_test.cc"), std::string::npos) << why;
   EXPECT_FALSE(lines.Open("/nonexistent/object.so", &why));
   EXPECT_NE(why.find("/nonexistent/object.so"), std::string::npos) << why;
+}
+
+// A FIFO put where an object was (a daemon of a hostile build could) is no
+// ELF file, and opening it never waits for a writer.
+TEST(ObjectLinesTest, AFifoInAnObjectsPlaceIsAnErrorAtOnce) {
+  TempDir dir;
+  const std::string fifo = dir.path() + "/libwork.so";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto opened = std::async(std::launch::async, [&fifo] {
+    ObjectLines lines;
+    std::string why;
+    const bool ok = lines.Open(fifo, &why);
+    return std::make_pair(ok, why);
+  });
+  if (opened.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    // A writer that comes and goes lets the blocked open, and its reads, end.
+    const int writer = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (writer >= 0) close(writer);
+    opened.wait();
+    FAIL() << "opening a FIFO in place of an object waited for a writer";
+  }
+  const auto [ok, why] = opened.get();
+  EXPECT_FALSE(ok);
+  EXPECT_NE(why.find(fifo), std::string::npos) << why;
 }
 
 // What callgrind named for the instructions of one object: address (in the
